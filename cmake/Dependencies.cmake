@@ -1,0 +1,20 @@
+# Every third-party library comes from Debian (scripts/install-deps.sh installs them).
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(CLI11 REQUIRED)
+
+# libdw resolves return addresses to file/line/column (call-site capture).
+pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
+# Graphviz's layout library, used in process for diagrams and xray graphs.
+pkg_check_modules(GVC REQUIRED IMPORTED_TARGET libgvc)
+# cpp-httplib 0.11 is a compiled library; its pkg-config -D flags must match (ABI).
+pkg_check_modules(HTTPLIB IMPORTED_TARGET cpp-httplib)
+
+if(NNDNA_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(NNDNA_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,25 @@
+# Compiler launcher, linker and the flags every nndna target shares.
+
+find_program(CCACHE_PROGRAM ccache)
+if(CCACHE_PROGRAM)
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${CCACHE_PROGRAM}")
+  set(CMAKE_C_COMPILER_LAUNCHER "${CCACHE_PROGRAM}")
+endif()
+
+# mold links the test and example programs several times faster than ld.bfd.
+find_program(MOLD_PROGRAM mold)
+if(MOLD_PROGRAM)
+  add_link_options(-fuse-ld=mold)
+endif()
+
+# Call-site capture walks frame pointers: libnndna and every spec must keep them.
+add_compile_options(-fno-omit-frame-pointer)
+
+if(NNDNA_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# Warnings for the project's own code (not for third-party headers, which come in as SYSTEM).
+add_library(nndna_warnings INTERFACE)
+target_compile_options(nndna_warnings INTERFACE -Wall -Wextra -Werror)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian package nndna's build, tests and benchmarks need on a fresh Debian 12
+# machine. Idempotent: when everything is already installed it does nothing (no apt-get update).
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config ccache mold git
+  # libraries nndna links
+  libgraphviz-dev graphviz nlohmann-json3-dev libcli11-dev libfmt-dev libcpp-httplib-dev
+  libdw-dev libelf-dev libssl-dev libcurl4-openssl-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # browser for the web-page tests
+  chromium
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
