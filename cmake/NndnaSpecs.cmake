@@ -1,0 +1,12 @@
+# Model specs are compiled the way `nndna diagram` compiles them: without optimisation and with
+# frame pointers and line/column debug information, so call sites resolve to the user's lines.
+set(NNDNA_SPEC_COMPILE_OPTIONS -O0 -g -fno-omit-frame-pointer)
+
+# nndna_add_specs(<target> <spec.cpp>...): an object library of specs. Object libraries keep
+# every object when linked, so NNDNA_SPEC's static registration is never dropped.
+function(nndna_add_specs target)
+  add_library(${target} OBJECT ${ARGN})
+  target_link_libraries(${target} PUBLIC nndna PRIVATE nndna_warnings)
+  set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target}
+    PROPERTIES COMPILE_OPTIONS "${NNDNA_SPEC_COMPILE_OPTIONS}")
+endfunction()

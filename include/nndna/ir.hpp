@@ -1,0 +1,159 @@
+// nndna's IR: a traced graph as plain data. Tracing, shape rules, autodiff, optimizer lowering,
+// dead-code elimination, kernels and the diagram all read or extend one `Graph`.
+//
+// Every op produces exactly one tensor (`op.out`), and every tensor names the op that made it
+// (`tensor.source`). Leaves (parameters, inputs, state) are ops too, with no inputs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nndna/nndna.hpp"
+#include "nndna/op_kind.hpp"
+
+namespace nndna::ir {
+
+using TensorId = std::int32_t;
+using OpId = std::int32_t;
+using SiteId = std::int32_t;
+using FrameId = std::int32_t;
+inline constexpr std::int32_t kNone = -1;
+
+// Which part of a training step an op belongs to. Diagrams draw the forward; FLOPs/step,
+// dead-code elimination and kernels see all three.
+enum class Phase : std::uint8_t { forward, backward, optimizer };
+
+// ----- Call sites ------------------------------------------------------------------------------
+// Thousands of ops share a few hundred frames, so frames and frame chains are interned tables and
+// ops point into them.
+
+struct SourceFile {
+  std::string path;  // as the compiler recorded it (usually absolute)
+  std::string text;  // the file's contents when known (always for the spec file), else empty
+};
+
+// One user frame: a call (or op) position in the spec's source.
+struct Frame {
+  std::int32_t file = kNone;  // index into SiteTable::files
+  std::int32_t line = 0;
+  std::int32_t column = 0;        // 0 when the compiler recorded none
+  std::uint64_t address = 0;      // return address, relative to its module: tells calls apart
+  std::string function;           // short name: "denoise", "Block::forward"
+};
+
+struct SiteTable {
+  std::vector<SourceFile> files;
+  std::vector<Frame> frames;
+  // Chains of user frames, outermost first: chain[0] is the spec's entry function (lossFn),
+  // the last is the line that issued the op.
+  std::vector<std::vector<FrameId>> chains;
+};
+
+// ----- Tensors and ops -------------------------------------------------------------------------
+
+struct TensorInfo {
+  Shape shape;
+  DType dtype = DType::f32;
+  OpId source = kNone;  // the op that produced it
+};
+
+// Attributes of an op. Which fields a kind uses is listed next to the kind in op_kind.hpp.
+struct OpAttrs {
+  std::string name;                 // input / param / state / capture name
+  std::vector<std::int64_t> dims;   // reshape target, permute axes, constant shapes
+  std::int64_t axis = 0;            // the axis of axis ops
+  bool allAxes = false;             // mean/sum over every axis
+  bool keepDims = false;            // mean/sum
+  std::int64_t start = 0;           // narrow
+  std::int64_t count = 0;           // narrow length, one_hot depth, arange n, heads, factor
+  double scalar = 0.0;              // scalar operand, alpha, eps, p, base, fill, clamp low
+  double scalar2 = 0.0;             // clamp high, batch-norm momentum
+  bool scalarOperand = false;       // binary op with a number instead of a second tensor
+  bool scalarLeft = false;          // the number is the left operand (`sub(1, x)`)
+  bool approximate = false;         // gelu tanh approximation
+  DType dtype = DType::f32;         // constant dtype
+  Reduction reduction = Reduction::mean;  // losses
+  std::array<std::int64_t, 2> kernel{0, 0};   // conv / pool
+  std::array<std::int64_t, 2> stride{1, 1};
+  std::array<std::int64_t, 2> padding{0, 0};
+  std::int64_t groups = 1;
+  std::uint64_t seed = 0;           // dropout / randn / categorical: which random stream
+};
+
+struct Op {
+  OpKind kind = OpKind::tensor_input;
+  std::vector<TensorId> inputs;
+  TensorId out = kNone;
+  OpAttrs attrs;
+  SiteId site = kNone;  // index into SiteTable::chains, kNone when no user frame made it
+  Phase phase = Phase::forward;
+};
+
+struct Param {
+  std::string name;  // dotted path: "layers.3.attn.q.weight"
+  TensorId tensor = kNone;
+  Init init;
+  bool decay = false;  // weight decay applies
+};
+
+struct NamedTensor {
+  std::string name;
+  TensorId tensor = kNone;
+};
+
+// A training step's write-back: after the step, `target` (a param_input or state_input leaf)
+// takes the value of `value`.
+struct Update {
+  TensorId target = kNone;
+  TensorId value = kNone;
+};
+
+struct Graph {
+  std::vector<TensorInfo> tensors;
+  std::vector<Op> ops;
+  std::vector<Param> params;        // every parameter, in registration order
+  std::vector<NamedTensor> inputs;  // data inputs, in declaration order
+  std::vector<Param> state;         // non-trainable state (BatchNorm running stats, optimizer m/v)
+  std::vector<NamedTensor> captures;
+  std::vector<TensorId> outputs;    // the loss (training) or the prediction (inference)
+  std::vector<Update> updates;      // parameter and state updates of a training step
+  SiteTable sites;
+
+  const TensorInfo& tensor(TensorId id) const { return tensors.at(static_cast<std::size_t>(id)); }
+  const Op& op(OpId id) const { return ops.at(static_cast<std::size_t>(id)); }
+  const Op& producer(TensorId id) const { return op(tensor(id).source); }
+};
+
+// Metadata of the spec a graph was traced from.
+struct SpecInfo {
+  std::string label;
+  std::string description;
+  std::string sourcePath;  // the spec file
+  std::vector<InputDecl> inputs;
+  std::vector<InputDecl> predictInputs;
+  Optimizer optimizer;
+  std::vector<DimDecl> dims;
+};
+
+// Everything traced from one spec: the training graph and, when the spec has a predict
+// function, the inference graph.
+struct TracedModel {
+  SpecInfo spec;
+  Graph train;
+  bool hasInfer = false;
+  Graph infer;
+};
+
+// ----- Helpers ---------------------------------------------------------------------------------
+
+// Element count; throws std::overflow_error past 2^63.
+std::int64_t numel(const Shape& shape);
+// "[256, 32]"
+std::string formatShape(const Shape& shape);
+std::string_view dtypeName(DType dtype);
+std::string_view phaseName(Phase phase);
+
+}  // namespace nndna::ir

@@ -1,0 +1,546 @@
+// nndna's model API: what a model spec includes.
+//
+// A spec builds a Module (named parameters and child modules), writes forward functions as free
+// functions over `Tensor`s, and marks itself with NNDNA_SPEC. Tracing runs those functions on
+// symbolic tensors: a Tensor carries a shape and a dtype only, nothing is ever computed.
+//
+// This header is deliberately light (no JSON, fmt, Boost or heavy templates): every spec
+// compile pays for what it includes. Bodies live in libnndna.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace nndna {
+
+// ===== Shapes and dtypes ========================================================================
+
+enum class DType : std::uint8_t { f32, i32, boolean };
+inline constexpr DType f32 = DType::f32;
+inline constexpr DType i32 = DType::i32;
+
+using Shape = std::vector<std::int64_t>;
+
+// A symbolic tensor: a handle into the graph being traced (or to a model parameter). Copying is
+// free. The accessors read the shape the tracer inferred; they work inside forward functions.
+class Tensor {
+ public:
+  Tensor() = default;
+
+  bool defined() const { return handle_ != kUndefined; }
+  const Shape& shape() const;
+  DType dtype() const;
+  std::int64_t rank() const { return static_cast<std::int64_t>(shape().size()); }
+  // Size of one axis; negative axes count from the end.
+  std::int64_t dim(std::int64_t axis) const;
+  std::int64_t numel() const;
+
+  // Implementation detail: the raw handle (a traced tensor id, or a parameter slot).
+  std::uint32_t handle() const { return handle_; }
+  static Tensor fromHandle(std::uint32_t handle) {
+    Tensor t;
+    t.handle_ = handle;
+    return t;
+  }
+
+ private:
+  static constexpr std::uint32_t kUndefined = 0xffffffffu;
+  std::uint32_t handle_ = kUndefined;
+};
+
+// A pair of integers given as one int (`3`) or two (`{3, 5}`): kernel sizes, strides, padding.
+struct Hw {
+  std::int64_t h = 0;
+  std::int64_t w = 0;
+  Hw() = default;
+  Hw(std::int64_t both) : h(both), w(both) {}  // NOLINT: implicit on purpose (`k = 3`)
+  Hw(std::int64_t h_, std::int64_t w_) : h(h_), w(w_) {}
+};
+
+// ===== Ops ======================================================================================
+// Free functions, as in tensorgrad. NumPy broadcasting (trailing alignment) for elementwise ops;
+// negative axes count from the end.
+
+// Arithmetic and comparison: tensor ⊕ tensor, tensor ⊕ number, number ⊕ tensor.
+Tensor add(Tensor a, Tensor b);
+Tensor add(Tensor a, double b);
+Tensor add(double a, Tensor b);
+Tensor sub(Tensor a, Tensor b);
+Tensor sub(Tensor a, double b);
+Tensor sub(double a, Tensor b);
+Tensor mul(Tensor a, Tensor b);
+Tensor mul(Tensor a, double b);
+Tensor mul(double a, Tensor b);
+Tensor div(Tensor a, Tensor b);
+Tensor div(Tensor a, double b);
+Tensor div(double a, Tensor b);
+Tensor min(Tensor a, Tensor b);
+Tensor min(Tensor a, double b);
+Tensor max(Tensor a, Tensor b);
+Tensor max(Tensor a, double b);
+// Comparisons give boolean tensors (usable by `where`, and as 0/1 in arithmetic).
+Tensor less(Tensor a, Tensor b);
+Tensor less(Tensor a, double b);
+Tensor greater(Tensor a, Tensor b);
+Tensor greater(Tensor a, double b);
+Tensor where(Tensor cond, Tensor ifTrue, Tensor ifFalse);
+
+// Unary math.
+Tensor sqrt(Tensor x);
+Tensor rsqrt(Tensor x);
+Tensor log(Tensor x);
+Tensor exp(Tensor x);
+Tensor neg(Tensor x);
+Tensor abs(Tensor x);
+Tensor square(Tensor x);
+Tensor sin(Tensor x);
+Tensor cos(Tensor x);
+Tensor erf(Tensor x);
+
+// Activations.
+enum class GeluApproximate : std::uint8_t { none, tanh };
+struct GeluOptions {
+  GeluApproximate approximate = GeluApproximate::none;  // none = exact erf form (nn.GELU())
+};
+Tensor relu(Tensor x);
+Tensor tanh(Tensor x);
+Tensor sigmoid(Tensor x);
+Tensor gelu(Tensor x, GeluOptions options = {});
+Tensor silu(Tensor x);
+Tensor leakyRelu(Tensor x, double alpha = 0.01);
+Tensor softplus(Tensor x);
+Tensor clamp(Tensor x, double lo, double hi);
+
+// Reductions. Without an axis: over every element (rank-0 result).
+struct ReduceOptions {
+  bool keepDims = false;
+};
+Tensor mean(Tensor x);
+Tensor mean(Tensor x, std::int64_t axis, ReduceOptions options = {});
+Tensor sum(Tensor x);
+Tensor sum(Tensor x, std::int64_t axis, ReduceOptions options = {});
+Tensor argmax(Tensor x, std::int64_t axis = -1);
+Tensor argmin(Tensor x, std::int64_t axis = -1);
+
+// Shape. `reshape` allows one -1; `swapAxes` is PyTorch's transpose.
+Tensor reshape(Tensor x, Shape shape);
+Tensor permute(Tensor x, std::vector<std::int64_t> axes);
+Tensor swapAxes(Tensor x, std::int64_t a, std::int64_t b);
+
+// Linear algebra: [..., M, K] · [K, N], or batched [..., M, K] · [..., K, N] (equal batch dims).
+Tensor matmul(Tensor a, Tensor b);
+
+// Indexing.
+Tensor oneHot(Tensor indices, std::int64_t depth);
+Tensor arange(std::int64_t n, DType dtype = DType::i32);
+Tensor embedding(Tensor table, Tensor indices);
+Tensor takeAlongAxis(Tensor input, Tensor indices, std::int64_t axis);
+
+// Constant tensors.
+Tensor zeros(Shape shape, DType dtype = DType::f32);
+Tensor ones(Shape shape, DType dtype = DType::f32);
+Tensor randn(Shape shape);
+
+// Slicing and joining.
+Tensor narrow(Tensor x, std::int64_t axis, std::int64_t start, std::int64_t length);
+Tensor concat(const std::vector<Tensor>& tensors, std::int64_t axis);
+Tensor stack(const std::vector<Tensor>& tensors, std::int64_t axis);
+std::vector<Tensor> split(Tensor x, const std::vector<std::int64_t>& sizes, std::int64_t axis);
+
+// Fused ML ops. `softmaxCausal` masks the future over the last two axes ([.., T, T]) and
+// normalises; `whereCausal` only fills the future positions with `fill`.
+Tensor softmax(Tensor x, std::int64_t axis = -1);
+Tensor logSoftmax(Tensor x, std::int64_t axis = -1);
+Tensor softmaxCausal(Tensor x);
+Tensor whereCausal(Tensor x, double fill = -std::numeric_limits<double>::infinity());
+// Samples an index along `axis` from logits (Gumbel-max); i32, not differentiable.
+Tensor categorical(Tensor logits, std::int64_t axis = -1);
+
+// Attention layout. splitHeads: [B, T, D] -> [B, H, T, D/H]; mergeHeads is its inverse.
+Tensor splitHeads(Tensor x, std::int64_t heads);
+Tensor mergeHeads(Tensor x);
+struct RopeOptions {
+  double base = 10000.0;
+};
+// Rotary position embedding on a query/key pair [.., T, Dh]; returns both rotated.
+std::pair<Tensor, Tensor> rope(Tensor q, Tensor k, RopeOptions options = {});
+
+// Convolution and pooling, NCHW. Weight [outC, inC/groups, kH, kW].
+struct Conv2dOptions {
+  Hw stride = 1;
+  Hw padding = 0;
+  std::int64_t groups = 1;
+};
+Tensor conv2d(Tensor input, Tensor weight, Conv2dOptions options = {});
+struct MaxPool2dOptions {
+  std::optional<Hw> stride;  // default: the kernel size
+  Hw padding = 0;
+};
+Tensor maxPool2d(Tensor x, Hw kernel, MaxPool2dOptions options = {});
+Tensor nearestUpsample2d(Tensor x, std::int64_t factor);
+
+// Stochastic and gradient control.
+Tensor dropout(Tensor x, double p);
+Tensor stopGradient(Tensor x);
+// Names a tensor so the training step also returns it (and dead-code elimination keeps it).
+Tensor capture(std::string_view name, Tensor x);
+
+// Losses. logits/logProbs [..., C], targets i32 [...].
+enum class Reduction : std::uint8_t { mean, sum, none };
+struct LossOptions {
+  Reduction reduction = Reduction::mean;
+};
+Tensor crossEntropy(Tensor logits, Tensor targets, LossOptions options = {});
+Tensor nllLoss(Tensor logProbs, Tensor targets, LossOptions options = {});
+
+// True while the training graph is traced, false for the inference graph. Layers with
+// train-only behaviour (BatchNorm2d) read it; specs may too.
+bool isTraining();
+
+// ===== Parameters, modules and layers ===========================================================
+
+// How a parameter is initialised (used by the reference evaluator; tracing ignores values).
+struct Init {
+  enum class Kind : std::uint8_t { automatic, zeros, ones, normal, uniform };
+  Kind kind = Kind::automatic;  // automatic: the layer's default (PyTorch's)
+  double a = 0.0;               // normal: std; uniform: low
+  double b = 0.0;               // uniform: high
+};
+namespace init {
+inline Init zeros() { return {Init::Kind::zeros, 0, 0}; }
+inline Init ones() { return {Init::Kind::ones, 0, 0}; }
+inline Init normal(double std) { return {Init::Kind::normal, std, 0}; }
+inline Init uniform(double low, double high) { return {Init::Kind::uniform, low, high}; }
+}  // namespace init
+
+struct ParamOptions {
+  Init init = {};
+  // Whether weight decay applies. Default: yes for matrices (rank >= 2), no for vectors.
+  std::optional<bool> decay;
+};
+
+// A Module owns named parameters and named child modules. C++ has no reflection, so every
+// parameter and child is registered under its name when the model is built:
+//
+//   struct Block : Module {
+//     LayerNorm ln{"ln", D};
+//     Linear fc{"fc", D, 4 * D};
+//     Tensor gate = param("gate", {D});
+//   };
+//   struct Net : Module {
+//     std::vector<Block> layers = list<Block>("layers", 12);  // params "layers.3.fc.weight"
+//     Block head = child<Block>("head");
+//   };
+//
+// Parameters exist only while the model is built (by NNDNA_SPEC), never inside a forward.
+class Module {
+ public:
+  Module();
+  // The dotted path of this module in the model ("" for the root, "layers.3").
+  const std::string& path() const { return path_; }
+
+ protected:
+  Tensor param(std::string_view name, Shape shape, ParamOptions options = {});
+  // Non-trainable state updated by the training step (BatchNorm running statistics).
+  Tensor state(std::string_view name, Shape shape, Init init = init::zeros());
+
+  template <class M, class... Args>
+  M child(std::string_view name, Args&&... args) {
+    PathScope scope(qualify(name));
+    return M(std::forward<Args>(args)...);
+  }
+
+  template <class M, class... Args>
+  std::vector<M> list(std::string_view name, std::int64_t count, const Args&... args) {
+    std::vector<M> out;
+    out.reserve(static_cast<std::size_t>(count));
+    const std::string base = qualify(name);
+    for (std::int64_t i = 0; i < count; ++i) {
+      PathScope scope(base + "." + std::to_string(i));
+      out.push_back(M(args...));
+    }
+    return out;
+  }
+
+  // Layers are named relative to the module that is being built.
+  explicit Module(std::string_view name);
+
+ private:
+  // Sets the path that modules constructed in its lifetime take (restores the old one after).
+  class PathScope {
+   public:
+    explicit PathScope(std::string path);
+    ~PathScope();
+    PathScope(const PathScope&) = delete;
+    PathScope& operator=(const PathScope&) = delete;
+
+   private:
+    std::string previous_;
+  };
+  std::string qualify(std::string_view name) const;
+
+  std::string path_;
+};
+
+struct LinearOptions {
+  bool bias = true;
+  Init init = {};
+  std::optional<bool> decay;  // weight decay of the weight (default yes; the bias never)
+};
+// y = x · W + b, with W stored [in, out].
+class Linear : public Module {
+ public:
+  Linear() = default;
+  Linear(std::string_view name, std::int64_t in, std::int64_t out, LinearOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  Tensor weight;
+  Tensor bias;  // undefined when bias = false
+};
+
+struct LayerNormOptions {
+  double eps = 1e-5;
+  bool bias = true;
+  std::optional<bool> decay;  // default: no decay
+};
+class LayerNorm : public Module {
+ public:
+  LayerNorm() = default;
+  LayerNorm(std::string_view name, std::int64_t dim, LayerNormOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  Tensor weight;
+  Tensor bias;
+  double eps = 1e-5;
+};
+
+struct RMSNormOptions {
+  double eps = 1e-6;
+  std::optional<bool> decay;  // default: no decay
+};
+class RMSNorm : public Module {
+ public:
+  RMSNorm() = default;
+  RMSNorm(std::string_view name, std::int64_t dim, RMSNormOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  Tensor weight;
+  double eps = 1e-6;
+};
+
+struct EmbeddingOptions {
+  Init init = {};
+  std::optional<bool> decay;  // default: decay
+};
+class Embedding : public Module {
+ public:
+  Embedding() = default;
+  Embedding(std::string_view name, std::int64_t vocab, std::int64_t dim,
+            EmbeddingOptions options = {});
+  Tensor operator()(Tensor indices) const;
+
+  Tensor weight;  // [vocab, dim]
+};
+
+struct Conv2dLayerOptions {
+  Hw stride = 1;
+  Hw padding = 0;
+  std::int64_t groups = 1;
+  bool bias = true;
+  Init init = {};
+  std::optional<bool> decay;  // weight decay of the kernel (default yes; the bias never)
+};
+class Conv2d : public Module {
+ public:
+  Conv2d() = default;
+  Conv2d(std::string_view name, std::int64_t inChannels, std::int64_t outChannels, Hw kernel,
+         Conv2dLayerOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  Tensor weight;  // [outC, inC/groups, kH, kW]
+  Tensor bias;    // [outC], undefined when bias = false
+  Conv2dOptions conv;
+};
+
+struct BatchNorm2dOptions {
+  double eps = 1e-5;
+  double momentum = 0.1;  // running-statistics update rate (PyTorch's convention)
+};
+// Batch normalisation over N, H, W of NCHW input. Training uses the batch statistics (and the
+// training step updates the running ones); inference uses the running statistics.
+class BatchNorm2d : public Module {
+ public:
+  BatchNorm2d() = default;
+  BatchNorm2d(std::string_view name, std::int64_t channels, BatchNorm2dOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  Tensor weight;
+  Tensor bias;
+  Tensor runningMean;
+  Tensor runningVar;
+  BatchNorm2dOptions options;
+};
+
+// ===== Specs ====================================================================================
+
+struct InputDecl {
+  std::string name;
+  Shape shape;
+  DType dtype = DType::f32;
+
+  InputDecl() = default;
+  InputDecl(std::string name_, Shape shape_, DType dtype_ = DType::f32)
+      : name(std::move(name_)), shape(std::move(shape_)), dtype(dtype_) {}
+};
+
+// The named inputs of a forward function.
+class Inputs {
+ public:
+  Inputs() = default;
+  explicit Inputs(std::vector<std::pair<std::string, Tensor>> tensors)
+      : tensors_(std::move(tensors)) {}
+  // The input declared under `name`; an unknown name is a trace error that lists the known ones.
+  Tensor operator[](std::string_view name) const;
+  const std::vector<std::pair<std::string, Tensor>>& all() const { return tensors_; }
+
+ private:
+  std::vector<std::pair<std::string, Tensor>> tensors_;
+};
+
+// A learning rate: a constant or a schedule over steps, following PyTorch's formulas.
+struct LearningRate {
+  enum class Kind : std::uint8_t { constant, linear, cosineAnnealing, staircase, multiStep };
+  Kind kind = Kind::constant;
+  double value = 1e-3;  // constant; initial rate (peak) of the schedules
+  double end = 0.0;     // linear: final rate; cosineAnnealing: minimum rate
+  std::int64_t steps = 0;  // linear: steps to reach `end`; cosine: T_max; staircase: step size
+  double gamma = 0.1;      // staircase / multiStep decay factor
+  std::vector<std::int64_t> milestones;  // multiStep
+
+  LearningRate() = default;
+  LearningRate(double constant) : value(constant) {}  // NOLINT: implicit (`.lr = 1e-3`)
+};
+namespace lr {
+// LinearLR: from `start` to `end` over `steps`, then constant.
+LearningRate linear(double start, double end, std::int64_t steps);
+// CosineAnnealingLR: from `max` down to `min` over `steps` (T_max).
+LearningRate cosineAnnealing(double max, double min, std::int64_t steps);
+// StepLR: `initial * gamma^(step / stepSize)`.
+LearningRate staircase(double initial, std::int64_t stepSize, double gamma = 0.1);
+// MultiStepLR: multiply by `gamma` at each milestone.
+LearningRate multiStep(double initial, std::vector<std::int64_t> milestones, double gamma = 0.1);
+}  // namespace lr
+// The rate at a 0-based training step.
+double learningRateAt(const LearningRate& rate, std::int64_t step);
+
+struct Adam {
+  LearningRate lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+};
+struct AdamW {
+  LearningRate lr = 1e-3;
+  double weightDecay = 0.01;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+};
+struct SGD {
+  LearningRate lr = 1e-2;
+  double momentum = 0.0;
+  bool nesterov = false;
+};
+using Optimizer = std::variant<Adam, AdamW, SGD>;
+
+struct DimDecl {
+  std::int64_t size = 0;
+  std::string name;
+  std::string desc;
+  std::string color;  // optional "#rrggbb"
+
+  DimDecl() = default;
+  DimDecl(std::int64_t size_, std::string name_, std::string desc_ = {}, std::string color_ = {})
+      : size(size_), name(std::move(name_)), desc(std::move(desc_)), color(std::move(color_)) {}
+};
+
+template <class M>
+using ForwardFn = std::function<Tensor(M&, const Inputs&)>;
+
+// What NNDNA_SPEC's body returns. Field order matters for designated initializers.
+template <class M>
+struct Spec {
+  std::string label;
+  std::string description;
+  ForwardFn<M> loss;
+  std::vector<InputDecl> inputs;
+  Optimizer optimizer = Adam{};
+  ForwardFn<M> predict;  // optional
+  std::vector<InputDecl> predictInputs;
+  std::vector<DimDecl> dims;
+};
+
+// ----- Registration (used by NNDNA_SPEC; specs do not call these directly) ---------------------
+
+// A built model with its spec, type-erased. Owned by value; the model lives as long as it does.
+struct LoadedSpec;
+using ErasedForward = std::function<Tensor(Module&, const Inputs&)>;
+
+namespace detail {
+struct ErasedSpec {
+  std::string label;
+  std::string description;
+  ErasedForward loss;
+  std::vector<InputDecl> inputs;
+  Optimizer optimizer;
+  ErasedForward predict;
+  std::vector<InputDecl> predictInputs;
+  std::vector<DimDecl> dims;
+};
+
+// Runs `build` (which constructs the model and its spec) inside a parameter-registration scope.
+using SpecBuilder = std::function<ErasedSpec(std::unique_ptr<Module>&)>;
+bool registerSpec(const char* sourceFile, SpecBuilder builder);
+
+template <class M>
+ErasedForward erase(ForwardFn<M> fn) {
+  if (!fn) return {};
+  return [fn = std::move(fn)](Module& model, const Inputs& in) {
+    return fn(static_cast<M&>(model), in);
+  };
+}
+
+template <class M>
+bool registerTyped(const char* sourceFile, Spec<M> (*specFn)()) {
+  return registerSpec(sourceFile, [specFn](std::unique_ptr<Module>& model) {
+    model = std::make_unique<M>();
+    Spec<M> s = specFn();
+    return ErasedSpec{std::move(s.label),    std::move(s.description),
+                      erase<M>(std::move(s.loss)),   std::move(s.inputs),
+                      std::move(s.optimizer), erase<M>(std::move(s.predict)),
+                      std::move(s.predictInputs), std::move(s.dims)};
+  });
+}
+}  // namespace detail
+
+}  // namespace nndna
+
+// Marks the spec of a source file (one per file): the body returns an nndna::Spec<Model>.
+//
+//   NNDNA_SPEC(Denoiser) {
+//     return {.label = "...", .loss = lossFn, .inputs = {{"x", {B, D}}}, ...};
+//   }
+#define NNDNA_SPEC(Model)                                                                     \
+  static ::nndna::Spec<Model> nndnaSpecBody();                                                \
+  [[maybe_unused]] static const bool nndnaSpecRegistered =                                    \
+      ::nndna::detail::registerTyped<Model>(__FILE__, &nndnaSpecBody);                        \
+  static ::nndna::Spec<Model> nndnaSpecBody()

@@ -1,0 +1,72 @@
+// Loading registered specs and tracing them into IR graphs.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nndna/ir.hpp"
+#include "nndna/nndna.hpp"
+
+namespace nndna {
+
+// A parameter or state tensor declared while a model was built.
+struct ParamDecl {
+  std::string name;  // dotted path
+  Shape shape;
+  Init init;
+  bool decay = false;
+  bool isState = false;  // non-trainable state (BatchNorm running statistics)
+};
+
+// A spec file registered by NNDNA_SPEC.
+struct RegisteredSpec {
+  std::string sourceFile;  // __FILE__ of the spec
+  std::string name;        // the file's stem: "gpt2_small"
+  detail::SpecBuilder build;
+};
+
+// A built model and its spec.
+struct LoadedSpec {
+  std::string sourceFile;
+  std::string name;
+  detail::ErasedSpec spec;
+  std::unique_ptr<Module> model;
+  std::vector<ParamDecl> params;  // in registration order
+};
+
+// Every spec linked into this program, in registration order.
+std::span<const RegisteredSpec> registeredSpecs();
+// The spec whose name (file stem) or path matches; nullptr if none.
+const RegisteredSpec* findSpec(std::string_view name);
+// Builds the model (registering its parameters) and evaluates the spec body.
+LoadedSpec loadSpec(const RegisteredSpec& spec);
+
+// A shape, dtype or usage error, attributed to the spec line that caused it.
+class TraceError : public std::runtime_error {
+ public:
+  TraceError(std::string file, int line, std::string op, std::string detail);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& op() const { return op_; }
+  const std::string& detail() const { return detail_; }
+
+ private:
+  std::string file_;
+  int line_;
+  std::string op_;
+  std::string detail_;
+};
+
+// The training graph: the forward of the loss (a rank-0 f32 tensor). Later stages add the
+// backward pass and the optimizer to it.
+ir::Graph trace(const LoadedSpec& spec);
+// The inference graph, from the predict function. Throws if the spec has none.
+ir::Graph traceForward(const LoadedSpec& spec);
+// Both graphs and the spec's metadata.
+ir::TracedModel traceModel(const LoadedSpec& spec);
+
+}  // namespace nndna

@@ -1,0 +1,14 @@
+// The `nndna` command's subcommands. Each file in src/cli adds one family of them to the app;
+// main.cpp only builds the app and dispatches.
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace nndna::cli {
+
+// `nndna trace`, `nndna examples`: trace a built-in example and print its summary.
+void addTraceCommands(CLI::App& app);
+
+}  // namespace nndna::cli

@@ -1,0 +1,22 @@
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"nndna: see the architecture of neural networks and what C++ programs did"};
+  app.set_version_flag("--version", std::string("nndna ") + NNDNA_VERSION);
+  app.require_subcommand(1);
+  nndna::cli::addTraceCommands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "nndna: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,189 @@
+#include "trace/callsite.hpp"
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <elfutils/libdwfl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <unordered_map>
+
+namespace nndna::tracing {
+
+std::size_t walkReturnAddresses(std::span<std::uintptr_t> out, std::uintptr_t boundary) {
+  // Frame layout with frame pointers (x86-64 and AArch64 alike): [fp] = caller's fp,
+  // [fp + 8] = return address. Every frame read lies between this frame and `boundary` on this
+  // thread's stack, so a frame without a frame pointer can end the walk early but never make it
+  // read outside the stack.
+  auto fp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  std::size_t n = 0;
+  while (n < out.size() && fp != 0 && fp < boundary) {
+    const auto* frame = reinterpret_cast<const std::uintptr_t*>(fp);
+    const std::uintptr_t next = frame[0];
+    const std::uintptr_t ret = frame[1];
+    if (ret == 0) break;
+    out[n++] = ret;
+    if (next <= fp || (next & (sizeof(void*) - 1)) != 0) break;
+    fp = next;
+  }
+  return n;
+}
+
+std::string shortFunctionName(std::string_view name) {
+  // Drop every parenthesised and angle-bracketed group (parameter lists, template arguments,
+  // "(anonymous namespace)"), keeping "operator()" itself; then the return type and qualifiers.
+  std::string out;
+  int depth = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (depth == 0 && name.substr(i).starts_with("operator()")) {
+      out += "operator()";
+      i += std::string_view("operator()").size() - 1;
+      continue;
+    }
+    if (depth == 0 && name.substr(i).starts_with("{lambda")) {
+      // "{lambda(int)#1}" -> "{lambda#1}"
+      const std::size_t close = name.find('}', i);
+      const std::size_t hash = name.find('#', i);
+      if (close != std::string_view::npos && hash != std::string_view::npos && hash < close) {
+        out += "{lambda";
+        out += name.substr(hash, close - hash + 1);
+        i = close;
+        continue;
+      }
+    }
+    if (c == '(' || c == '<') {
+      ++depth;
+    } else if (c == ')' || c == '>') {
+      if (depth > 0) --depth;
+    } else if (depth == 0) {
+      out += c;
+    }
+  }
+  // Trailing qualifiers.
+  for (std::string_view suffix : {" const", " volatile", " &&", " &"}) {
+    if (std::string_view(out).ends_with(suffix)) out.resize(out.size() - suffix.size());
+  }
+  // Return type: whatever precedes the last top-level space.
+  if (const std::size_t space = out.rfind(' '); space != std::string::npos) out.erase(0, space + 1);
+  while (out.starts_with("::")) out.erase(0, 2);
+  // A lambda's call operator reads better as the lambda.
+  if (std::string_view(out).ends_with("::operator()") && out.find("{lambda") != std::string::npos) {
+    out.resize(out.size() - std::string_view("::operator()").size());
+  }
+  return out;
+}
+
+namespace {
+
+// nndna's own code and the standard library are never user frames.
+bool isLibraryPath(std::string_view file) {
+  if (file.empty()) return true;
+  if (file.starts_with("/usr/")) return true;  // system headers, libstdc++
+  if (file.find("/include/nndna/") != std::string_view::npos) return true;
+  static const std::string sourceSrc = std::string(NNDNA_SOURCE_DIR) + "/src/";
+  if (file.starts_with(sourceSrc)) return true;
+  return false;
+}
+
+class Resolver {
+ public:
+  Resolver() {
+    callbacks_.find_elf = dwfl_linux_proc_find_elf;
+    callbacks_.find_debuginfo = dwfl_standard_find_debuginfo;
+    callbacks_.section_address = nullptr;
+    callbacks_.debuginfo_path = nullptr;
+    Dl_info self{};
+    if (dladdr(reinterpret_cast<void*>(&walkReturnAddresses), &self) != 0) {
+      libraryBase_ = reinterpret_cast<std::uintptr_t>(self.dli_fbase);
+    }
+  }
+  ~Resolver() {
+    if (dwfl_ != nullptr) dwfl_end(dwfl_);
+  }
+  Resolver(const Resolver&) = delete;
+  Resolver& operator=(const Resolver&) = delete;
+
+  const ResolvedFrame& resolve(std::uintptr_t address) {
+    std::lock_guard lock(mutex_);
+    auto [it, inserted] = cache_.try_emplace(address);
+    if (inserted) it->second = compute(address);
+    return it->second;
+  }
+
+ private:
+  Dwfl* session() {
+    // Modules are reported lazily and again when an address falls outside every known module
+    // (a library loaded after the first resolution).
+    if (dwfl_ == nullptr) {
+      dwfl_ = dwfl_begin(&callbacks_);
+      if (dwfl_ != nullptr) {
+        dwfl_report_begin(dwfl_);
+        dwfl_linux_proc_report(dwfl_, getpid());
+        dwfl_report_end(dwfl_, nullptr, nullptr);
+      }
+    }
+    return dwfl_;
+  }
+
+  ResolvedFrame compute(std::uintptr_t address) {
+    ResolvedFrame frame;
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(address), &info) == 0) return frame;
+    const auto base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+    frame.relativeAddress = address - base;
+    if (base == libraryBase_) return frame;  // inside libnndna
+
+    Dwfl* dwfl = session();
+    if (dwfl == nullptr) return frame;
+    // The return address points after the call; the call itself is one byte earlier.
+    const Dwarf_Addr pc = address - 1;
+    Dwfl_Module* module = dwfl_addrmodule(dwfl, pc);
+    if (module == nullptr) {
+      dwfl_report_begin_add(dwfl);
+      dwfl_linux_proc_report(dwfl, getpid());
+      dwfl_report_end(dwfl, nullptr, nullptr);
+      module = dwfl_addrmodule(dwfl, pc);
+      if (module == nullptr) return frame;
+    }
+    Dwfl_Line* line = dwfl_module_getsrc(module, pc);
+    if (line == nullptr) return frame;
+    int lineNo = 0;
+    int column = 0;
+    const char* file = dwfl_lineinfo(line, nullptr, &lineNo, &column, nullptr, nullptr);
+    if (file == nullptr) return frame;
+    frame.file = file;
+    frame.line = lineNo;
+    frame.column = column;
+    if (const char* symbol = dwfl_module_addrname(module, pc); symbol != nullptr) {
+      int status = 0;
+      std::unique_ptr<char, decltype(&std::free)> demangled(
+          abi::__cxa_demangle(symbol, nullptr, nullptr, &status), &std::free);
+      frame.function = shortFunctionName(status == 0 && demangled ? demangled.get() : symbol);
+    }
+    frame.user = !isLibraryPath(frame.file);
+    return frame;
+  }
+
+  std::mutex mutex_;
+  Dwfl_Callbacks callbacks_{};
+  Dwfl* dwfl_ = nullptr;
+  std::uintptr_t libraryBase_ = 0;
+  std::unordered_map<std::uintptr_t, ResolvedFrame> cache_;
+};
+
+Resolver& resolver() {
+  static Resolver instance;
+  return instance;
+}
+
+}  // namespace
+
+const ResolvedFrame& resolveReturnAddress(std::uintptr_t address) {
+  return resolver().resolve(address);
+}
+
+}  // namespace nndna::tracing

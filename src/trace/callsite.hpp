@@ -1,0 +1,37 @@
+// Call-site capture: which user frames issued an op.
+//
+// Capture walks frame pointers (libnndna and specs are built with -fno-omit-frame-pointer), which
+// costs tens of nanoseconds; the return addresses are resolved to file/line/column/function with
+// elfutils' libdw once per address and cached, so a trace pays the DWARF cost once per call site.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace nndna::tracing {
+
+// Return addresses of the frames above the caller, innermost first, stopping before the frame at
+// `boundary` (the frame address of the trace entry: frames above it are the host program's).
+// Returns how many were written.
+std::size_t walkReturnAddresses(std::span<std::uintptr_t> out, std::uintptr_t boundary);
+
+// One resolved return address.
+struct ResolvedFrame {
+  bool user = false;  // false: nndna, the standard library, or code without line information
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::uint64_t relativeAddress = 0;  // the address relative to its module's load base
+  std::string function;               // short name
+};
+
+// Resolves a return address (cached per address; thread-safe).
+const ResolvedFrame& resolveReturnAddress(std::uintptr_t address);
+
+// "denoise(Denoiser&, nndna::Tensor)" -> "denoise"; "Block::fwd(nndna::Tensor) const" ->
+// "Block::fwd"; lambdas keep their enclosing function: "lossFn::{lambda#1}".
+std::string shortFunctionName(std::string_view demangled);
+
+}  // namespace nndna::tracing

@@ -1,0 +1,135 @@
+// trace() and traceForward(): run a spec's forward on symbolic tensors.
+#include <fmt/format.h>
+
+#include "nndna/trace.hpp"
+#include "trace/tracer.hpp"
+
+namespace nndna {
+
+namespace {
+
+std::string formatTraceError(const std::string& file, int line, const std::string& op,
+                             const std::string& detail) {
+  std::string where;
+  if (!file.empty()) {
+    where = tracing::displayPath(file);
+    if (line > 0) where += fmt::format(":{}", line);
+    where += ": ";
+  }
+  return where + (op.empty() ? "" : op + ": ") + detail;
+}
+
+void checkDecls(const LoadedSpec& spec, const std::vector<InputDecl>& decls, const char* field) {
+  for (std::size_t i = 0; i < decls.size(); ++i) {
+    const InputDecl& d = decls[i];
+    if (d.name.empty()) {
+      throw TraceError(spec.sourceFile, 0, field, fmt::format("input #{} has no name", i));
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (decls[j].name == d.name) {
+        throw TraceError(spec.sourceFile, 0, field,
+                         fmt::format("input '{}' is declared twice", d.name));
+      }
+    }
+    for (std::int64_t size : d.shape) {
+      if (size <= 0) {
+        throw TraceError(spec.sourceFile, 0, field,
+                         fmt::format("input '{}' has shape {}: sizes must be positive", d.name,
+                                     ir::formatShape(d.shape)));
+      }
+    }
+    (void)ir::numel(d.shape);  // rejects an element count past 2^63
+  }
+}
+
+Inputs declareInputs(tracing::Tracer& tracer, const std::vector<InputDecl>& decls) {
+  std::vector<std::pair<std::string, Tensor>> tensors;
+  for (const InputDecl& d : decls) {
+    const ir::TensorId id = tracer.addLeaf(ir::OpKind::tensor_input, d.name, d.shape, d.dtype);
+    tracer.graph().inputs.push_back({d.name, id});
+    tensors.emplace_back(d.name, Tensor::fromHandle(static_cast<std::uint32_t>(id)));
+  }
+  return Inputs(std::move(tensors));
+}
+
+// The frame of this function bounds call-site capture: frames above it are the host program's.
+[[gnu::noinline]] Tensor runForward(tracing::Tracer& tracer, const ErasedForward& fn, Module& model,
+                                     const Inputs& inputs) {
+  tracer.setBoundary(reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)));
+  Tensor out = fn(model, inputs);
+  // Keeps this frame (and so the boundary) alive across the call: no tail call.
+  asm volatile("" ::: "memory");
+  return out;
+}
+
+ir::TensorId checkedOutput(tracing::Tracer& tracer, const LoadedSpec& spec, Tensor out,
+                           const char* fnName) {
+  if (!out.defined()) {
+    throw TraceError(spec.sourceFile, 0, fnName, "returned an undefined tensor");
+  }
+  return tracer.tensorOf(out, fnName, ir::kNone);
+}
+
+}  // namespace
+
+TraceError::TraceError(std::string file, int line, std::string op, std::string detail)
+    : std::runtime_error(formatTraceError(file, line, op, detail)),
+      file_(std::move(file)),
+      line_(line),
+      op_(std::move(op)),
+      detail_(std::move(detail)) {}
+
+ir::Graph trace(const LoadedSpec& spec) {
+  if (!spec.spec.loss) throw TraceError(spec.sourceFile, 0, "trace", "the spec has no loss function");
+  checkDecls(spec, spec.spec.inputs, "inputs");
+  ir::Graph graph;
+  tracing::Tracer tracer(graph, spec.params, /*training=*/true);
+  const Inputs inputs = declareInputs(tracer, spec.spec.inputs);
+  const Tensor loss = runForward(tracer, spec.spec.loss, *spec.model, inputs);
+  const ir::TensorId id = checkedOutput(tracer, spec, loss, "loss");
+  const ir::TensorInfo& t = graph.tensor(id);
+  if (!t.shape.empty() || t.dtype != DType::f32) {
+    const tracing::SiteLocation at = tracing::innermostLocation(graph, graph.op(t.source).site);
+    throw TraceError(at.file.empty() ? spec.sourceFile : at.file, at.line, "loss",
+                     fmt::format("the loss must be a rank-0 f32 tensor, got {} {} (reduce it with "
+                                 "mean or sum)",
+                                 ir::formatShape(t.shape), ir::dtypeName(t.dtype)));
+  }
+  graph.outputs.push_back(id);
+  tracer.attachSourceText();
+  return graph;
+}
+
+ir::Graph traceForward(const LoadedSpec& spec) {
+  if (!spec.spec.predict) {
+    throw TraceError(spec.sourceFile, 0, "traceForward", "the spec has no predict function");
+  }
+  checkDecls(spec, spec.spec.predictInputs, "predictInputs");
+  ir::Graph graph;
+  tracing::Tracer tracer(graph, spec.params, /*training=*/false);
+  const Inputs inputs = declareInputs(tracer, spec.spec.predictInputs);
+  const Tensor out = runForward(tracer, spec.spec.predict, *spec.model, inputs);
+  graph.outputs.push_back(checkedOutput(tracer, spec, out, "predict"));
+  tracer.attachSourceText();
+  return graph;
+}
+
+ir::TracedModel traceModel(const LoadedSpec& spec) {
+  ir::TracedModel model;
+  const detail::ErasedSpec& s = spec.spec;
+  model.spec = {s.label, s.description, spec.sourceFile, s.inputs, s.predictInputs, s.optimizer,
+                s.dims};
+  model.train = trace(spec);
+  if (s.predict) {
+    model.infer = traceForward(spec);
+    model.hasInfer = true;
+  }
+  return model;
+}
+
+bool isTraining() {
+  const tracing::Tracer* tracer = tracing::Tracer::active();
+  return tracer != nullptr && tracer->training();
+}
+
+}  // namespace nndna

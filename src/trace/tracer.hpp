@@ -1,0 +1,96 @@
+// The trace in progress: the graph being built, parameter handles, and call-site interning.
+// One Tracer is active per thread while a spec's forward runs; ops find it through active().
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "nndna/ir.hpp"
+#include "nndna/trace.hpp"
+
+namespace nndna::tracing {
+
+// Tensor handles with this bit set name a parameter slot (valid across traces of one model);
+// others are tensor ids of the active trace's graph.
+inline constexpr std::uint32_t kParamTag = 0x80000000u;
+
+// Collects the parameters a model registers while it is built (see Module::param).
+class ModelBuilder {
+ public:
+  ModelBuilder();
+  ~ModelBuilder();
+  ModelBuilder(const ModelBuilder&) = delete;
+  ModelBuilder& operator=(const ModelBuilder&) = delete;
+
+  static ModelBuilder* active();
+  // Registers a parameter; returns its handle. Throws on a duplicate name.
+  Tensor add(ParamDecl decl);
+  std::vector<ParamDecl> take() { return std::move(params_); }
+  const std::vector<ParamDecl>& params() const { return params_; }
+
+ private:
+  ModelBuilder* previous_;
+  std::vector<ParamDecl> params_;
+};
+
+class Tracer {
+ public:
+  Tracer(ir::Graph& graph, const std::vector<ParamDecl>& params, bool training);
+  ~Tracer();
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
+
+  static Tracer* active();
+
+  ir::Graph& graph() { return graph_; }
+  bool training() const { return training_; }
+  ir::Phase phase() const { return phase_; }
+  void setPhase(ir::Phase phase) { phase_ = phase; }
+
+  // The graph tensor a handle names; throws TraceError (at `site`) for an undefined handle.
+  ir::TensorId tensorOf(Tensor handle, std::string_view op, ir::SiteId site) const;
+
+  // Frames above this address belong to the host program, not the spec.
+  void setBoundary(std::uintptr_t frameAddress) { boundary_ = frameAddress; }
+  // The user frames that are issuing the current op (walks the stack; interned).
+  ir::SiteId captureSite();
+
+  // Appends an op and its output tensor; returns the tensor's id.
+  ir::TensorId emit(ir::Op op, Shape shape, DType dtype);
+
+  // Adds a leaf (param/state/tensor input) with no call site.
+  ir::TensorId addLeaf(ir::OpKind kind, std::string name, Shape shape, DType dtype);
+
+  // Reads the text of every source file a site names (bounded), for the IR and the diagram.
+  void attachSourceText();
+
+ private:
+  ir::FrameId internFrame(std::uintptr_t address);
+
+  ir::Graph& graph_;
+  bool training_;
+  ir::Phase phase_ = ir::Phase::forward;
+  Tracer* previous_;
+  std::uintptr_t boundary_ = 0;
+  std::vector<ir::TensorId> paramTensors_;  // by parameter slot
+  std::unordered_map<std::string, ir::SiteId> siteByAddresses_;
+  std::map<std::vector<ir::FrameId>, ir::SiteId> siteByChain_;
+  std::unordered_map<std::uintptr_t, ir::FrameId> frameByAddress_;
+  std::unordered_map<std::string, std::int32_t> fileByPath_;
+};
+
+// "file:line" of a site's innermost user frame, or empty when it has none.
+struct SiteLocation {
+  std::string file;
+  int line = 0;
+};
+SiteLocation innermostLocation(const ir::Graph& graph, ir::SiteId site);
+
+// A path as the user should read it: relative to the working directory when below it.
+std::string displayPath(std::string_view path);
+
+}  // namespace nndna::tracing
