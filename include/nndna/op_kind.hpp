@@ -6,9 +6,10 @@
 //   3. its adjoint rule (src/grad), or its entry in the non-differentiable list;
 //   4. its reference evaluation (src/eval);
 //   5. its kernel rule (src/compile/kernels.cpp) and FLOP rule if it has one (diagram metrics);
+//      internal kinds: their output shape rule lives where they are made (src/grad/emit.cpp);
 //   6. the JSON reader's attribute validation (src/ir/ir_json.cpp) if it has attributes;
-//   7. tests: its shape rule and errors (tests/core), its finite-difference check (tests/grad);
-//   8. docs/ir.md.
+//   7. tests: its shape rule and errors (tests/core), its finite-difference check (tests/eval);
+//   8. docs/ir.md (internal kinds: section "Backward and optimizer kinds").
 #pragma once
 
 #include <cstdint>
@@ -82,7 +83,50 @@ namespace nndna::ir {
   X(layer_norm)    /* inputs x, weight[, bias]; scalar = eps */                             \
   X(rms_norm)      /* inputs x, weight; scalar = eps */                                     \
   X(batch_norm2d)  /* inputs x, weight, bias; scalar = eps (batch statistics) */            \
-  X(batch_norm2d_inference) /* inputs x, weight, bias, mean, var; scalar = eps */
+  X(batch_norm2d_inference) /* inputs x, weight, bias, mean, var; scalar = eps */            \
+  /* ===== internal kinds: made by autodiff (src/grad) and optimizer lowering (src/optim), */ \
+  /* never by a spec. Semantics in docs/ir.md "Backward and optimizer kinds". dy is the   */ \
+  /* gradient flowing into the forward op's output; x its input; y its output.            */ \
+  /* layout */                                                                              \
+  X(broadcast_to)  /* x; dims = target: NumPy-broadcast x to dims (a view, no kernel) */    \
+  X(sum_to_shape)  /* dy; dims = target: sum dy over the axes broadcasting added */         \
+  /* activation backward */                                                                 \
+  X(relu_grad)     /* dy, x: dy where x > 0, else 0 */                                      \
+  X(gelu_grad)     /* dy, x; approximate: dy * gelu'(x) */                                  \
+  X(silu_grad)     /* dy, x: dy * s * (1 + x * (1 - s)), s = sigmoid(x) */                  \
+  X(leaky_relu_grad) /* dy, x; scalar = alpha: dy where x > 0, else alpha * dy */           \
+  X(softplus_grad) /* dy, x: dy * sigmoid(x) */                                             \
+  X(clamp_grad)    /* dy, x; scalar = low, scalar2 = high: dy where low <= x <= high else 0 */ \
+  X(abs_grad)      /* dy, x: dy * sign(x) (0 at x = 0) */                                   \
+  X(tanh_grad)     /* dy, y: dy * (1 - y^2) */                                              \
+  X(sigmoid_grad)  /* dy, y: dy * y * (1 - y) */                                            \
+  /* fused backward */                                                                      \
+  X(softmax_grad)  /* dy, y; axis: y * (dy - sum(dy * y, axis)) */                          \
+  X(log_softmax_grad) /* dy, y; axis: dy - exp(y) * sum(dy, axis) */                        \
+  X(cross_entropy_grad) /* dy, logits, targets; reduction: [..., C] */                      \
+  X(nll_loss_grad) /* dy, targets; reduction, dims = logProbs shape [..., C] */             \
+  X(embedding_grad) /* dy, indices; count = vocab: [vocab, dim] scatter-add */              \
+  X(take_along_axis_grad) /* dy, indices; axis, dims = input shape: scatter-add */          \
+  X(narrow_grad)   /* dy; axis, start, dims = input shape: zero-padded dy */                \
+  X(rope_grad)     /* dy; scalar = base: the transpose of rope (rotate by -theta) */        \
+  X(conv2d_input_grad)  /* dy, weight; stride, padding, groups, dims = input shape */       \
+  X(conv2d_weight_grad) /* x, dy; stride, padding, groups, kernel, dims = weight shape */   \
+  X(max_pool2d_grad) /* dy, x; kernel, stride, padding: dy to each window's first max */    \
+  X(nearest_upsample2d_grad) /* dy; count = factor: sum of each factor x factor block */    \
+  X(layer_norm_input_grad)  /* dy, x, weight; scalar = eps: dL/dx */                        \
+  X(layer_norm_weight_grad) /* dy, x; scalar = eps: sum over leading axes of dy * xhat */   \
+  X(rms_norm_input_grad)    /* dy, x, weight; scalar = eps: dL/dx */                        \
+  X(rms_norm_weight_grad)   /* dy, x; scalar = eps: sum over leading axes of dy * xhat */   \
+  X(batch_norm2d_input_grad)  /* dy, x, weight; scalar = eps: dL/dx (batch statistics) */   \
+  X(batch_norm2d_weight_grad) /* dy, x; scalar = eps: sum over N, H, W of dy * xhat: [C] */ \
+  /* state and parameter updates (Phase::optimizer) */                                      \
+  X(batch_norm2d_running_mean) /* x, running_mean; scalar = momentum */                     \
+  X(batch_norm2d_running_var)  /* x, running_var; scalar = momentum (unbiased variance) */  \
+  X(adam_moment1)  /* m, g; scalar = beta1: beta1 * m + (1 - beta1) * g */                  \
+  X(adam_moment2)  /* v, g; scalar = beta2: beta2 * v + (1 - beta2) * g^2 */                \
+  X(adam_update)   /* p, m, v, lr, bc1, bc2; scalar = eps, scalar2 = weight decay */        \
+  X(sgd_momentum)  /* buf, g; scalar = momentum: momentum * buf + g */                      \
+  X(sgd_update)    /* p, d, lr: p - lr * d */
 
 enum class OpKind : std::uint8_t {
 #define NNDNA_OP_ENUM(name) name,

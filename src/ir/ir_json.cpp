@@ -420,6 +420,23 @@ int arity(OpKind kind, const OpAttrs& attrs) {
     case OpKind::layer_norm: return -1;  // 2 or 3
     case OpKind::batch_norm2d: return 3;
     case OpKind::batch_norm2d_inference: return 5;
+    // Internal kinds (autodiff and optimizer lowering).
+    case OpKind::relu_grad: case OpKind::gelu_grad: case OpKind::silu_grad:
+    case OpKind::leaky_relu_grad: case OpKind::softplus_grad: case OpKind::clamp_grad:
+    case OpKind::abs_grad: case OpKind::tanh_grad: case OpKind::sigmoid_grad:
+    case OpKind::softmax_grad: case OpKind::log_softmax_grad: case OpKind::nll_loss_grad:
+    case OpKind::embedding_grad: case OpKind::take_along_axis_grad:
+    case OpKind::conv2d_input_grad: case OpKind::conv2d_weight_grad:
+    case OpKind::max_pool2d_grad: case OpKind::layer_norm_weight_grad:
+    case OpKind::rms_norm_weight_grad: case OpKind::batch_norm2d_weight_grad:
+    case OpKind::batch_norm2d_running_mean: case OpKind::batch_norm2d_running_var:
+    case OpKind::adam_moment1: case OpKind::adam_moment2: case OpKind::sgd_momentum:
+      return 2;
+    case OpKind::cross_entropy_grad: case OpKind::layer_norm_input_grad:
+    case OpKind::rms_norm_input_grad: case OpKind::batch_norm2d_input_grad:
+    case OpKind::sgd_update:
+      return 3;
+    case OpKind::adam_update: return 6;
     default: return 1;
   }
 }

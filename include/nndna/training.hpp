@@ -1,0 +1,49 @@
+// Training graphs: reverse-mode autodiff, optimizer lowering, dead-code elimination, kernels.
+//
+// All of them read or extend one ir::Graph. The kinds they add and the rules they follow are
+// documented in docs/ir.md ("Backward and optimizer kinds", "Kernels").
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nndna/ir.hpp"
+#include "nndna/nndna.hpp"
+
+namespace nndna::training {
+
+// Names of the per-step scalar inputs of a training step (rank-0 f32 tensor_input leaves).
+inline constexpr const char* kLearningRate = "optim.lr";
+inline constexpr const char* kBiasCorrection1 = "optim.bias_correction1";  // 1 - beta1^(t+1)
+inline constexpr const char* kBiasCorrection2 = "optim.bias_correction2";  // 1 - beta2^(t+1)
+
+// Appends the backward pass of the rank-0 loss graph.outputs[0] (ops tagged ir::Phase::backward)
+// and returns the gradient tensor of each `wrt` tensor, in order (ir::kNone when the loss does
+// not depend on it). Throws std::invalid_argument when the graph has no rank-0 f32 output, and
+// TraceError (at the spec line) when an op on the path has no adjoint rule.
+std::vector<ir::TensorId> appendBackward(ir::Graph& graph, std::span<const ir::TensorId> wrt);
+
+// The whole training step of a traced loss graph: forward + backward w.r.t. every parameter +
+// optimizer update (Phase::optimizer; Adam/AdamW m and v, SGD momentum buffers as state_input
+// leaves in graph.state) + BatchNorm2d running-statistics updates, all write-backs listed in
+// graph.updates, then dead-code elimination. Per-step scalars are the rank-0 f32 inputs named
+// above; stepScalars gives their values.
+ir::Graph buildTrainingStep(const ir::Graph& forward, const Optimizer& optimizer);
+
+// The per-step scalar inputs of a training step at a 0-based step, by name (host side).
+std::vector<std::pair<std::string, double>> stepScalars(const Optimizer& optimizer,
+                                                        std::int64_t step);
+
+// Removes every op that no output, update value or capture needs (the leaves listed in params,
+// state and inputs stay), keeps the order, renumbers ops and tensors densely and remaps every id.
+void eliminateDeadCode(ir::Graph& graph);
+
+// The ops that dispatch a GPU kernel, in op order (the rule is in docs/ir.md "Kernels").
+std::vector<ir::OpId> kernelOps(const ir::Graph& graph);
+// Whether one op of this kind dispatches a kernel.
+bool isKernelKind(ir::OpKind kind);
+
+}  // namespace nndna::training

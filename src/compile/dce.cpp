@@ -1,0 +1,67 @@
+// Dead-code elimination: keep what the outputs, the updates and the captures need, plus the
+// graph's interface leaves; renumber the survivors densely in their original order.
+#include <stdexcept>
+
+#include "nndna/training.hpp"
+
+namespace nndna::training {
+
+using ir::TensorId;
+
+void eliminateDeadCode(ir::Graph& graph) {
+  const std::size_t tensorCount = graph.tensors.size();
+  std::vector<std::uint8_t> live(tensorCount, 0);
+  auto mark = [&](TensorId t) {
+    if (t < 0 || static_cast<std::size_t>(t) >= tensorCount) {
+      throw std::invalid_argument("eliminateDeadCode: a root names a tensor outside the graph");
+    }
+    live[static_cast<std::size_t>(t)] = 1;
+  };
+  for (TensorId t : graph.outputs) mark(t);
+  for (const ir::Update& u : graph.updates) {
+    mark(u.target);
+    mark(u.value);
+  }
+  for (const ir::NamedTensor& c : graph.captures) mark(c.tensor);
+  for (const ir::Param& p : graph.params) mark(p.tensor);
+  for (const ir::Param& s : graph.state) mark(s.tensor);
+  for (const ir::NamedTensor& in : graph.inputs) mark(in.tensor);
+
+  // Ops are in topological order: one reverse sweep propagates liveness to all producers.
+  for (std::size_t i = graph.ops.size(); i-- > 0;) {
+    const ir::Op& op = graph.ops[i];
+    if (!live[static_cast<std::size_t>(op.out)]) continue;
+    for (TensorId in : op.inputs) live[static_cast<std::size_t>(in)] = 1;
+  }
+
+  // Survivors keep their order; the k-th surviving op makes tensor k.
+  std::vector<TensorId> remap(tensorCount, ir::kNone);
+  std::vector<ir::Op> ops;
+  std::vector<ir::TensorInfo> tensors;
+  for (ir::Op& op : graph.ops) {
+    if (!live[static_cast<std::size_t>(op.out)]) continue;
+    const auto id = static_cast<TensorId>(ops.size());
+    ir::TensorInfo info = std::move(graph.tensors[static_cast<std::size_t>(op.out)]);
+    info.source = id;
+    tensors.push_back(std::move(info));
+    remap[static_cast<std::size_t>(op.out)] = id;
+    op.out = id;
+    for (TensorId& in : op.inputs) in = remap[static_cast<std::size_t>(in)];
+    ops.push_back(std::move(op));
+  }
+  graph.ops = std::move(ops);
+  graph.tensors = std::move(tensors);
+
+  auto at = [&](TensorId t) { return remap[static_cast<std::size_t>(t)]; };
+  for (TensorId& t : graph.outputs) t = at(t);
+  for (ir::Update& u : graph.updates) {
+    u.target = at(u.target);
+    u.value = at(u.value);
+  }
+  for (ir::NamedTensor& c : graph.captures) c.tensor = at(c.tensor);
+  for (ir::Param& p : graph.params) p.tensor = at(p.tensor);
+  for (ir::Param& s : graph.state) s.tensor = at(s.tensor);
+  for (ir::NamedTensor& in : graph.inputs) in.tensor = at(in.tensor);
+}
+
+}  // namespace nndna::training
