@@ -1,0 +1,220 @@
+// The evaluation loop: which ops the targets need, leaf lookup and checks, dispatch to the op
+// families, and training-step write-back.
+#include <fmt/ranges.h>
+
+#include "eval/kernel.hpp"
+#include "trace/tracer.hpp"
+
+namespace nndna::eval {
+
+using ir::OpKind;
+
+namespace {
+
+using Kernel = Value (*)(const OpContext&);
+
+// The reference evaluation of each non-leaf kind; nullptr for kinds without one. A kind added
+// to op_kind.hpp lands in `default` until it gets its evaluation (the eval tests list them).
+Kernel kernelFor(OpKind kind) {
+  if (ir::isElementwiseUnary(kind)) return evalUnary;
+  if (ir::isElementwiseBinary(kind)) return evalBinary;
+  switch (kind) {
+    case OpKind::zeros: case OpKind::ones: case OpKind::arange: case OpKind::randn:
+      return evalConstant;
+    case OpKind::where: return evalWhere;
+    case OpKind::mean: case OpKind::sum: return evalReduce;
+    case OpKind::argmax: case OpKind::argmin: return evalArgReduce;
+    case OpKind::reshape: case OpKind::stop_gradient: case OpKind::capture: return evalReshape;
+    case OpKind::permute: return evalPermute;
+    case OpKind::matmul: return evalMatmul;
+    case OpKind::one_hot: return evalOneHot;
+    case OpKind::embedding: return evalEmbedding;
+    case OpKind::take_along_axis: return evalTakeAlongAxis;
+    case OpKind::narrow: return evalNarrow;
+    case OpKind::concat: return evalConcat;
+    case OpKind::stack: return evalStack;
+    case OpKind::softmax: case OpKind::log_softmax: return evalSoftmax;
+    case OpKind::softmax_causal: return evalSoftmaxCausal;
+    case OpKind::where_causal: return evalWhereCausal;
+    case OpKind::categorical: return evalCategorical;
+    case OpKind::split_heads: return evalSplitHeads;
+    case OpKind::merge_heads: return evalMergeHeads;
+    case OpKind::rope: return evalRope;
+    case OpKind::conv2d: return evalConv2d;
+    case OpKind::max_pool2d: return evalMaxPool2d;
+    case OpKind::nearest_upsample2d: return evalNearestUpsample2d;
+    case OpKind::dropout: return evalDropout;
+    case OpKind::cross_entropy: case OpKind::nll_loss: return evalLoss;
+    case OpKind::layer_norm: return evalLayerNorm;
+    case OpKind::rms_norm: return evalRmsNorm;
+    case OpKind::batch_norm2d: case OpKind::batch_norm2d_inference: return evalBatchNorm2d;
+    // Backward kinds.
+    case OpKind::broadcast_to: return evalBroadcastTo;
+    case OpKind::sum_to_shape: return evalSumToShape;
+    case OpKind::relu_grad: case OpKind::gelu_grad: case OpKind::silu_grad:
+    case OpKind::leaky_relu_grad: case OpKind::softplus_grad: case OpKind::clamp_grad:
+    case OpKind::abs_grad: case OpKind::tanh_grad: case OpKind::sigmoid_grad:
+      return evalActivationGrad;
+    case OpKind::softmax_grad: case OpKind::log_softmax_grad: return evalSoftmaxGrad;
+    case OpKind::cross_entropy_grad: case OpKind::nll_loss_grad: return evalLossGrad;
+    case OpKind::embedding_grad: return evalEmbeddingGrad;
+    case OpKind::take_along_axis_grad: return evalTakeAlongAxisGrad;
+    case OpKind::narrow_grad: return evalNarrowGrad;
+    case OpKind::rope_grad: return evalRopeGrad;
+    case OpKind::conv2d_input_grad: return evalConv2dInputGrad;
+    case OpKind::conv2d_weight_grad: return evalConv2dWeightGrad;
+    case OpKind::max_pool2d_grad: return evalMaxPool2dGrad;
+    case OpKind::nearest_upsample2d_grad: return evalNearestUpsample2dGrad;
+    case OpKind::layer_norm_input_grad: case OpKind::layer_norm_weight_grad:
+    case OpKind::rms_norm_input_grad: case OpKind::rms_norm_weight_grad:
+      return evalRowNormGrad;
+    case OpKind::batch_norm2d_input_grad: case OpKind::batch_norm2d_weight_grad:
+      return evalBatchNormGrad;
+    // Optimizer and state updates.
+    case OpKind::batch_norm2d_running_mean: case OpKind::batch_norm2d_running_var:
+      return evalBatchNormRunning;
+    case OpKind::adam_moment1: case OpKind::adam_moment2: case OpKind::sgd_momentum:
+      return evalMoment;
+    case OpKind::adam_update: return evalAdamUpdate;
+    case OpKind::sgd_update: return evalSgdUpdate;
+    default: return nullptr;
+  }
+}
+
+std::string_view leafWhat(OpKind kind) {
+  switch (kind) {
+    case OpKind::param_input: return "parameter";
+    case OpKind::state_input: return "state tensor";
+    default: return "input";
+  }
+}
+
+// The map a leaf kind reads (Leaves or const Leaves).
+template <class L>
+auto& leafMap(L& leaves, OpKind kind) {
+  switch (kind) {
+    case OpKind::param_input: return leaves.params;
+    case OpKind::state_input: return leaves.state;
+    default: return leaves.inputs;
+  }
+}
+
+const Value& leafValue(const ir::Op& op, const ir::TensorInfo& info, const Leaves& leaves) {
+  const auto& map = leafMap(leaves, op.kind);
+  const std::string_view what = leafWhat(op.kind);
+  const auto it = map.find(op.attrs.name);
+  if (it == map.end()) {
+    std::vector<std::string_view> given;
+    for (const auto& [name, value] : map) given.push_back(name);
+    throw EvalError(fmt::format("eval: no value for {} '{}' ({} {}); given: {}", what,
+                                op.attrs.name, ir::formatShape(info.shape),
+                                ir::dtypeName(info.dtype),
+                                given.empty() ? std::string("none") : fmt::format("{}", fmt::join(given, ", "))));
+  }
+  const Value& v = it->second;
+  if (v.shape != info.shape || v.dtype != info.dtype ||
+      static_cast<std::int64_t>(v.data.size()) != ir::numel(info.shape)) {
+    throw EvalError(fmt::format("eval: {} '{}' expects {} {}, was given {} ({} values)", what,
+                                op.attrs.name, ir::formatShape(info.shape),
+                                ir::dtypeName(info.dtype), describe(v), v.data.size()));
+  }
+  return v;
+}
+
+// Which ops the targets need: a reverse sweep over the (topologically ordered) op list.
+std::vector<bool> neededOps(const ir::Graph& graph, std::span<const ir::TensorId> targets) {
+  std::vector<bool> needed(graph.ops.size(), false);
+  for (const ir::TensorId t : targets) {
+    if (t < 0 || static_cast<std::size_t>(t) >= graph.tensors.size()) {
+      throw EvalError(fmt::format("eval: target tensor {} is not in the graph ({} tensors)", t,
+                                  graph.tensors.size()));
+    }
+    needed.at(static_cast<std::size_t>(graph.tensor(t).source)) = true;
+  }
+  for (std::size_t i = graph.ops.size(); i-- > 0;) {
+    if (!needed[i]) continue;
+    for (const ir::TensorId in : graph.ops[i].inputs) {
+      const auto src = static_cast<std::size_t>(graph.tensor(in).source);
+      if (src >= i) {
+        throw EvalError(fmt::format("eval: op {} ({}) reads tensor {}, which op {} makes later: "
+                                    "the op list is not in dependency order",
+                                    i, ir::opKindName(graph.ops[i].kind), in, src));
+      }
+      needed[src] = true;
+    }
+  }
+  return needed;
+}
+
+}  // namespace
+
+bool isEvaluable(OpKind kind) { return ir::isLeafKind(kind) || kernelFor(kind) != nullptr; }
+
+bool Results::has(ir::TensorId id) const {
+  return id >= 0 && static_cast<std::size_t>(id) < values_.size() &&
+         values_[static_cast<std::size_t>(id)].has_value();
+}
+
+const Value& Results::at(ir::TensorId id) const {
+  if (!has(id)) throw EvalError(fmt::format("eval: tensor {} was not computed", id));
+  return *values_[static_cast<std::size_t>(id)];
+}
+
+Results evaluate(const ir::Graph& graph, const Leaves& leaves,
+                 std::span<const ir::TensorId> targets, EvalOptions options) {
+  const std::vector<bool> needed = neededOps(graph, targets);
+  std::vector<std::optional<Value>> values(graph.tensors.size());
+  std::vector<const Value*> inputs;
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    if (!needed[i]) continue;
+    const ir::Op& op = graph.ops[i];
+    const ir::TensorInfo& info = graph.tensor(op.out);
+    if (ir::isLeafKind(op.kind)) {
+      values[static_cast<std::size_t>(op.out)] = leafValue(op, info, leaves);
+      continue;
+    }
+    inputs.clear();
+    for (const ir::TensorId in : op.inputs) inputs.push_back(&*values[static_cast<std::size_t>(in)]);
+    const OpContext ctx{graph, op, inputs, info, options.seed};
+    const Kernel kernel = kernelFor(op.kind);
+    if (kernel == nullptr) ctx.fail("this op kind has no reference evaluation");
+    Value out = kernel(ctx);
+    if (out.shape != info.shape || out.dtype != info.dtype ||
+        static_cast<std::int64_t>(out.data.size()) != ir::numel(info.shape)) {
+      ctx.fail("computed {} ({} values) where the IR says {} {}", describe(out), out.data.size(),
+               ir::formatShape(info.shape), ir::dtypeName(info.dtype));
+    }
+    values[static_cast<std::size_t>(op.out)] = std::move(out);
+  }
+  return Results(std::move(values));
+}
+
+Results evaluate(const ir::Graph& graph, const Leaves& leaves, EvalOptions options) {
+  std::vector<ir::TensorId> targets = graph.outputs;
+  for (const ir::Update& u : graph.updates) targets.push_back(u.value);
+  for (const ir::NamedTensor& c : graph.captures) targets.push_back(c.tensor);
+  return evaluate(graph, leaves, targets, options);
+}
+
+void applyUpdates(const ir::Graph& graph, const Results& results, Leaves& leaves) {
+  // Read every new value before writing any, so an update may read another's target.
+  std::vector<std::pair<const ir::Op*, const Value*>> writes;
+  for (const ir::Update& u : graph.updates) {
+    const ir::Op& target = graph.producer(u.target);
+    if (target.kind != OpKind::param_input && target.kind != OpKind::state_input) {
+      throw EvalError(fmt::format("eval: update target tensor {} is a {}, not a parameter or state",
+                                  u.target, ir::opKindName(target.kind)));
+    }
+    const Value& value = results.at(u.value);
+    const ir::TensorInfo& info = graph.tensor(u.target);
+    if (value.shape != info.shape || value.dtype != info.dtype) {
+      throw EvalError(fmt::format("eval: the update of '{}' {} {} computed {}", target.attrs.name,
+                                  ir::formatShape(info.shape), ir::dtypeName(info.dtype),
+                                  describe(value)));
+    }
+    writes.emplace_back(&target, &value);
+  }
+  for (const auto& [target, value] : writes) leafMap(leaves, target->kind)[target->attrs.name] = *value;
+}
+
+}  // namespace nndna::eval

@@ -1,0 +1,136 @@
+// What the reference evaluation of one op sees, and the helpers the op families share.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "nndna/eval.hpp"
+#include "nndna/ir.hpp"
+
+namespace nndna::eval {
+
+// One op being evaluated: its inputs' values and the shape and dtype its output must have.
+struct OpContext {
+  const ir::Graph& graph;
+  const ir::Op& op;
+  std::span<const Value* const> inputs;
+  const ir::TensorInfo& out;
+  std::uint64_t runSeed = 0;
+
+  const Value& in(std::size_t i) const;
+  const ir::OpAttrs& attrs() const { return op.attrs; }
+  // A zero-filled value of the output's shape and dtype.
+  Value result() const;
+
+  // Throws EvalError naming the op, its index and its spec line.
+  [[noreturn]] void fail(std::string detail) const;
+  template <class... Args>
+  [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) const {
+    fail(fmt::format(format, std::forward<Args>(args)...));
+  }
+  // An axis attribute normalised to [0, rank).
+  std::size_t axis(std::int64_t axis, std::size_t rank) const;
+  // A tensor index read from an i32 value, checked against [0, size).
+  std::int64_t index(double value, std::int64_t size, std::string_view what) const;
+};
+
+// Row-major strides of a shape.
+std::vector<std::int64_t> stridesOf(const Shape& shape);
+
+// Strides of `shape` read as if broadcast (NumPy trailing alignment) to `target`: 0 along
+// broadcast axes.
+std::vector<std::int64_t> broadcastStrides(const Shape& shape, const Shape& target);
+
+// Visits every element of `shape` in row-major order, calling fn(flat, offsets) where
+// offsets[k] = Σ index[d]·strides[k][d]. Constant work per element (an odometer).
+template <std::size_t K, class Fn>
+void forEachStrided(const Shape& shape, const std::array<std::vector<std::int64_t>, K>& strides,
+                    Fn&& fn) {
+  const std::size_t rank = shape.size();
+  std::int64_t total = 1;
+  for (const std::int64_t d : shape) total *= d;
+  std::vector<std::int64_t> index(rank, 0);
+  std::array<std::int64_t, K> offsets{};
+  for (std::int64_t flat = 0; flat < total; ++flat) {
+    fn(flat, offsets);
+    for (std::size_t d = rank; d-- > 0;) {
+      for (std::size_t k = 0; k < K; ++k) offsets[k] += strides[k][d];
+      if (++index[d] < shape[d]) break;
+      for (std::size_t k = 0; k < K; ++k) offsets[k] -= strides[k][d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// A shape seen as [outer, size(axis), inner] around one axis.
+struct AxisSplit {
+  std::int64_t outer = 1;
+  std::int64_t size = 1;
+  std::int64_t inner = 1;
+};
+AxisSplit splitAt(const Shape& shape, std::size_t axis);
+
+// Wraps an integer-valued result to 32 bits, as i32 arithmetic on a GPU would.
+double wrapI32(std::int64_t value);
+
+// Families of op kinds; each returns the op's output value.
+Value evalConstant(const OpContext& ctx);     // zeros, ones, arange, randn
+Value evalUnary(const OpContext& ctx);        // elementwise unary kinds and clamp
+Value evalBinary(const OpContext& ctx);       // add ... greater
+Value evalWhere(const OpContext& ctx);
+Value evalReduce(const OpContext& ctx);       // mean, sum
+Value evalArgReduce(const OpContext& ctx);    // argmax, argmin
+Value evalReshape(const OpContext& ctx);      // reshape, stop_gradient, capture (copies)
+Value evalPermute(const OpContext& ctx);
+Value evalNarrow(const OpContext& ctx);
+Value evalConcat(const OpContext& ctx);
+Value evalStack(const OpContext& ctx);
+Value evalSplitHeads(const OpContext& ctx);
+Value evalMergeHeads(const OpContext& ctx);
+Value evalOneHot(const OpContext& ctx);
+Value evalEmbedding(const OpContext& ctx);
+Value evalTakeAlongAxis(const OpContext& ctx);
+Value evalNearestUpsample2d(const OpContext& ctx);
+Value evalMatmul(const OpContext& ctx);
+Value evalConv2d(const OpContext& ctx);
+Value evalMaxPool2d(const OpContext& ctx);
+Value evalSoftmax(const OpContext& ctx);      // softmax, log_softmax
+Value evalSoftmaxCausal(const OpContext& ctx);
+Value evalWhereCausal(const OpContext& ctx);
+Value evalCategorical(const OpContext& ctx);
+Value evalRope(const OpContext& ctx);
+Value evalDropout(const OpContext& ctx);
+Value evalLoss(const OpContext& ctx);         // cross_entropy, nll_loss
+Value evalLayerNorm(const OpContext& ctx);
+Value evalRmsNorm(const OpContext& ctx);
+Value evalBatchNorm2d(const OpContext& ctx);  // batch_norm2d, batch_norm2d_inference
+
+// Backward kinds (grad_ops.cpp).
+Value evalBroadcastTo(const OpContext& ctx);
+Value evalSumToShape(const OpContext& ctx);
+Value evalActivationGrad(const OpContext& ctx);   // relu_grad ... sigmoid_grad
+Value evalSoftmaxGrad(const OpContext& ctx);      // softmax_grad, log_softmax_grad
+Value evalLossGrad(const OpContext& ctx);         // cross_entropy_grad, nll_loss_grad
+Value evalEmbeddingGrad(const OpContext& ctx);
+Value evalTakeAlongAxisGrad(const OpContext& ctx);
+Value evalNarrowGrad(const OpContext& ctx);
+Value evalRopeGrad(const OpContext& ctx);
+Value evalConv2dInputGrad(const OpContext& ctx);
+Value evalConv2dWeightGrad(const OpContext& ctx);
+Value evalMaxPool2dGrad(const OpContext& ctx);
+Value evalNearestUpsample2dGrad(const OpContext& ctx);
+Value evalRowNormGrad(const OpContext& ctx);      // layer_norm_*_grad, rms_norm_*_grad
+Value evalBatchNormGrad(const OpContext& ctx);    // batch_norm2d_input_grad, _weight_grad
+
+// Optimizer and state-update kinds (optim_ops.cpp).
+Value evalBatchNormRunning(const OpContext& ctx); // batch_norm2d_running_mean, _var
+Value evalMoment(const OpContext& ctx);           // adam_moment1, adam_moment2, sgd_momentum
+Value evalAdamUpdate(const OpContext& ctx);
+Value evalSgdUpdate(const OpContext& ctx);
+
+}  // namespace nndna::eval

@@ -1,0 +1,160 @@
+// Forward values of shape, layout, indexing and constant ops against hand-computed values.
+#include "eval_test_util.hpp"
+
+namespace nndna::eval::testing {
+namespace {
+
+TEST(EvalLayout, ReshapeKeepsRowMajorOrder) {
+  const Feeds feeds = {{"x", iota({2, 3})}};
+  expectF32(run(feeds, [](const Inputs& in) { return reshape(in["x"], {3, -1}); }), {3, 2},
+            {0, 1, 2, 3, 4, 5});
+}
+
+TEST(EvalLayout, PermuteAndSwapAxes) {
+  const Feeds feeds = {{"x", iota({2, 3, 4})}};  // x[i, j, k] = 12i + 4j + k
+  // out[k, i, j] = x[i, j, k]
+  expectF32(run(feeds, [](const Inputs& in) { return permute(in["x"], {2, 0, 1}); }), {4, 2, 3},
+            {0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21,
+             2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23});
+  const Feeds m = {{"x", iota({2, 3})}};
+  expectF32(run(m, [](const Inputs& in) { return swapAxes(in["x"], -1, -2); }), {3, 2},
+            {0, 3, 1, 4, 2, 5});
+}
+
+TEST(EvalLayout, NarrowConcatStackSplit) {
+  const Feeds feeds = {{"x", iota({2, 3})}, {"y", f32({2, 1}, {10, 11})}};
+  expectF32(run(feeds, [](const Inputs& in) { return narrow(in["x"], -1, 1, 2); }), {2, 2},
+            {1, 2, 4, 5});
+  expectF32(run(feeds, [](const Inputs& in) { return narrow(in["x"], 0, 1, 1); }), {1, 3},
+            {3, 4, 5});
+  expectF32(run(feeds, [](const Inputs& in) { return concat({in["x"], in["y"]}, -1); }), {2, 4},
+            {0, 1, 2, 10, 3, 4, 5, 11});
+  expectF32(run(feeds, [](const Inputs& in) { return concat({in["x"], in["x"]}, 0); }), {4, 3},
+            {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5});
+  const Feeds ab = {{"a", f32({2}, {1, 2})}, {"b", f32({2}, {3, 4})}};
+  expectF32(run(ab, [](const Inputs& in) { return stack({in["a"], in["b"]}, 0); }), {2, 2},
+            {1, 2, 3, 4});
+  expectF32(run(ab, [](const Inputs& in) { return stack({in["a"], in["b"]}, -1); }), {2, 2},
+            {1, 3, 2, 4});
+  expectF32(run(feeds, [](const Inputs& in) { return split(in["x"], {1, 2}, -1)[1]; }), {2, 2},
+            {1, 2, 4, 5});
+}
+
+TEST(EvalLayout, SplitAndMergeHeads) {
+  const Feeds feeds = {{"x", iota({1, 2, 4})}};  // x[0, t, d] = 4t + d
+  // [B, T, D] -> [B, H, T, D/H]: head h holds features 2h, 2h + 1.
+  expectF32(run(feeds, [](const Inputs& in) { return splitHeads(in["x"], 2); }), {1, 2, 2, 2},
+            {0, 1, 4, 5, 2, 3, 6, 7});
+  expectF32(run(feeds, [](const Inputs& in) { return mergeHeads(splitHeads(in["x"], 2)); }),
+            {1, 2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+}
+
+TEST(EvalLayout, Matmul) {
+  const Feeds feeds = {{"a", iota({2, 3}, 1)}, {"b", f32({3, 2}, {1, 0, 0, 1, 1, 1})}};
+  // [[1, 2, 3], [4, 5, 6]] · [[1, 0], [0, 1], [1, 1]]
+  expectF32(run(feeds, [](const Inputs& in) { return matmul(in["a"], in["b"]); }), {2, 2},
+            {4, 5, 10, 11});
+  // Batched: [2, 1, 2] · [2, 2, 1].
+  const Feeds batched = {{"a", f32({2, 1, 2}, {1, 2, 3, 4})}, {"b", f32({2, 2, 1}, {5, 6, 7, 8})}};
+  expectF32(run(batched, [](const Inputs& in) { return matmul(in["a"], in["b"]); }), {2, 1, 1},
+            {17, 53});
+  // A batched left operand against one [K, N] matrix.
+  const Feeds shared = {{"a", f32({2, 1, 2}, {1, 2, 3, 4})}, {"b", f32({2, 1}, {1, -1})}};
+  expectF32(run(shared, [](const Inputs& in) { return matmul(in["a"], in["b"]); }), {2, 1, 1},
+            {-1, -1});
+}
+
+TEST(EvalIndexing, OneHotEmbeddingTakeAlongAxis) {
+  const Feeds idx = {{"i", i32({3}, {2, 0, 1})}};
+  expectF32(run(idx, [](const Inputs& in) { return oneHot(in["i"], 3); }), {3, 3},
+            {0, 0, 1, 1, 0, 0, 0, 1, 0});
+  const Feeds emb = {{"t", iota({3, 2})}, {"i", i32({2, 2}, {2, 2, 0, 1})}};
+  expectF32(run(emb, [](const Inputs& in) { return embedding(in["t"], in["i"]); }), {2, 2, 2},
+            {4, 5, 4, 5, 0, 1, 2, 3});
+  const Feeds take = {{"x", f32({2, 3}, {10, 11, 12, 20, 21, 22})},
+                      {"i", i32({2, 2}, {2, 0, 1, 1})},
+                      {"r", i32({1, 3}, {1, 0, 1})}};
+  expectF32(run(take, [](const Inputs& in) { return takeAlongAxis(in["x"], in["i"], -1); }),
+            {2, 2}, {12, 10, 21, 21});
+  expectF32(run(take, [](const Inputs& in) { return takeAlongAxis(in["x"], in["r"], 0); }), {1, 3},
+            {20, 11, 22});
+  const Feeds bad = {{"i", i32({1}, {3})}};
+  EXPECT_THROW(run(bad, [](const Inputs& in) { return oneHot(in["i"], 3); }), EvalError);
+}
+
+TEST(EvalConstants, ZerosOnesArange) {
+  const Feeds none = {{"x", f32({1}, {0})}};
+  expectValue(run(none, [](const Inputs&) { return arange(4); }), {4}, DType::i32, {0, 1, 2, 3});
+  expectF32(run(none, [](const Inputs&) { return arange(3, DType::f32); }), {3}, {0, 1, 2});
+  expectF32(run(none, [](const Inputs& in) { return add(ones({2}), in["x"]); }), {2}, {1, 1});
+  expectF32(run(none, [](const Inputs& in) { return add(zeros({2}), in["x"]); }), {2}, {0, 0});
+}
+
+TEST(EvalConstants, RandnIsDeterministicPerRunSeedAndStandardNormal) {
+  const Feeds none = {{"x", f32({1}, {0})}};
+  auto draw = [&](std::uint64_t seed) {
+    return run(none, [](const Inputs&) { return randn({20000}); }, seed);
+  };
+  const Value a = draw(1);
+  EXPECT_EQ(a.data, draw(1).data);
+  EXPECT_NE(a.data, draw(2).data);
+  double mean = 0, sq = 0;
+  for (const double v : a.data) {
+    mean += v;
+    sq += v * v;
+  }
+  mean /= 20000;
+  // The sample mean has standard error 1/sqrt(20000) ≈ 0.007.
+  EXPECT_NEAR(mean, 0.0, 0.03);
+  EXPECT_NEAR(sq / 20000 - mean * mean, 1.0, 0.05);
+}
+
+TEST(EvalConvolution, Conv2dStridePaddingGroups) {
+  const Feeds feeds = {{"x", iota({1, 1, 3, 3}, 1)},  // [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+                       {"w", f32({1, 1, 2, 2}, {1, 0, 0, -1})}};
+  // out[y, x] = in[y, x] - in[y + 1, x + 1]
+  expectF32(run(feeds, [](const Inputs& in) { return conv2d(in["x"], in["w"]); }), {1, 1, 2, 2},
+            {-4, -4, -4, -4});
+  // Zero padding 1, stride 2: windows start at (-1, -1), (-1, 1), (1, -1), (1, 1).
+  expectF32(run(feeds, [](const Inputs& in) {
+              return conv2d(in["x"], in["w"], {.stride = 2, .padding = 1});
+            }),
+            {1, 1, 2, 2}, {-1, -3, -7, -4});
+  // Rectangular stride and padding: stride (1, 2), padding (0, 1).
+  expectF32(run(feeds, [](const Inputs& in) {
+              return conv2d(in["x"], in["w"], {.stride = Hw(1, 2), .padding = Hw(0, 1)});
+            }),
+            {1, 1, 2, 2}, {-4, -4, -7, -4});
+  const Feeds two = {{"x", iota({1, 2, 2, 2}, 1)},  // channel 0: 1..4, channel 1: 5..8
+                     {"g", f32({2, 1, 1, 1}, {2, -1})},
+                     {"s", f32({1, 2, 1, 1}, {1, 1})}};
+  expectF32(run(two, [](const Inputs& in) { return conv2d(in["x"], in["g"], {.groups = 2}); }),
+            {1, 2, 2, 2}, {2, 4, 6, 8, -5, -6, -7, -8});
+  expectF32(run(two, [](const Inputs& in) { return conv2d(in["x"], in["s"]); }), {1, 1, 2, 2},
+            {6, 8, 10, 12});
+}
+
+TEST(EvalConvolution, MaxPool2dAndUpsample) {
+  const Feeds feeds = {{"x", f32({1, 1, 4, 4}, {1, 5, 2, 0,  //
+                                               3, 4, 9, 1,  //
+                                               7, 0, 2, 8,  //
+                                               6, 3, 1, 4})}};
+  expectF32(run(feeds, [](const Inputs& in) { return maxPool2d(in["x"], 2); }), {1, 1, 2, 2},
+            {5, 9, 7, 8});
+  // Padding counts as -inf: a 3x3 window at (-1, -1) sees only the top-left 2x2.
+  expectF32(run(feeds, [](const Inputs& in) {
+              return maxPool2d(in["x"], 3, {.stride = 2, .padding = 1});
+            }),
+            {1, 1, 2, 2}, {5, 9, 7, 9});
+  const Feeds neg = {{"x", f32({1, 1, 2, 2}, {-5, -6, -7, -8})}};
+  expectF32(run(neg, [](const Inputs& in) {
+              return maxPool2d(in["x"], 2, {.stride = 1, .padding = 1});
+            }),
+            {1, 1, 3, 3}, {-5, -5, -6, -5, -5, -6, -7, -7, -8});
+  const Feeds up = {{"x", f32({1, 1, 1, 2}, {1, 2})}};
+  expectF32(run(up, [](const Inputs& in) { return nearestUpsample2d(in["x"], 2); }), {1, 1, 2, 4},
+            {1, 1, 2, 2, 1, 1, 2, 2});
+}
+
+}  // namespace
+}  // namespace nndna::eval::testing

@@ -1,0 +1,164 @@
+// Forward values of the fused ML ops, losses, rope, dropout, categorical and the normalisation
+// layers against hand-computed values.
+#include <cmath>
+#include <limits>
+
+#include "eval_test_util.hpp"
+
+namespace nndna::eval::testing {
+namespace {
+
+constexpr double kLog3 = 1.0986122886681098;
+constexpr double kLse123 = 3.40760596444438;  // log(e + e^2 + e^3)
+
+TEST(EvalSoftmax, LastAndLeadingAxis) {
+  const Feeds row = {{"x", f32({3}, {1, 2, 3})}};
+  expectF32(run(row, [](const Inputs& in) { return softmax(in["x"]); }), {3},
+            {0.09003057317038046, 0.24472847105479767, 0.6652409557748219});
+  expectF32(run(row, [](const Inputs& in) { return logSoftmax(in["x"], -1); }), {3},
+            {1 - kLse123, 2 - kLse123, 3 - kLse123});
+  const Feeds cols = {{"x", f32({2, 2}, {0, 0, kLog3, 0})}};
+  expectF32(run(cols, [](const Inputs& in) { return softmax(in["x"], 0); }), {2, 2},
+            {0.25, 0.5, 0.75, 0.5});
+  expectF32(run(cols, [](const Inputs& in) { return logSoftmax(in["x"], -2); }), {2, 2},
+            {std::log(0.25), std::log(0.5), std::log(0.75), std::log(0.5)});
+  // Stable for large logits.
+  const Feeds big = {{"x", f32({2}, {1000, 1000})}};
+  expectF32(run(big, [](const Inputs& in) { return softmax(in["x"]); }), {2}, {0.5, 0.5});
+}
+
+TEST(EvalSoftmax, CausalMasksTheFuture) {
+  const Feeds feeds = {{"x", f32({1, 3, 3}, {5, 1, 1, 0, kLog3, 9, 0, 0, 0})}};
+  expectF32(run(feeds, [](const Inputs& in) { return softmaxCausal(in["x"]); }), {1, 3, 3},
+            {1, 0, 0, 0.25, 0.75, 0, 1.0 / 3, 1.0 / 3, 1.0 / 3});
+  const Feeds sq = {{"x", f32({2, 2}, {1, 2, 3, 4})}};
+  expectF32(run(sq, [](const Inputs& in) { return whereCausal(in["x"], -1.0); }), {2, 2},
+            {1, -1, 3, 4});
+  const Value inf = run(sq, [](const Inputs& in) { return whereCausal(in["x"]); });
+  EXPECT_EQ(inf.data[1], -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(inf.data[2], 3.0);
+}
+
+TEST(EvalLosses, CrossEntropyAndNllWithEachReduction) {
+  // Row 0: log(e + e^2 + e^3) - 3; row 1 (uniform logits): log 3.
+  const double r0 = kLse123 - 3, r1 = kLog3;
+  const Feeds feeds = {{"logits", f32({2, 3}, {1, 2, 3, 1, 1, 1})}, {"t", i32({2}, {2, 0})}};
+  expectF32(run(feeds, [](const Inputs& in) { return crossEntropy(in["logits"], in["t"]); }), {},
+            {(r0 + r1) / 2});
+  expectF32(run(feeds, [](const Inputs& in) {
+              return crossEntropy(in["logits"], in["t"], {.reduction = Reduction::sum});
+            }),
+            {}, {r0 + r1});
+  expectF32(run(feeds, [](const Inputs& in) {
+              return crossEntropy(in["logits"], in["t"], {.reduction = Reduction::none});
+            }),
+            {2}, {r0, r1});
+  const Feeds lp = {{"lp", f32({2, 2}, {-0.5, -1.5, -2, -0.25})}, {"t", i32({2}, {1, 0})}};
+  expectF32(run(lp, [](const Inputs& in) { return nllLoss(in["lp"], in["t"]); }), {}, {1.75});
+  expectF32(run(lp, [](const Inputs& in) {
+              return nllLoss(in["lp"], in["t"], {.reduction = Reduction::sum});
+            }),
+            {}, {3.5});
+  expectF32(run(lp, [](const Inputs& in) {
+              return nllLoss(in["lp"], in["t"], {.reduction = Reduction::none});
+            }),
+            {2}, {1.5, 2});
+  const Feeds bad = {{"logits", f32({1, 2}, {0, 0})}, {"t", i32({1}, {2})}};
+  EXPECT_THROW(run(bad, [](const Inputs& in) { return crossEntropy(in["logits"], in["t"]); }),
+               EvalError);
+}
+
+TEST(EvalRope, RotatesHalvesByPositionTimesFrequency) {
+  // T = 2, Dh = 2: position 0 is unchanged, position 1 rotates (x0, x1) by 1 radian.
+  const Feeds feeds = {{"q", f32({1, 2, 2}, {1, 2, 1, 0})}, {"k", f32({1, 2, 2}, {3, 4, 0, 1})}};
+  expectF32(run(feeds, [](const Inputs& in) { return rope(in["q"], in["k"]).first; }), {1, 2, 2},
+            {1, 2, 0.5403023058681398, 0.8414709848078965});
+  expectF32(run(feeds, [](const Inputs& in) { return rope(in["q"], in["k"]).second; }), {1, 2, 2},
+            {3, 4, -0.8414709848078965, 0.5403023058681398});
+  // Dh = 4: pair (x1, x3) has frequency base^(-2/4) = 1/100 at base 10000.
+  const Feeds wide = {{"q", f32({2, 4}, {0, 0, 0, 0, 0, 1, 0, 0})},
+                      {"k", f32({2, 4}, {0, 0, 0, 0, 0, 0, 0, 0})}};
+  expectF32(run(wide, [](const Inputs& in) { return rope(in["q"], in["k"]).first; }), {2, 4},
+            {0, 0, 0, 0, 0, 0.9999500004166653, 0, 0.009999833334166664});
+}
+
+TEST(EvalDropout, InvertedScalingAndSeededMask) {
+  const Feeds feeds = {{"x", Value::filled({20000}, 1.0)}};
+  auto drop = [&](std::uint64_t seed) {
+    return run(feeds, [](const Inputs& in) { return dropout(in["x"], 0.25); }, seed);
+  };
+  const Value a = drop(7);
+  std::int64_t zeros = 0;
+  for (const double v : a.data) {
+    if (v == 0.0) {
+      ++zeros;
+    } else {
+      ASSERT_DOUBLE_EQ(v, 4.0 / 3.0);
+    }
+  }
+  // 5000 expected, standard deviation ≈ 61.
+  EXPECT_NEAR(static_cast<double>(zeros), 5000.0, 300.0);
+  EXPECT_EQ(a.data, drop(7).data);
+  EXPECT_NE(a.data, drop(8).data);
+}
+
+TEST(EvalCategorical, SamplesFollowTheLogits) {
+  const Feeds sure = {{"l", f32({3, 4}, {0, 100, 0, 0, 100, 0, 0, 0, 0, 0, 0, 100})}};
+  expectValue(run(sure, [](const Inputs& in) { return categorical(in["l"]); }), {3}, DType::i32,
+              {1, 0, 3});
+  std::vector<double> logits;
+  for (int i = 0; i < 20000; ++i) {
+    logits.push_back(std::log(0.2));
+    logits.push_back(std::log(0.8));
+  }
+  const Feeds mix = {{"l", f32({20000, 2}, logits)}};
+  const Value s = run(mix, [](const Inputs& in) { return categorical(in["l"], -1); }, 3);
+  double ones = 0;
+  for (const double v : s.data) ones += v;
+  // 16000 expected, standard deviation ≈ 57.
+  EXPECT_NEAR(ones, 16000.0, 300.0);
+}
+
+// Norm layers: parameters fed by name, next to the input.
+Leaves layerLeaves(Value x) {
+  Leaves leaves;
+  leaves.inputs["x"] = std::move(x);
+  leaves.params["layer_norm.weight"] = f32({4}, {1, 2, 1, 1});
+  leaves.params["layer_norm.bias"] = f32({4}, {0, 0, 0, 1});
+  leaves.params["rms_norm.weight"] = f32({4}, {1, 2, 1, 1});
+  leaves.params["batch_norm.weight"] = f32({2}, {2, 1});
+  leaves.params["batch_norm.bias"] = f32({2}, {0, 1});
+  leaves.state["batch_norm.running_mean"] = f32({2}, {1, 0});
+  leaves.state["batch_norm.running_var"] = f32({2}, {4, 1});
+  return leaves;
+}
+
+Value predict(const Value& x, const LayerFn& fn) {
+  const ir::Graph g = traceLayers({{"x", x.shape}}, fn, /*training=*/false);
+  return evaluate(g, layerLeaves(x)).at(g.outputs.at(0));
+}
+
+TEST(EvalNorms, LayerNormAndRmsNormOverTheLastAxis) {
+  const Value x = f32({1, 4}, {1, 2, 3, 4});  // mean 2.5, variance 1.25, mean square 7.5
+  expectF32(predict(x, [](eval_layers::Layers& m, const Inputs& in) { return m.layerNorm(in["x"]); }),
+            {1, 4}, {-1.3416354199689269, -0.894423613312618, 0.447211806656309, 2.341635419968927});
+  expectF32(predict(x, [](eval_layers::Layers& m, const Inputs& in) { return m.rmsNorm(in["x"]); }),
+            {1, 4}, {0.3651483473268884, 1.4605933893075536, 1.0954450419806652, 1.4605933893075536});
+}
+
+TEST(EvalNorms, BatchNormBatchAndRunningStatistics) {
+  // Channel 0 holds 1, 3 (mean 2, variance 1); channel 1 holds 2, 6 (mean 4, variance 4).
+  const Value x = f32({2, 2, 1, 1}, {1, 2, 3, 6});
+  const ir::Graph train = traceLayers({{"x", x.shape}}, [](eval_layers::Layers& m, const Inputs& in) {
+    return mean(capture("y", m.batchNorm(in["x"])));
+  });
+  const Results r = evaluate(train, layerLeaves(x));
+  const double a = 0.9999950000374997, b = 0.9999987500023437;  // 1/sqrt(1+eps), 2/sqrt(4+eps)
+  expectF32(r.at(train.captures.at(0).tensor), {2, 2, 1, 1}, {-2 * a, -b + 1, 2 * a, b + 1});
+  // Inference: running mean [1, 0], variance [4, 1].
+  expectF32(predict(x, [](eval_layers::Layers& m, const Inputs& in) { return m.batchNorm(in["x"]); }),
+            {2, 2, 1, 1}, {0, 2.9999900000749995, 1.9999975000046875, 6.999970000224998});
+}
+
+}  // namespace
+}  // namespace nndna::eval::testing

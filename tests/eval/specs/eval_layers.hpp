@@ -1,0 +1,25 @@
+// A model holding one of each built-in layer. Tests load it (spec "eval_layers") and trace their
+// own loss functions over its layers, so each layer can be checked on its own.
+#pragma once
+
+#include <nndna/nndna.hpp>
+
+namespace eval_layers {
+
+struct Layers : nndna::Module {
+  nndna::Linear linear{"linear", 3, 2};
+  nndna::LayerNorm layerNorm{"layer_norm", 4};              // eps 1e-5
+  nndna::RMSNorm rmsNorm{"rms_norm", 4};                    // eps 1e-6
+  nndna::BatchNorm2d batchNorm{"batch_norm", 2};            // eps 1e-5, momentum 0.1
+  nndna::Embedding embedding{"embedding", 5, 3};
+  nndna::Conv2d conv{"conv", 2, 4, 3, groupedPadded()};      // 3x3, padding 1, 2 groups
+
+  static nndna::Conv2dLayerOptions groupedPadded() {
+    nndna::Conv2dLayerOptions options;
+    options.padding = 1;
+    options.groups = 2;
+    return options;
+  }
+};
+
+}  // namespace eval_layers
