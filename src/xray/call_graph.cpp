@@ -1,0 +1,128 @@
+#include "xray/call_graph.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <utility>
+
+namespace nndna::xray {
+namespace detail {
+namespace {
+constexpr std::size_t kMaxLabel = 48;
+
+std::string shortName(const std::string& name) {
+  if (name.size() <= kMaxLabel) return name;
+  return truncateLabel(name);
+}
+}  // namespace
+
+std::string formatMs(double ms) {
+  if (ms < 1) return fmt::format("{:.2f} ms", ms);
+  if (ms < 100) return fmt::format("{:.1f} ms", ms);
+  if (ms < 10000) return fmt::format("{:.0f} ms", ms);
+  return fmt::format("{:.1f} s", ms / 1000);
+}
+
+std::string dotQuoted(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  for (char c : text) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<CallGroup> groupCalls(const Trace& trace) {
+  std::vector<CallGroup> groups;
+  std::vector<std::size_t> groupOf(trace.nodes.size());
+  std::map<std::pair<std::size_t, std::string>, std::size_t> byKey;
+  constexpr std::size_t kNoParent = static_cast<std::size_t>(-1);
+  // Pre-order: a node's parent is grouped before the node.
+  for (std::size_t i = 0; i < trace.nodes.size(); ++i) {
+    const auto& n = trace.nodes[i];
+    std::size_t parentGroup = n.parent ? groupOf[*n.parent] : kNoParent;
+    auto [it, inserted] = byKey.try_emplace({parentGroup, n.name}, groups.size());
+    if (inserted) {
+      CallGroup g;
+      g.id = "g" + std::to_string(groups.size());
+      if (parentGroup != kNoParent) g.parent = parentGroup;
+      g.name = n.name;
+      groups.push_back(std::move(g));
+    }
+    auto& g = groups[it->second];
+    groupOf[i] = it->second;
+    g.members.push_back(i);
+    if (n.error) ++g.errors;
+    if (n.open) ++g.open;
+    g.totalMs += n.latencyMs;
+    g.maxMs = std::max(g.maxMs, n.latencyMs);
+    if (auto t = n.meta.find("total_tokens"); t != n.meta.end() && t->is_number())
+      g.tokens += t->get<std::int64_t>();
+  }
+  return groups;
+}
+
+std::string callGraphDot(const Trace& trace, const std::vector<CallGroup>& groups,
+                         const GraphOptions& options) {
+  (void)trace;
+  std::string dot =
+      "digraph xray {\n"
+      "  rankdir=\"TB\";\n"
+      "  bgcolor=\"transparent\";\n"
+      "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=11, "
+      "fontcolor=\"#ffffff\", color=\"#30363d\", margin=\"0.25,0.1\"];\n"
+      "  edge [color=\"#6e7681\", arrowsize=0.7];\n";
+  for (const auto& g : groups) {
+    std::string cls = "call";
+    std::string fill = "#238636";  // ok: green
+    if (g.errors > 0) {
+      cls += " err";
+      fill = "#da3633";
+    } else if (g.open > 0) {
+      cls += " open";
+      fill = "#8957e5";
+    } else if (g.maxMs >= options.slowMs) {
+      cls += " slow";
+      fill = "#9e6a03";
+    }
+    std::string label = shortName(g.name);
+    if (g.members.size() > 1) label += fmt::format(" \u00d7{}", g.members.size());
+    label += "\n" + (g.members.size() > 1 ? "total " : std::string()) + formatMs(g.totalMs);
+    if (g.errors > 0) label += fmt::format("\n{} error{}", g.errors, g.errors == 1 ? "" : "s");
+    if (g.open > 0) label += fmt::format("\n{} unfinished", g.open);
+    if (g.tokens > 0) label += fmt::format("\n{} tok", g.tokens);
+    // Newlines become DOT's "\n" escape after the user text has been escaped.
+    std::string quoted;
+    for (char c : label) {
+      if (c == '\n') quoted += "\\n";
+      else quoted += dotQuoted(std::string_view(&c, 1));
+    }
+    dot += fmt::format("  {} [id=\"{}\", class=\"{}\", label=\"{}\", fillcolor=\"{}\"];\n", g.id, g.id,
+                       cls, quoted, fill);
+  }
+  for (const auto& g : groups)
+    if (g.parent) dot += fmt::format("  {} -> {};\n", groups[*g.parent].id, g.id);
+  dot += "}\n";
+  return dot;
+}
+
+std::string truncateLabel(const std::string& name) {
+  std::size_t cut = kMaxLabel - 1;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+  return name.substr(0, cut) + "\u2026";
+}
+
+}  // namespace detail
+
+std::string toDot(const Trace& trace, const GraphOptions& options) {
+  return detail::callGraphDot(trace, detail::groupCalls(trace), options);
+}
+
+}  // namespace nndna::xray

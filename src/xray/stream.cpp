@@ -1,0 +1,147 @@
+// Crash-safe streaming: one JSON line per span event, each written with a single write(2) on a
+// file opened O_APPEND (atomic per line across threads), nothing buffered in the process.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <system_error>
+
+#include "xray/recorder.hpp"
+
+namespace nndna::xray {
+namespace detail {
+namespace {
+
+std::atomic<int> g_fd{-1};
+std::atomic<std::int64_t> g_streamStartNs{0};
+std::terminate_handler g_previousTerminate = nullptr;
+
+double msSinceStart(std::int64_t ns) {
+  return static_cast<double>(ns - g_streamStartNs.load(std::memory_order_relaxed)) / 1e6;
+}
+
+void writeLine(const nlohmann::json& event) {
+  int fd = g_fd.load(std::memory_order_relaxed);
+  if (fd < 0) return;
+  // Invalid UTF-8 in user text must not make the line unwritable.
+  std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  line += '\n';
+  const char* data = line.data();
+  std::size_t left = line.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;  // disk full or closed: tracing must never take the program down
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+void writeExitLine() noexcept {
+  try {
+    writeLine({{"ev", "exit"}, {"t", msSinceStart(nowNs())}});
+  } catch (...) {
+  }
+}
+
+[[noreturn]] void onTerminate() {
+  try {
+    nlohmann::json event{{"ev", "terminate"}, {"t", msSinceStart(nowNs())}};
+    if (std::current_exception()) event["error"] = describeCurrentException();
+    writeLine(event);
+  } catch (...) {
+  }
+  if (g_previousTerminate != nullptr) g_previousTerminate();
+  std::abort();
+}
+
+nlohmann::json inputsObject(const SpanRecord& r) {
+  nlohmann::json inputs = nlohmann::json::object();
+  for (const auto& [name, text] : r.inputs) inputs[name] = text;
+  return inputs;
+}
+
+// NNDNA_XRAY_OUT switches streaming on before main() runs.
+[[maybe_unused]] const bool g_fromEnvironment = [] {
+  const char* path = std::getenv(kStreamEnvVar);
+  if (path == nullptr || *path == '\0') return false;
+  try {
+    startStreaming(path);
+    // One process per file: programs this one starts must not append their own spans (their
+    // span ids would collide with ours).
+    ::unsetenv(kStreamEnvVar);
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << "nndna xray: " << e.what() << "\n";
+    return false;
+  }
+}();
+
+}  // namespace
+
+bool streamingActive() noexcept { return g_fd.load(std::memory_order_relaxed) >= 0; }
+
+void refreshEnabled() noexcept {
+  g_enabled.store(activeGeneration() != 0 || streamingActive(), std::memory_order_relaxed);
+}
+
+void streamBegin(const SpanRecord& r) {
+  nlohmann::json event{{"ev", "B"},
+                       {"id", spanIdText(r.id)},
+                       {"parent", r.parent != 0 ? nlohmann::json(spanIdText(r.parent)) : nlohmann::json()},
+                       {"name", r.name},
+                       {"t", msSinceStart(r.startNs)},
+                       {"thread", r.thread},
+                       {"inputs", inputsObject(r)}};
+  if (!r.kind.empty()) event["kind"] = r.kind;
+  if (!r.tags.empty()) event["tags"] = r.tags;
+  writeLine(event);
+}
+
+void streamEnd(const SpanRecord& r) {
+  nlohmann::json event{{"ev", "E"}, {"id", spanIdText(r.id)}, {"t", msSinceStart(r.endNs)}};
+  if (r.output) event["output"] = *r.output;
+  if (r.error) event["error"] = *r.error;
+  if (r.meta.is_object() && !r.meta.empty()) event["meta"] = r.meta;
+  if (!r.tags.empty()) event["tags"] = r.tags;
+  writeLine(event);
+}
+
+}  // namespace detail
+
+void startStreaming(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "cannot open " + path);
+  stopStreaming();
+  detail::g_streamStartNs.store(detail::nowNs());
+  detail::g_fd.store(fd);
+  auto unixMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  detail::writeLine({{"format", kEventFormat},
+                     {"version", kEventFormatVersion},
+                     {"pid", static_cast<long>(::getpid())},
+                     {"start_unix_ms", unixMs}});
+  static const bool hooksInstalled = [] {
+    std::atexit([] { detail::writeExitLine(); });
+    detail::g_previousTerminate = std::set_terminate(&detail::onTerminate);
+    return true;
+  }();
+  (void)hooksInstalled;
+  detail::refreshEnabled();
+}
+
+void stopStreaming() noexcept {
+  int fd = detail::g_fd.exchange(-1);
+  detail::refreshEnabled();
+  if (fd >= 0) ::close(fd);
+}
+
+}  // namespace nndna::xray
