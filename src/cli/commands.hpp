@@ -11,4 +11,11 @@ namespace nndna::cli {
 // `nndna trace`, `nndna examples`: trace a built-in example and print its summary.
 void addTraceCommands(CLI::App& app);
 
+// `nndna ir`: compile a spec file, run it in the sandbox, write its IR (spec_commands.cpp).
+void addSpecCommands(CLI::App& app);
+
+// `nndna xray run|view`, `nndna value demo`: execution traces and the Value stepper
+// (xray_commands.cpp).
+void addXrayCommands(CLI::App& app);
+
 }  // namespace nndna::cli

@@ -10,6 +10,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("nndna ") + NNDNA_VERSION);
   app.require_subcommand(1);
   nndna::cli::addTraceCommands(app);
+  nndna::cli::addSpecCommands(app);
+  nndna::cli::addXrayCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

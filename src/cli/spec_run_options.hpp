@@ -1,0 +1,33 @@
+// The options of every command that compiles and runs a spec file (`nndna ir`, `nndna diagram`),
+// and how such a command runs it: errors printed for the user, exit code by kind.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "nndna/ir.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace nndna::cli {
+
+struct SpecRunArgs {
+  double timeLimit = 0;           // seconds; 0: the default
+  std::uint64_t memoryLimit = 0;  // MiB; 0: the default
+  std::string cacheDir;
+  bool noCache = false;
+  bool keepTemp = false;
+  bool verbose = false;
+};
+
+// --time-limit, --memory-limit, --cache-dir, --no-cache, --keep-temp, --verbose.
+void addSpecRunOptions(CLI::App& cmd, SpecRunArgs& args);
+
+// Compiles and runs the spec. On failure prints the error (compiler diagnostics, trace error,
+// crash...) to stderr and throws CLI::RuntimeError with the exit code for its kind: 2 compile
+// error, 3 trace or spec error, 4 crash / time-out / limit, 1 otherwise.
+ir::TracedModel runSpecForCli(const std::string& spec, const SpecRunArgs& args);
+
+}  // namespace nndna::cli

@@ -1,0 +1,100 @@
+// Running a spec file: compile it against libnndna (cached), run it in a sandboxed child, read
+// back the traced model. See docs/specrun.md.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "nndna/ir.hpp"
+#include "specrun/sandbox.hpp"
+
+namespace nndna::specrun {
+
+// The compiler reads untrusted code too: it gets limits of its own.
+inline SandboxLimits defaultCompileLimits() {
+  SandboxLimits limits;
+  limits.wallTime = std::chrono::seconds(120);
+  limits.cpuSeconds = 120;
+  limits.addressSpaceBytes = std::uint64_t{4} << 30;
+  limits.fileSizeBytes = std::uint64_t{512} << 20;
+  return limits;
+}
+
+inline SandboxLimits defaultRunLimits() {
+  SandboxLimits limits;
+  limits.wallTime = std::chrono::seconds(60);
+  limits.cpuSeconds = 30;
+  limits.addressSpaceBytes = std::uint64_t{4} << 30;
+  limits.fileSizeBytes = std::uint64_t{1} << 30;  // bounds the IR the spec writes
+  return limits;
+}
+
+struct RunOptions {
+  SandboxLimits compileLimits = defaultCompileLimits();
+  SandboxLimits runLimits = defaultRunLimits();
+  // Where compiled specs and the precompiled header are kept; default $XDG_CACHE_HOME/nndna or
+  // ~/.cache/nndna ($NNDNA_CACHE_DIR overrides both).
+  std::optional<std::filesystem::path> cacheDir;
+  bool useCache = true;  // false: compile even when a cached binary exists (and replace it)
+  bool keepTemp = false;  // keep the run directory (its path is in RunReport::runDir)
+  // The spec's path in messages; default: the path as given to runSpecFile.
+  std::optional<std::string> displayPath;
+};
+
+// What happened, for benchmarks, tests and `--verbose`.
+struct RunReport {
+  bool cacheHit = false;     // the compiled binary came from the cache
+  bool pchBuilt = false;     // this call built the precompiled header
+  double pchSeconds = 0;     // wall time building it
+  double compileSeconds = 0;  // wall time of the compile (0 on a cache hit)
+  double runSeconds = 0;      // wall time of the sandboxed run
+  double readSeconds = 0;     // parsing and validating the IR
+  std::filesystem::path binary;
+  std::filesystem::path runDir;  // removed unless keepTemp
+  bool namespaces = false;       // the run had its own PID/mount/network namespaces
+  bool readOnlyFs = false;       // ... and saw the filesystem read-only outside runDir
+  std::string programOutput;     // the spec's stdout+stderr (bounded)
+};
+
+class SpecRunError : public std::runtime_error {
+ public:
+  enum class Kind {
+    compile_error,  // the compiler rejected the spec (message: trimmed diagnostics)
+    trace_error,    // nndna::TraceError while tracing (shape, dtype): "model.cpp:LINE: op: ..."
+    spec_error,     // another exception thrown by the spec, or no NNDNA_SPEC
+    crash,          // killed by a signal (named)
+    timeout,        // wall-clock or CPU-time limit
+    memory_limit,   // allocation failed under the memory limit
+    output_limit,   // too much stdout/stderr, or an IR past the file-size limit
+    invalid_output,  // the IR the child wrote did not validate
+    setup_error,    // the spec file or the toolchain could not be used
+  };
+  SpecRunError(Kind kind, const std::string& message, std::string programOutput = {})
+      : std::runtime_error(message), kind_(kind), programOutput_(std::move(programOutput)) {}
+  Kind kind() const { return kind_; }
+  // What the compiler or the spec printed (bounded), for --verbose.
+  const std::string& programOutput() const { return programOutput_; }
+
+ private:
+  Kind kind_;
+  std::string programOutput_;
+};
+
+std::string_view kindName(SpecRunError::Kind kind);
+
+// Compiles the spec file against libnndna (cached), runs it in a sandboxed child, and returns the
+// traced model (both graphs) read back from the child's IR JSON. Throws SpecRunError.
+ir::TracedModel runSpecFile(const std::filesystem::path& spec, const RunOptions& options = {},
+                            RunReport* report = nullptr);
+
+// The compile step alone: returns the cached or freshly built binary. Throws SpecRunError.
+std::filesystem::path compileSpecFile(const std::filesystem::path& spec, const RunOptions& options = {},
+                                      RunReport* report = nullptr);
+
+// The cache directory runSpecFile uses with these options.
+std::filesystem::path cacheDirectory(const RunOptions& options = {});
+
+}  // namespace nndna::specrun

@@ -1,0 +1,113 @@
+#include "specrun/toolchain.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <stdexcept>
+#include <string_view>
+#include <system_error>
+
+#include "nndna/trace.hpp"
+
+namespace nndna::specrun {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A file's identity without reading it: resolved path, size and modification time.
+std::string fileStamp(const fs::path& file) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(file, ec);
+  if (ec) return file.string() + ":missing";
+  const auto size = fs::file_size(real, ec);
+  const auto time = fs::last_write_time(real, ec).time_since_epoch().count();
+  return fmt::format("{}:{}:{}", real.string(), size, time);
+}
+
+fs::path findOnPath(std::string_view name) {
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (!dirs.empty()) {
+    const std::size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    if (!dir.empty()) {
+      const fs::path candidate = fs::path(dir) / name;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
+  }
+  return {};
+}
+
+// The libnndna.so this process loaded (the runner links it).
+fs::path loadedLibrary() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&nndna::registeredSpecs), &info) == 0 || info.dli_fname == nullptr) {
+    throw std::runtime_error("cannot find the loaded libnndna (dladdr failed)");
+  }
+  return fs::canonical(info.dli_fname);
+}
+
+Toolchain locate() {
+  Toolchain tc;
+  const char* cxx = std::getenv("NNDNA_CXX");
+  tc.compiler = cxx != nullptr && *cxx != '\0' ? fs::path(cxx) : findOnPath("g++");
+  if (tc.compiler.empty()) {
+    throw std::runtime_error("no C++ compiler: install g++ (Debian: apt-get install g++) or set NNDNA_CXX");
+  }
+  tc.library = loadedLibrary();
+  const fs::path libDir = tc.library.parent_path();
+  // Installed: <prefix>/lib/libnndna.so.0, <prefix>/include/nndna/, <prefix>/lib/nndna/.
+  const fs::path installedInclude = libDir.parent_path() / "include";
+  const fs::path installedMain = libDir / "nndna" / "libnndna_specmain.a";
+  if (fs::exists(installedInclude / "nndna" / "nndna.hpp") && fs::exists(installedMain)) {
+    tc.includeDir = installedInclude;
+    tc.specMain = installedMain;
+    tc.installed = true;
+  } else {
+    tc.includeDir = NNDNA_SPECRUN_BUILD_INCLUDE_DIR;
+    tc.specMain = NNDNA_SPECRUN_BUILD_SPECMAIN;
+  }
+  if (!fs::exists(tc.includeDir / "nndna" / "nndna.hpp")) {
+    throw std::runtime_error("nndna's headers are missing (looked in " + installedInclude.string() +
+                             " and " + tc.includeDir.string() + ")");
+  }
+  if (!fs::exists(tc.specMain)) {
+    throw std::runtime_error("the spec main library is missing: " + tc.specMain.string() +
+                             " (build the nndna_specmain target, or reinstall nndna)");
+  }
+  tc.mold = !findOnPath("mold").empty();
+
+  std::vector<std::string> headerStamps;
+  for (const auto& entry : fs::directory_iterator(tc.includeDir / "nndna")) {
+    headerStamps.push_back(fileStamp(entry.path()));
+  }
+  std::sort(headerStamps.begin(), headerStamps.end());
+  std::string headers;
+  for (const std::string& stamp : headerStamps) headers += stamp + ";";
+  tc.identity = fmt::format("nndna {}|cxx {}|lib {}|main {}|headers {}|mold {}", NNDNA_VERSION,
+                            fileStamp(tc.compiler), fileStamp(tc.library), fileStamp(tc.specMain),
+                            headers, tc.mold);
+  return tc;
+}
+
+}  // namespace
+
+const Toolchain& toolchain() {
+  static const Toolchain found = locate();
+  return found;
+}
+
+std::vector<std::string> specCompileFlags() {
+  // -O0 and frame pointers: call sites resolve to the user's lines by walking frames. -g1 keeps
+  // the line table (with columns) that call-site resolution reads and compiles faster than -g.
+  return {"-std=c++20", "-O0", "-g1", "-fno-omit-frame-pointer", "-fdiagnostics-color=never",
+          "-fmax-errors=20"};
+}
+
+}  // namespace nndna::specrun

@@ -1,0 +1,97 @@
+// trimCompilerOutput on real g++ 12 output (captured from compiling broken specs).
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "specrun/diagnostics.hpp"
+#include "specrun/sandbox.hpp"
+
+namespace nndna::specrun {
+namespace {
+
+const DiagnosticPaths kPaths{"/home/u/models/model.cpp", "model.cpp"};
+
+TEST(TrimCompilerOutput, KeepsSpecErrorsWithExcerptDropsLibraryNotes) {
+  const std::string raw =
+      "/home/u/models/model.cpp: In function 'nndna::Tensor lossFn(Net&, const nndna::Inputs&)':\n"
+      "/home/u/models/model.cpp:12:10: error: no matching function for call to 'matmul(nndna::Tensor&)'\n"
+      "   12 |   return matmul(x);\n"
+      "      |          ~~~~~~^~~\n"
+      "In file included from /usr/include/nndna/pch.hpp:2,\n"
+      "                 from <command-line>:\n"
+      "/opt/nndna/include/nndna/nndna.hpp:300:8: note: candidate: 'nndna::Tensor nndna::matmul(Tensor, Tensor)'\n"
+      "  300 | Tensor matmul(Tensor a, Tensor b);\n"
+      "      |        ^~~~~~\n"
+      "/opt/nndna/include/nndna/nndna.hpp:300:8: note:   candidate expects 2 arguments, 1 provided\n"
+      "/home/u/models/model.cpp:20:3: error: 'foo' was not declared in this scope\n"
+      "   20 |   foo();\n"
+      "      |   ^~~\n";
+  const std::string trimmed = trimCompilerOutput(raw, kPaths);
+  EXPECT_EQ(trimmed,
+            "model.cpp: In function 'nndna::Tensor lossFn(Net&, const nndna::Inputs&)':\n"
+            "model.cpp:12:10: error: no matching function for call to 'matmul(nndna::Tensor&)'\n"
+            "   12 |   return matmul(x);\n"
+            "      |          ~~~~~~^~~\n"
+            "model.cpp:20:3: error: 'foo' was not declared in this scope\n"
+            "   20 |   foo();\n"
+            "      |   ^~~\n");
+}
+
+TEST(TrimCompilerOutput, ShowsOnlyTheFirstErrorsAndCountsTheRest) {
+  std::string raw;
+  for (int line = 1; line <= 5; ++line) {
+    raw += "/home/u/models/model.cpp:" + std::to_string(line) + ":1: error: bad " + std::to_string(line) + "\n";
+  }
+  const std::string trimmed = trimCompilerOutput(raw, kPaths, 2);
+  EXPECT_EQ(trimmed,
+            "model.cpp:1:1: error: bad 1\n"
+            "model.cpp:2:1: error: bad 2\n"
+            "(3 more errors not shown)\n");
+}
+
+TEST(TrimCompilerOutput, KeepsSpecNotesAfterAShownError) {
+  const std::string raw =
+      "/home/u/models/model.cpp:5:7: error: redefinition of 'int B'\n"
+      "/home/u/models/model.cpp:4:7: note: 'int B' previously defined here\n";
+  EXPECT_EQ(trimCompilerOutput(raw, kPaths),
+            "model.cpp:5:7: error: redefinition of 'int B'\n"
+            "model.cpp:4:7: note: 'int B' previously defined here\n");
+}
+
+TEST(TrimCompilerOutput, ErrorInsideAHeaderIsKeptWhenTheSpecHasNone) {
+  const std::string raw =
+      "/opt/nndna/include/nndna/nndna.hpp:40:3: error: static assertion failed\n"
+      "/opt/nndna/include/nndna/nndna.hpp:41:3: error: second\n";
+  EXPECT_EQ(trimCompilerOutput(raw, kPaths), "/opt/nndna/include/nndna/nndna.hpp:40:3: error: static assertion failed\n");
+}
+
+TEST(TrimCompilerOutput, LinkErrorsKeepTheirLinesWithoutCollect2) {
+  const std::string raw =
+      "/usr/bin/ld: /tmp/ccX.o: in function `lossFn(Net&, nndna::Inputs const&)':\n"
+      "/usr/bin/ld: model.cpp:10: undefined reference to `helper()'\n"
+      "collect2: error: ld returned 1 exit status\n";
+  EXPECT_EQ(trimCompilerOutput(raw, kPaths),
+            "/usr/bin/ld: /tmp/ccX.o: in function `lossFn(Net&, nndna::Inputs const&)':\n"
+            "/usr/bin/ld: model.cpp:10: undefined reference to `helper()'\n");
+}
+
+TEST(TrimCompilerOutput, PathWithColonsAndFatalErrors) {
+  const DiagnosticPaths paths{"/data/a:b/model.cpp", "a:b/model.cpp"};
+  const std::string raw =
+      "/data/a:b/model.cpp:1:10: fatal error: missing.hpp: No such file or directory\n"
+      "    1 | #include \"missing.hpp\"\n"
+      "      |          ^~~~~~~~~~~~~\n"
+      "compilation terminated.\n";
+  EXPECT_EQ(trimCompilerOutput(raw, paths),
+            "a:b/model.cpp:1:10: fatal error: missing.hpp: No such file or directory\n"
+            "    1 | #include \"missing.hpp\"\n"
+            "      |          ^~~~~~~~~~~~~\n");
+}
+
+TEST(DescribeSignal, NamesTheSignal) {
+  EXPECT_EQ(describeSignal(SIGSEGV), "SIGSEGV (Segmentation fault)");
+  EXPECT_EQ(describeSignal(SIGABRT), "SIGABRT (Aborted)");
+}
+
+}  // namespace
+}  // namespace nndna::specrun
