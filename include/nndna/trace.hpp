@@ -1,6 +1,7 @@
 // Loading registered specs and tracing them into IR graphs.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -68,5 +69,10 @@ ir::Graph trace(const LoadedSpec& spec);
 ir::Graph traceForward(const LoadedSpec& spec);
 // Both graphs and the spec's metadata.
 ir::TracedModel traceModel(const LoadedSpec& spec);
+
+// Traces a free-standing function of named inputs, without a model (tests and tools). The
+// graph's output is whatever `fn` returns; `training` is what isTraining() reports.
+ir::Graph traceFunction(const std::vector<InputDecl>& inputs,
+                        const std::function<Tensor(const Inputs&)>& fn, bool training = true);
 
 }  // namespace nndna

@@ -213,7 +213,9 @@ class Reader {
     std::int64_t v = 0;
     if (j.is_number_unsigned()) {
       const auto u = j.get<std::uint64_t>();
-      if (u > static_cast<std::uint64_t>(hi)) fail(path, fmt::format("{} is out of range", u));
+      if (u > static_cast<std::uint64_t>(hi)) {
+        fail(path, fmt::format("{} is out of range ({}..{})", u, lo, hi));
+      }
       v = static_cast<std::int64_t>(u);
     } else {
       v = j.get<std::int64_t>();

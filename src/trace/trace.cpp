@@ -114,6 +114,21 @@ ir::Graph traceForward(const LoadedSpec& spec) {
   return graph;
 }
 
+ir::Graph traceFunction(const std::vector<InputDecl>& inputs,
+                        const std::function<Tensor(const Inputs&)>& fn, bool training) {
+  LoadedSpec none;
+  checkDecls(none, inputs, "inputs");
+  ir::Graph graph;
+  tracing::Tracer tracer(graph, {}, training);
+  const Inputs declared = declareInputs(tracer, inputs);
+  Module noModel;
+  const ErasedForward forward = [&fn](Module&, const Inputs& in) { return fn(in); };
+  const Tensor out = runForward(tracer, forward, noModel, declared);
+  graph.outputs.push_back(checkedOutput(tracer, none, out, "traceFunction"));
+  tracer.attachSourceText();
+  return graph;
+}
+
 ir::TracedModel traceModel(const LoadedSpec& spec) {
   ir::TracedModel model;
   const detail::ErasedSpec& s = spec.spec;

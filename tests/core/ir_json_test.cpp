@@ -1,0 +1,106 @@
+// The IR's JSON form: a lossless round trip, and rejection of malformed documents.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "nndna/ir_json.hpp"
+#include "nndna/trace.hpp"
+
+namespace nndna {
+namespace {
+
+using nlohmann::json;
+
+ir::TracedModel denoiser() { return traceModel(loadSpec(*findSpec("diffusion_denoiser"))); }
+
+TEST(IrJson, RoundTripIsLossless) {
+  const ir::TracedModel model = denoiser();
+  const std::string once = ir::toJson(model);
+  const ir::TracedModel back = ir::tracedModelFromJson(once);
+  EXPECT_EQ(ir::toJson(back), once);
+  EXPECT_EQ(back.train.ops.size(), model.train.ops.size());
+  EXPECT_EQ(back.infer.ops.size(), model.infer.ops.size());
+  EXPECT_TRUE(back.hasInfer);
+  EXPECT_EQ(back.spec.label, "Iterative diffusion denoiser");
+  EXPECT_EQ(back.spec.dims.size(), 3u);
+  EXPECT_TRUE(std::holds_alternative<AdamW>(back.spec.optimizer));
+  EXPECT_DOUBLE_EQ(std::get<AdamW>(back.spec.optimizer).weightDecay, 0.01);
+  // The spec's source text travels in the document.
+  ASSERT_FALSE(back.train.sites.files.empty());
+  EXPECT_NE(back.train.sites.files[0].text.find("NNDNA_SPEC(Denoiser)"), std::string::npos);
+}
+
+TEST(IrJson, DocumentShape) {
+  const json doc = json::parse(ir::toJson(denoiser()));
+  EXPECT_EQ(doc["format"], "nndna-ir");
+  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["train"]["params"].size(), 6u);
+  EXPECT_EQ(doc["train"]["params"][0]["name"], "l1.weight");
+  // ops 0-5 are the parameters, 6-7 the inputs, 8 the first layer's matmul.
+  EXPECT_EQ(doc["train"]["ops"][8]["kind"], "matmul");
+  EXPECT_EQ(doc["train"]["ops"][8]["phase"], "forward");
+  EXPECT_EQ(doc["spec"]["inputs"][1]["name"], "noisy");
+  EXPECT_EQ(doc["spec"]["optimizer"]["kind"], "adamw");
+}
+
+// Applies `mutate` to a valid document and expects the reader to reject it with `message`.
+void expectRejected(const std::function<void(json&)>& mutate, std::string_view message) {
+  json doc = json::parse(ir::toJson(denoiser()));
+  mutate(doc);
+  try {
+    ir::tracedModelFromJson(doc.dump());
+    ADD_FAILURE() << "accepted a malformed document; expected: " << message;
+  } catch (const ir::IrFormatError& e) {
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+TEST(IrJson, RejectsMalformedDocumentsWithAMessage) {
+  EXPECT_THROW(ir::tracedModelFromJson("{not json"), ir::IrFormatError);
+  EXPECT_THROW(ir::tracedModelFromJson("[]"), ir::IrFormatError);
+  expectRejected([](json& d) { d["format"] = "onnx"; }, "format: expected 'nndna-ir', got 'onnx'");
+  expectRejected([](json& d) { d["version"] = 2; },
+                 "version: this nndna reads version 1, the document is version 2");
+  expectRejected([](json& d) { d["train"].erase("ops"); }, "train: missing field 'ops'");
+  expectRejected([](json& d) { d["train"]["ops"][8]["inputs"][0] = 999; },
+                 "train.ops[8].inputs[0]: 999 is out of range (0..19)");
+  expectRejected([](json& d) { d["train"]["ops"][8]["inputs"][0] = 12; },
+                 "train.ops[8].inputs[0]: tensor 12 is not defined before this op");
+  expectRejected([](json& d) { d["train"]["ops"][8]["kind"] = "teleport"; },
+                 "train.ops[8].kind: unknown op kind 'teleport'");
+  expectRejected([](json& d) { d["train"]["ops"][8]["inputs"].push_back(0); },
+                 "train.ops[8].inputs: matmul takes 2 inputs, got 3");
+  expectRejected([](json& d) { d["train"]["ops"][8]["out"] = 7; },
+                 "train.ops[8].out: tensor 7 is not produced by exactly this op");
+  expectRejected([](json& d) { d["train"]["tensors"][3]["shape"] = {-4, 2}; },
+                 "train.tensors[3].shape[0]: -4 is out of range (0..9223372036854775807)");
+  expectRejected([](json& d) { d["train"]["tensors"][3]["shape"] = {1LL << 40, 1LL << 40}; },
+                 "train.tensors[3].shape: element count overflows 64 bits");
+  expectRejected([](json& d) { d["train"]["tensors"][3]["dtype"] = "f64"; }, "unknown dtype 'f64'");
+  // 9 chains and 10 frames: denoise()'s five call positions under lossFn, and lossFn's own four.
+  expectRejected([](json& d) { d["train"]["ops"][9]["site"] = 40; },
+                 "train.ops[9].site: 40 is out of range (-1..8)");
+  expectRejected([](json& d) { d["train"]["sites"]["chains"][0][0] = 77; },
+                 "train.sites.chains[0][0]: 77 is out of range (0..9)");
+  expectRejected([](json& d) { d["train"]["params"][0]["tensor"] = 7; },
+                 "train.params[0]: tensor 7 is not the param_input 'l1.weight'");
+  expectRejected([](json& d) { d["train"]["ops"][8]["attrs"] = {{"warp", 9}}; },
+                 "train.ops[8].attrs.warp: unknown attribute");
+  expectRejected([](json& d) { d["train"]["tensors"][10]["shape"] = {256, 99}; },
+                 "train.ops[10]: an elementwise op must keep its input's shape");
+  expectRejected([](json& d) { d["spec"]["optimizer"]["kind"] = "lion"; },
+                 "spec.optimizer.kind: unknown optimizer 'lion'");
+}
+
+TEST(IrJson, EnforcesReadLimits) {
+  const std::string text = ir::toJson(denoiser());
+  ir::ReadLimits tiny;
+  tiny.maxBytes = 100;
+  EXPECT_THROW(ir::tracedModelFromJson(text, tiny), ir::IrFormatError);
+  ir::ReadLimits fewTensors;
+  fewTensors.maxTensors = 5;
+  EXPECT_THROW(ir::tracedModelFromJson(text, fewTensors), ir::IrFormatError);
+}
+
+}  // namespace
+}  // namespace nndna

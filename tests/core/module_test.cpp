@@ -1,0 +1,144 @@
+// Modules: dotted parameter paths, layer shapes, weight-decay defaults, state, misuse errors.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "nndna/trace.hpp"
+
+namespace nndna {
+namespace {
+
+std::map<std::string, ParamDecl> paramsByName(const LoadedSpec& spec) {
+  std::map<std::string, ParamDecl> out;
+  for (const ParamDecl& p : spec.params) out[p.name] = p;
+  return out;
+}
+
+TEST(Modules, EveryParameterHasADottedPath) {
+  const LoadedSpec spec = loadSpec(*findSpec("modules"));
+  std::vector<std::string> names;
+  for (const ParamDecl& p : spec.params) names.push_back(p.name);
+  const std::vector<std::string> expected = {
+      "table", "gain", "no_decay",
+      "layers.0.attn.q.weight", "layers.0.attn.q.bias", "layers.0.attn.k.weight",
+      "layers.0.ln.weight", "layers.0.ln.bias", "layers.0.rms.weight",
+      "layers.1.attn.q.weight", "layers.1.attn.q.bias", "layers.1.attn.k.weight",
+      "layers.1.ln.weight", "layers.1.ln.bias", "layers.1.rms.weight",
+      "layers.2.attn.q.weight", "layers.2.attn.q.bias", "layers.2.attn.k.weight",
+      "layers.2.ln.weight", "layers.2.ln.bias", "layers.2.rms.weight",
+      "layers.3.attn.q.weight", "layers.3.attn.q.bias", "layers.3.attn.k.weight",
+      "layers.3.ln.weight", "layers.3.ln.bias", "layers.3.rms.weight",
+      "emb.weight", "conv.weight", "conv.bias",
+      "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"};
+  EXPECT_EQ(names, expected);
+}
+
+TEST(Modules, LayerShapesAndDecayDefaults) {
+  const auto p = paramsByName(loadSpec(*findSpec("modules")));
+  EXPECT_EQ(p.at("layers.2.attn.q.weight").shape, (Shape{16, 16}));  // Linear weight [in, out]
+  EXPECT_EQ(p.at("layers.2.attn.q.bias").shape, (Shape{16}));
+  EXPECT_EQ(p.at("emb.weight").shape, (Shape{10, 16}));
+  EXPECT_EQ(p.at("conv.weight").shape, (Shape{6, 1, 3, 5}));  // [outC, inC/groups, kH, kW]
+  // Decay: matrices yes, vectors and norms no, explicit flags win.
+  EXPECT_TRUE(p.at("table").decay);
+  EXPECT_FALSE(p.at("gain").decay);
+  EXPECT_FALSE(p.at("no_decay").decay);
+  EXPECT_TRUE(p.at("layers.0.attn.q.weight").decay);
+  EXPECT_FALSE(p.at("layers.0.attn.q.bias").decay);
+  EXPECT_FALSE(p.at("layers.0.ln.weight").decay);
+  EXPECT_TRUE(p.at("conv.weight").decay);
+  EXPECT_TRUE(p.at("emb.weight").decay);
+  EXPECT_FALSE(p.at("bn.weight").decay);
+  EXPECT_TRUE(p.at("bn.running_mean").isState);
+  EXPECT_FALSE(p.at("bn.weight").isState);
+  EXPECT_EQ(p.at("layers.0.ln.weight").init.kind, Init::Kind::ones);
+}
+
+TEST(Modules, TracedGraphsListParamsAndState) {
+  const LoadedSpec spec = loadSpec(*findSpec("modules"));
+  const ir::Graph train = trace(spec);
+  EXPECT_EQ(train.params.size(), 32u);
+  ASSERT_EQ(train.state.size(), 2u);
+  EXPECT_EQ(train.state[0].name, "bn.running_mean");
+  EXPECT_EQ(train.producer(train.state[0].tensor).kind, ir::OpKind::state_input);
+  // BatchNorm2d uses batch statistics in training and running statistics at inference.
+  const ir::Graph infer = traceForward(spec);
+  int trainBn = 0, inferBn = 0;
+  for (const ir::Op& op : train.ops) trainBn += op.kind == ir::OpKind::batch_norm2d;
+  for (const ir::Op& op : infer.ops) inferBn += op.kind == ir::OpKind::batch_norm2d_inference;
+  EXPECT_EQ(trainBn, 1);
+  EXPECT_EQ(inferBn, 1);
+}
+
+struct Twice : Module {
+  Tensor a = param("w", {2});
+  Tensor b = param("w", {2});
+};
+
+struct MakesParamInForward : Module {
+  Tensor forward() { return param("late", {2}); }
+};
+
+TEST(Modules, DuplicateNamesAndLateParametersAreErrors) {
+  {
+    detail::SpecBuilder build = [](std::unique_ptr<Module>& m) {
+      m = std::make_unique<Twice>();
+      return detail::ErasedSpec{};
+    };
+    RegisteredSpec r{"twice.cpp", "twice", build};
+    try {
+      loadSpec(r);
+      FAIL();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_STREQ(e.what(), "parameter 'w' is registered twice");
+    }
+  }
+  {
+    MakesParamInForward* raw = nullptr;
+    detail::SpecBuilder build = [&raw](std::unique_ptr<Module>& m) {
+      auto model = std::make_unique<MakesParamInForward>();
+      raw = model.get();
+      m = std::move(model);
+      return detail::ErasedSpec{};
+    };
+    LoadedSpec loaded = loadSpec(RegisteredSpec{"late.cpp", "late", build});
+    EXPECT_THROW(raw->forward(), std::logic_error);
+  }
+}
+
+TEST(Modules, InvalidLayerSizesNameTheLayer) {
+  struct Bad : Module {
+    Linear l{"l", 0, 4};
+  };
+  detail::SpecBuilder build = [](std::unique_ptr<Module>& m) {
+    m = std::make_unique<Bad>();
+    return detail::ErasedSpec{};
+  };
+  try {
+    loadSpec(RegisteredSpec{"bad.cpp", "bad", build});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "Linear 'l': in must be positive, got 0");
+  }
+}
+
+TEST(Modules, LearningRateSchedulesFollowPyTorch) {
+  EXPECT_DOUBLE_EQ(learningRateAt(1e-3, 50), 1e-3);
+  const LearningRate lin = lr::linear(1.0, 0.1, 10);
+  EXPECT_DOUBLE_EQ(learningRateAt(lin, 0), 1.0);
+  EXPECT_DOUBLE_EQ(learningRateAt(lin, 5), 0.55);
+  EXPECT_DOUBLE_EQ(learningRateAt(lin, 20), 0.1);
+  const LearningRate cosine = lr::cosineAnnealing(1.0, 0.0, 100);
+  EXPECT_NEAR(learningRateAt(cosine, 50), 0.5, 1e-12);
+  EXPECT_NEAR(learningRateAt(cosine, 100), 0.0, 1e-12);
+  const LearningRate stair = lr::staircase(1.0, 30, 0.1);
+  EXPECT_DOUBLE_EQ(learningRateAt(stair, 29), 1.0);
+  EXPECT_NEAR(learningRateAt(stair, 60), 0.01, 1e-15);
+  const LearningRate multi = lr::multiStep(1.0, {10, 20}, 0.5);
+  EXPECT_DOUBLE_EQ(learningRateAt(multi, 9), 1.0);
+  EXPECT_DOUBLE_EQ(learningRateAt(multi, 10), 0.5);
+  EXPECT_DOUBLE_EQ(learningRateAt(multi, 25), 0.25);
+}
+
+}  // namespace
+}  // namespace nndna

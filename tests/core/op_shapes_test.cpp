@@ -1,0 +1,294 @@
+// Shape and dtype rules of every op of the model API, and their errors.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "nndna/trace.hpp"
+
+namespace nndna {
+namespace {
+
+using Fn = std::function<Tensor(const Inputs&)>;
+
+ir::TensorInfo outOf(const std::vector<InputDecl>& inputs, const Fn& fn) {
+  const ir::Graph g = traceFunction(inputs, fn);
+  return g.tensor(g.outputs.at(0));
+}
+
+Shape shapeOf(const std::vector<InputDecl>& inputs, const Fn& fn) { return outOf(inputs, fn).shape; }
+
+// The detail of the TraceError `fn` raises ("" and a test failure when it raises none).
+std::string errorOf(const std::vector<InputDecl>& inputs, const Fn& fn) {
+  try {
+    traceFunction(inputs, fn);
+  } catch (const TraceError& e) {
+    return e.op() + ": " + e.detail();
+  }
+  ADD_FAILURE() << "expected a TraceError";
+  return "";
+}
+
+const std::vector<InputDecl> kX = {{"x", {2, 3, 4}}};
+
+TEST(ElementwiseShapes, UnaryOpsKeepShape) {
+  for (auto op : {&sqrt, &rsqrt, &log, &exp, &neg, &abs, &square, &sin, &cos, &erf, &relu, &tanh,
+                  &sigmoid, &silu, &softplus}) {
+    EXPECT_EQ(shapeOf(kX, [&](const Inputs& in) { return op(in["x"]); }), (Shape{2, 3, 4}));
+  }
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return gelu(in["x"], {.approximate = GeluApproximate::tanh}); }),
+            (Shape{2, 3, 4}));
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return leakyRelu(in["x"], 0.2); }), (Shape{2, 3, 4}));
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return clamp(in["x"], -1, 1); }), (Shape{2, 3, 4}));
+}
+
+TEST(ElementwiseShapes, FloatOnlyOpsRejectIntegers) {
+  EXPECT_EQ(errorOf({{"i", {3}, i32}}, [](const Inputs& in) { return exp(in["i"]); }),
+            "exp: input must be f32, got [3] i32");
+  EXPECT_EQ(outOf({{"i", {3}, i32}}, [](const Inputs& in) { return neg(in["i"]); }).dtype, DType::i32);
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return clamp(in["x"], 2, 1); }),
+            "clamp: bounds must satisfy lo <= hi, got lo = 2, hi = 1");
+}
+
+TEST(ElementwiseShapes, BinaryBroadcastsWithTrailingAlignment) {
+  const std::vector<InputDecl> in2 = {{"a", {8, 1, 6, 1}}, {"b", {7, 1, 5}}};
+  EXPECT_EQ(shapeOf(in2, [](const Inputs& in) { return add(in["a"], in["b"]); }), (Shape{8, 7, 6, 5}));
+  EXPECT_EQ(shapeOf(in2, [](const Inputs& in) { return max(in["b"], in["a"]); }), (Shape{8, 7, 6, 5}));
+  const std::vector<InputDecl> scalarAndVector = {{"s", {}}, {"v", {5}}};
+  EXPECT_EQ(shapeOf(scalarAndVector, [](const Inputs& in) { return mul(in["s"], in["v"]); }), (Shape{5}));
+  EXPECT_EQ(errorOf({{"a", {2, 3}}, {"b", {4, 3}}}, [](const Inputs& in) { return sub(in["a"], in["b"]); }),
+            "sub: shapes [2, 3] and [4, 3] do not broadcast (axis -2: 2 vs 4)");
+}
+
+TEST(ElementwiseShapes, ScalarOperandIsAnAttributeNotAnInput) {
+  const ir::Graph g = traceFunction(kX, [](const Inputs& in) { return div(1.0, mul(in["x"], 0.5)); });
+  const ir::Op& divide = g.producer(g.outputs[0]);
+  EXPECT_EQ(divide.kind, ir::OpKind::div);
+  EXPECT_EQ(divide.inputs.size(), 1u);
+  EXPECT_TRUE(divide.attrs.scalarOperand);
+  EXPECT_TRUE(divide.attrs.scalarLeft);
+  EXPECT_EQ(divide.attrs.scalar, 1.0);
+  const ir::Op& times = g.producer(divide.inputs[0]);
+  EXPECT_FALSE(times.attrs.scalarLeft);
+  EXPECT_EQ(times.attrs.scalar, 0.5);
+  EXPECT_EQ(g.ops.size(), 3u);  // input, mul, div: no constant nodes
+}
+
+TEST(ElementwiseShapes, ComparisonsAndWhere) {
+  const auto cmp = outOf(kX, [](const Inputs& in) { return less(in["x"], 0.0); });
+  EXPECT_EQ(cmp.dtype, DType::boolean);
+  EXPECT_EQ(cmp.shape, (Shape{2, 3, 4}));
+  const std::vector<InputDecl> w = {{"x", {2, 3, 4}}, {"y", {4}}};
+  EXPECT_EQ(shapeOf(w, [](const Inputs& in) { return where(greater(in["x"], in["y"]), in["x"], in["y"]); }),
+            (Shape{2, 3, 4}));
+  EXPECT_EQ(errorOf(w, [](const Inputs& in) { return where(in["x"], in["x"], in["y"]); }),
+            "where: the condition must be boolean (from less/greater), got [2, 3, 4] f32");
+  // Booleans join arithmetic as 0/1; f32 and i32 never mix.
+  EXPECT_EQ(outOf(kX, [](const Inputs& in) { return mul(greater(in["x"], 0.0), in["x"]); }).dtype, DType::f32);
+  EXPECT_EQ(errorOf({{"x", {3}}, {"i", {3}, i32}}, [](const Inputs& in) { return add(in["x"], in["i"]); }),
+            "add: operand dtypes differ: [3] f32 and [3] i32 (use arange(n, f32) or zeros(.., f32) for float math)");
+}
+
+TEST(Reductions, AxisKeepDimsAndAll) {
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return mean(in["x"]); }), (Shape{}));
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return sum(in["x"], -1); }), (Shape{2, 3}));
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return mean(in["x"], 1, {.keepDims = true}); }), (Shape{2, 1, 4}));
+  const auto am = outOf(kX, [](const Inputs& in) { return argmax(in["x"]); });
+  EXPECT_EQ(am.shape, (Shape{2, 3}));
+  EXPECT_EQ(am.dtype, DType::i32);
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return argmin(in["x"], 0); }), (Shape{3, 4}));
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return sum(in["x"], 3); }),
+            "sum: axis 3 is out of range for rank 3 (expected -3..2)");
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return mean(in["x"], -4); }),
+            "mean: axis -4 is out of range for rank 3 (expected -3..2)");
+}
+
+TEST(ShapeOps, ReshapeInfersOneDimension) {
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return reshape(in["x"], {-1, 4}); }), (Shape{6, 4}));
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return reshape(in["x"], {24}); }), (Shape{24}));
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return reshape(in["x"], {-1, -1}); }),
+            "reshape: only one -1 is allowed, got [-1, -1]");
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return reshape(in["x"], {5, -1}); }),
+            "reshape: cannot reshape [2, 3, 4] (24 elements) to [5, -1]: 24 is not a multiple of 5");
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return reshape(in["x"], {5, 5}); }),
+            "reshape: cannot reshape [2, 3, 4] (24 elements) to [5, 5] (25 elements)");
+}
+
+TEST(ShapeOps, PermuteAndSwapAxes) {
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return permute(in["x"], {2, 0, 1}); }), (Shape{4, 2, 3}));
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return permute(in["x"], {-1, -3, -2}); }), (Shape{4, 2, 3}));
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return swapAxes(in["x"], -1, -2); }), (Shape{2, 4, 3}));
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return permute(in["x"], {0, 0, 1}); }),
+            "permute: axes [0, 0, 1] repeat axis 0");
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return permute(in["x"], {0, 1}); }),
+            "permute: axes [0, 1] must list each of the 3 axes of [2, 3, 4] once");
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return swapAxes(in["x"], 0, 5); }),
+            "swapAxes: second axis 5 is out of range for rank 3 (expected -3..2)");
+}
+
+TEST(ShapeOps, NarrowConcatStackSplit) {
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return narrow(in["x"], -1, 1, 2); }), (Shape{2, 3, 2}));
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return narrow(in["x"], 1, 2, 2); }),
+            "narrow: range start 2 length 2 does not fit axis 1 of size 3 in [2, 3, 4]");
+  const std::vector<InputDecl> two = {{"a", {2, 3}}, {"b", {2, 5}}};
+  EXPECT_EQ(shapeOf(two, [](const Inputs& in) { return concat({in["a"], in["b"]}, -1); }), (Shape{2, 8}));
+  EXPECT_EQ(errorOf(two, [](const Inputs& in) { return concat({in["a"], in["b"]}, 0); }),
+            "concat: tensor 1 has shape [2, 5], which differs from tensor 0's [2, 3] outside axis 0");
+  EXPECT_EQ(shapeOf(two, [](const Inputs& in) { return stack({in["a"], in["a"], in["a"]}, 1); }),
+            (Shape{2, 3, 3}));
+  EXPECT_EQ(shapeOf(two, [](const Inputs& in) { return stack({in["a"]}, -1); }), (Shape{2, 3, 1}));
+  EXPECT_EQ(errorOf(two, [](const Inputs& in) { return stack({in["a"], in["b"]}, 0); }),
+            "stack: every tensor must have the same shape and dtype: tensor 1 is [2, 5] f32, tensor 0 is [2, 3] f32");
+  const ir::Graph g = traceFunction(two, [](const Inputs& in) {
+    std::vector<Tensor> parts = split(in["b"], {1, 4}, -1);
+    EXPECT_EQ(parts.size(), 2u);
+    EXPECT_EQ(parts[0].shape(), (Shape{2, 1}));
+    EXPECT_EQ(parts[1].shape(), (Shape{2, 4}));
+    return parts[1];
+  });
+  EXPECT_EQ(g.producer(g.outputs[0]).kind, ir::OpKind::narrow);
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs.start, 1);
+  EXPECT_EQ(errorOf(two, [](const Inputs& in) { return split(in["b"], {1, 2}, 1)[0]; }),
+            "split: sizes [1, 2] must add up to axis 1 of [2, 5] (5)");
+}
+
+TEST(LinearAlgebra, MatmulPlainAndBatched) {
+  EXPECT_EQ(shapeOf({{"a", {5, 7, 3}}, {"b", {3, 4}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            (Shape{5, 7, 4}));
+  EXPECT_EQ(shapeOf({{"a", {2, 5, 7, 3}}, {"b", {2, 5, 3, 9}}},
+                    [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            (Shape{2, 5, 7, 9}));
+  EXPECT_EQ(errorOf({{"a", {256, 32}}, {"b", {64, 128}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            "matmul: inner dimensions differ: [256, 32] · [64, 128]");
+  EXPECT_EQ(errorOf({{"a", {2, 7, 3}}, {"b", {4, 3, 9}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            "matmul: batch dimensions differ (no broadcasting): [2, 7, 3] · [4, 3, 9]");
+  EXPECT_EQ(errorOf({{"a", {2, 7, 3}}, {"b", {2, 2, 3, 9}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            "matmul: the right operand must be [K, N] or batched like the left: [2, 7, 3] · [2, 2, 3, 9]");
+  EXPECT_EQ(errorOf({{"a", {3}}, {"b", {3, 9}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            "matmul: the left operand must have rank >= 2, got [3]");
+}
+
+TEST(Convolution, Conv2dPoolUpsample) {
+  const std::vector<InputDecl> img = {{"x", {8, 6, 28, 30}}, {"w", {12, 3, 5, 3}}};
+  // H: (28 + 2·2 - 5)/2 + 1 = 14; W: (30 + 2·1 - 3)/2 + 1 = 15.
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) {
+              return conv2d(in["x"], in["w"], {.stride = 2, .padding = {2, 1}, .groups = 2});
+            }),
+            (Shape{8, 12, 14, 15}));
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return conv2d(in["x"], in["w"]); }),
+            "conv2d: weight [12, 3, 5, 3] expects 3 input channels per group, input [8, 6, 28, 30] has 6 / 1 groups");
+  EXPECT_EQ(errorOf({{"x", {1, 1, 2, 2}}, {"w", {1, 1, 3, 3}}},
+                    [](const Inputs& in) { return conv2d(in["x"], in["w"]); }),
+            "conv2d: the height kernel (3) is larger than the padded input (2 + 2·0)");
+  // (28 - 2)/2 + 1 = 14; with stride 1 padding 1 kernel 3: 28.
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return maxPool2d(in["x"], 2); }), (Shape{8, 6, 14, 15}));
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return maxPool2d(in["x"], 3, {.stride = 1, .padding = 1}); }),
+            (Shape{8, 6, 28, 30}));
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return nearestUpsample2d(in["x"], 2); }), (Shape{8, 6, 56, 60}));
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return maxPool2d(in["x"], 2, {.padding = 2}); }),
+            "maxPool2d: padding (2, 2) must be between 0 and half the kernel (2, 2)");
+}
+
+TEST(Indexing, OneHotArangeEmbeddingTake) {
+  const std::vector<InputDecl> idx = {{"i", {4, 5}, i32}, {"table", {100, 16}}, {"x", {4, 7}}};
+  const auto oh = outOf(idx, [](const Inputs& in) { return oneHot(in["i"], 10); });
+  EXPECT_EQ(oh.shape, (Shape{4, 5, 10}));
+  EXPECT_EQ(oh.dtype, DType::f32);
+  EXPECT_EQ(outOf(idx, [](const Inputs&) { return arange(6); }).dtype, DType::i32);
+  EXPECT_EQ(outOf(idx, [](const Inputs&) { return arange(6, f32); }).dtype, DType::f32);
+  EXPECT_EQ(shapeOf(idx, [](const Inputs& in) { return embedding(in["table"], in["i"]); }), (Shape{4, 5, 16}));
+  EXPECT_EQ(errorOf(idx, [](const Inputs& in) { return embedding(in["table"], in["x"]); }),
+            "embedding: indices must be i32, got [4, 7] f32");
+  EXPECT_EQ(shapeOf(idx, [](const Inputs& in) { return takeAlongAxis(in["x"], in["i"], -1); }), (Shape{4, 5}));
+  EXPECT_EQ(errorOf(idx, [](const Inputs& in) { return takeAlongAxis(in["x"], in["i"], 0); }),
+            "takeAlongAxis: indices [4, 5] must match the input [4, 7] on every axis but 0");
+  EXPECT_EQ(shapeOf(idx, [](const Inputs&) { return zeros({3, 2}); }), (Shape{3, 2}));
+  EXPECT_EQ(outOf(idx, [](const Inputs&) { return ones({3}, i32); }).dtype, DType::i32);
+  EXPECT_EQ(shapeOf(idx, [](const Inputs&) { return randn({2, 2}); }), (Shape{2, 2}));
+}
+
+TEST(FusedOps, SoftmaxFamilyAndCategorical) {
+  const std::vector<InputDecl> s = {{"s", {2, 4, 6, 6}}};
+  EXPECT_EQ(shapeOf(s, [](const Inputs& in) { return softmax(in["s"]); }), (Shape{2, 4, 6, 6}));
+  EXPECT_EQ(shapeOf(s, [](const Inputs& in) { return logSoftmax(in["s"], 1); }), (Shape{2, 4, 6, 6}));
+  EXPECT_EQ(shapeOf(s, [](const Inputs& in) { return softmaxCausal(in["s"]); }), (Shape{2, 4, 6, 6}));
+  EXPECT_EQ(shapeOf(s, [](const Inputs& in) { return whereCausal(in["s"], -1e9); }), (Shape{2, 4, 6, 6}));
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return softmaxCausal(in["x"]); }),
+            "softmaxCausal: input must end in a square [T, T] score matrix, got [2, 3, 4]");
+  const auto c = outOf(kX, [](const Inputs& in) { return categorical(in["x"]); });
+  EXPECT_EQ(c.shape, (Shape{2, 3}));
+  EXPECT_EQ(c.dtype, DType::i32);
+}
+
+TEST(FusedOps, AttentionLayout) {
+  const std::vector<InputDecl> x = {{"x", {2, 10, 64}}};
+  EXPECT_EQ(shapeOf(x, [](const Inputs& in) { return splitHeads(in["x"], 8); }), (Shape{2, 8, 10, 8}));
+  EXPECT_EQ(shapeOf(x, [](const Inputs& in) { return mergeHeads(splitHeads(in["x"], 8)); }), (Shape{2, 10, 64}));
+  EXPECT_EQ(errorOf(x, [](const Inputs& in) { return splitHeads(in["x"], 6); }),
+            "splitHeads: D = 64 of [2, 10, 64] is not divisible by 6 heads");
+  const ir::Graph g = traceFunction(x, [](const Inputs& in) {
+    auto [q, k] = rope(splitHeads(in["x"], 8), splitHeads(in["x"], 8));
+    EXPECT_EQ(q.shape(), (Shape{2, 8, 10, 8}));
+    return add(q, k);
+  });
+  int ropes = 0;
+  for (const ir::Op& op : g.ops) ropes += op.kind == ir::OpKind::rope;
+  EXPECT_EQ(ropes, 2);  // one op per rotated tensor
+  EXPECT_EQ(errorOf({{"x", {2, 3, 5}}}, [](const Inputs& in) { return rope(in["x"], in["x"]).first; }),
+            "rope: q must be [..., T, Dh] with an even Dh, got [2, 3, 5]");
+}
+
+TEST(FusedOps, LossesAndReductions) {
+  const std::vector<InputDecl> l = {{"logits", {4, 7, 10}}, {"t", {4, 7}, i32}};
+  EXPECT_EQ(shapeOf(l, [](const Inputs& in) { return crossEntropy(in["logits"], in["t"]); }), (Shape{}));
+  EXPECT_EQ(shapeOf(l, [](const Inputs& in) {
+              return crossEntropy(in["logits"], in["t"], {.reduction = Reduction::none});
+            }),
+            (Shape{4, 7}));
+  EXPECT_EQ(shapeOf(l, [](const Inputs& in) {
+              return nllLoss(logSoftmax(in["logits"]), in["t"], {.reduction = Reduction::sum});
+            }),
+            (Shape{}));
+  EXPECT_EQ(errorOf(l, [](const Inputs& in) { return crossEntropy(in["logits"], reshape(in["t"], {-1})); }),
+            "crossEntropy: logits [..., C] and targets [...] must agree on the leading axes: [4, 7, 10] vs [28]");
+}
+
+TEST(FusedOps, DropoutStopGradientCapture) {
+  const ir::Graph g = traceFunction(kX, [](const Inputs& in) {
+    return capture("hidden", stopGradient(dropout(in["x"], 0.25)));
+  });
+  ASSERT_EQ(g.captures.size(), 1u);
+  EXPECT_EQ(g.captures[0].name, "hidden");
+  EXPECT_EQ(g.captures[0].tensor, g.outputs[0]);
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return dropout(in["x"], 1.0); }),
+            "dropout: p must be in [0, 1), got 1");
+}
+
+TEST(Sizes, ElementCountsAre64BitAndOverflowIsAnError) {
+  // 2^31 elements is fine; 2^62 · 4 overflows.
+  EXPECT_EQ(shapeOf({{"x", {65536, 32768}}}, [](const Inputs& in) { return relu(in["x"]); }),
+            (Shape{65536, 32768}));
+  EXPECT_EQ(errorOf({{"x", {std::int64_t{1} << 62}}}, [](const Inputs& in) { return stack({in["x"], in["x"], in["x"], in["x"]}, 0); }),
+            "stack: the result's element count overflows 64 bits: [4, 4611686018427387904]");
+}
+
+TEST(Tracing, OpsOutsideATraceAreAnError) {
+  EXPECT_THROW(relu(Tensor{}), TraceError);
+  try {
+    relu(Tensor{});
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::string(e.what()), "relu: ops can only be called inside a forward function while nndna traces it");
+  }
+}
+
+TEST(Tracing, UndefinedTensorIsAnError) {
+  EXPECT_EQ(errorOf(kX, [](const Inputs&) { return relu(Tensor{}); }),
+            "relu: input tensor is undefined (never assigned)");
+}
+
+TEST(Tracing, UnknownInputNameListsTheDeclaredOnes) {
+  EXPECT_EQ(errorOf({{"a", {1}}, {"b", {1}}}, [](const Inputs& in) { return in["c"]; }),
+            "inputs: no input named 'c' (declared: a, b)");
+}
+
+}  // namespace
+}  // namespace nndna
