@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs every test: the whole suite on the release build, then the unit tests again under
+# AddressSanitizer + UndefinedBehaviorSanitizer. Installs what is missing and builds first.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+jobs="$(nproc 2>/dev/null || echo 2)"
+"$root/scripts/install-deps.sh"
+
+echo "== release build: every test"
+"$root/scripts/build.sh" release
+ctest --test-dir "$root/build" --output-on-failure -j"$jobs"
+
+echo "== sanitizer build (ASan + UBSan): unit tests"
+"$root/scripts/build.sh" asan
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+ctest --test-dir "$root/build-asan" --output-on-failure -j"$jobs" -L unit
