@@ -34,22 +34,26 @@ void eliminateDeadCode(ir::Graph& graph) {
     for (TensorId in : op.inputs) live[static_cast<std::size_t>(in)] = 1;
   }
 
-  // Survivors keep their order; the k-th surviving op makes tensor k.
+  // Survivors keep their order; the k-th surviving op makes tensor k. Compacting in place
+  // (k never passes the op being read) avoids a second copy of a large graph.
   std::vector<TensorId> remap(tensorCount, ir::kNone);
-  std::vector<ir::Op> ops;
   std::vector<ir::TensorInfo> tensors;
-  for (ir::Op& op : graph.ops) {
+  tensors.reserve(graph.ops.size());
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    ir::Op& op = graph.ops[i];
     if (!live[static_cast<std::size_t>(op.out)]) continue;
-    const auto id = static_cast<TensorId>(ops.size());
+    const auto id = static_cast<TensorId>(kept);
     ir::TensorInfo info = std::move(graph.tensors[static_cast<std::size_t>(op.out)]);
     info.source = id;
     tensors.push_back(std::move(info));
     remap[static_cast<std::size_t>(op.out)] = id;
     op.out = id;
     for (TensorId& in : op.inputs) in = remap[static_cast<std::size_t>(in)];
-    ops.push_back(std::move(op));
+    if (kept != i) graph.ops[kept] = std::move(op);
+    ++kept;
   }
-  graph.ops = std::move(ops);
+  graph.ops.resize(kept);
   graph.tensors = std::move(tensors);
 
   auto at = [&](TensorId t) { return remap[static_cast<std::size_t>(t)]; };

@@ -72,6 +72,10 @@ std::vector<TensorId> appendBackward(ir::Graph& graph, std::span<const TensorId>
   std::vector<TensorId> grads(tensorCount, ir::kNone);
   if (!reaches[static_cast<std::size_t>(loss)]) return std::vector<TensorId>(wrt.size(), ir::kNone);
 
+  // A backward is typically 2-3 ops per forward op: reserve once instead of growing a large
+  // vector of ops (and touching fresh pages) several times.
+  graph.ops.reserve(forwardOps * 4 + 16);
+  graph.tensors.reserve(tensorCount + forwardOps * 3 + 16);
   grad::Emitter e(graph, ir::Phase::backward);
   e.setSite(graph.producer(loss).site);
   grads[static_cast<std::size_t>(loss)] = e.ones({});

@@ -178,7 +178,12 @@ class StepBuilder {
 
 ir::Graph buildTrainingStep(const ir::Graph& forward, const Optimizer& optimizer) {
   checkOptimizer(optimizer);
-  ir::Graph graph = forward;
+  ir::Graph graph;
+  // Room for the backward (2-3 ops per forward op) and the optimizer (<= 6 per parameter).
+  const std::size_t expected = forward.ops.size() * 4 + forward.params.size() * 6 + 16;
+  graph.ops.reserve(expected);
+  graph.tensors.reserve(expected);
+  graph = forward;  // copy-assignment keeps the reserved capacity when it suffices
   const std::size_t forwardOps = graph.ops.size();
   std::vector<TensorId> wrt;
   wrt.reserve(graph.params.size());
