@@ -1,5 +1,6 @@
 // Optimizer and state-update kinds (Phase::optimizer), made by optimizer lowering (src/optim) and
 // BatchNorm2d's running statistics; semantics in docs/ir.md "Backward and optimizer kinds".
+#include <algorithm>
 #include <cmath>
 
 #include "eval/kernel.hpp"
@@ -18,7 +19,7 @@ double element(const OpContext& ctx, const Value& v, std::size_t i, std::size_t 
 }  // namespace
 
 // (1 - momentum) · running + momentum · batch statistic, per channel of NCHW x; the variance is
-// the unbiased one, as PyTorch keeps.
+// the unbiased one, as PyTorch keeps (one value per channel divides by 1).
 Value evalBatchNormRunning(const OpContext& ctx) {
   const Value& x = ctx.in(0);
   const Value& running = ctx.in(1);
@@ -26,7 +27,6 @@ Value evalBatchNormRunning(const OpContext& ctx) {
   const bool isVar = ctx.op.kind == OpKind::batch_norm2d_running_var;
   const std::int64_t n = x.shape[0], c = x.shape[1], hw = x.shape[2] * x.shape[3];
   const std::int64_t count = n * hw;
-  if (isVar && count < 2) ctx.fail("the unbiased variance needs at least 2 values per channel");
   Value out = ctx.result();
   for (std::int64_t ch = 0; ch < c; ++ch) {
     double mean = 0.0, ss = 0.0;
@@ -40,7 +40,7 @@ Value evalBatchNormRunning(const OpContext& ctx) {
         ss += d * d;
       }
     }
-    const double stat = isVar ? ss / static_cast<double>(count - 1) : mean;
+    const double stat = isVar ? ss / static_cast<double>(std::max<std::int64_t>(count - 1, 1)) : mean;
     const auto k = static_cast<std::size_t>(ch);
     out.data[k] = (1.0 - momentum) * running.data[k] + momentum * stat;
   }

@@ -1,0 +1,259 @@
+// Finite-difference checks of the backward of every differentiable op of the model API, with
+// broadcasting and negative axes where they apply.
+#include "gradcheck.hpp"
+
+namespace nndna::eval::testing {
+namespace {
+
+Feeds one(Shape shape, double lo = -1.0, double hi = 1.0, std::vector<double> avoid = {}) {
+  return {{"x", randomF32(std::move(shape), 1, lo, hi, std::move(avoid))}};
+}
+
+void checkUnary(Tensor (*fn)(Tensor), double lo = -2.0, double hi = 2.0,
+                std::vector<double> avoid = {}) {
+  checkGradients(opProblem(one({2, 3}, lo, hi, std::move(avoid)),
+                           [fn](const Inputs& in) { return fn(in["x"]); }));
+}
+
+TEST(GradCheck, UnaryMath) {
+  checkUnary(sqrt, 0.2, 2.0);
+  checkUnary(rsqrt, 0.2, 2.0);
+  checkUnary(log, 0.2, 2.0);
+  checkUnary(exp);
+  checkUnary(neg);
+  checkUnary(abs, -2, 2, {0.0});
+  checkUnary(square);
+  checkUnary(sin);
+  checkUnary(cos);
+  checkUnary(erf);
+}
+
+TEST(GradCheck, Activations) {
+  checkUnary(relu, -2, 2, {0.0});
+  checkUnary(tanh);
+  checkUnary(sigmoid);
+  checkUnary(silu);
+  checkUnary(softplus);
+  checkGradients(opProblem(one({2, 3}, -3, 3), [](const Inputs& in) { return gelu(in["x"]); }));
+  checkGradients(opProblem(one({2, 3}, -3, 3), [](const Inputs& in) {
+    return gelu(in["x"], {.approximate = GeluApproximate::tanh});
+  }));
+  checkGradients(opProblem(one({2, 3}, -2, 2, {0.0}),
+                           [](const Inputs& in) { return leakyRelu(in["x"], 0.2); }));
+  checkGradients(opProblem(one({3, 3}, -2, 2, {-0.5, 0.7}),
+                           [](const Inputs& in) { return clamp(in["x"], -0.5, 0.7); }));
+}
+
+// a [2, 3] against b of each broadcastable shape, both orders.
+void checkBinary(Tensor (*fn)(Tensor, Tensor), double lo = -2.0, double hi = 2.0) {
+  for (const Shape& bShape : {Shape{2, 3}, Shape{3}, Shape{2, 1}, Shape{1, 3}, Shape{}}) {
+    const Feeds feeds = {{"a", randomF32({2, 3}, 3, lo, hi)}, {"b", randomF32(bShape, 4, lo, hi)}};
+    checkGradients(opProblem(feeds, [fn](const Inputs& in) { return fn(in["a"], in["b"]); }));
+    checkGradients(opProblem(feeds, [fn](const Inputs& in) { return fn(in["b"], in["a"]); }));
+  }
+  // [2, 1] with [1, 3]: both operands broadcast.
+  const Feeds outer = {{"a", randomF32({2, 1}, 5, lo, hi)}, {"b", randomF32({1, 3}, 6, lo, hi)}};
+  checkGradients(opProblem(outer, [fn](const Inputs& in) { return fn(in["a"], in["b"]); }));
+}
+
+TEST(GradCheck, ArithmeticWithBroadcasting) {
+  checkBinary(static_cast<Tensor (*)(Tensor, Tensor)>(add));
+  checkBinary(static_cast<Tensor (*)(Tensor, Tensor)>(sub));
+  checkBinary(static_cast<Tensor (*)(Tensor, Tensor)>(mul));
+  checkBinary(static_cast<Tensor (*)(Tensor, Tensor)>(div), 0.5, 2.0);
+  checkBinary(static_cast<Tensor (*)(Tensor, Tensor)>(min));
+  checkBinary(static_cast<Tensor (*)(Tensor, Tensor)>(max));
+}
+
+TEST(GradCheck, ScalarOperands) {
+  const Feeds feeds = one({2, 3}, 0.5, 2.0);
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return add(2.0, in["x"]); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return sub(1.0, in["x"]); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return sub(in["x"], 1.0); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return mul(in["x"], -3.0); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return div(1.0, in["x"]); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return div(in["x"], 4.0); }));
+  checkGradients(opProblem(one({2, 3}, -2, 2, {0.3}),
+                           [](const Inputs& in) { return max(in["x"], 0.3); }));
+  checkGradients(opProblem(one({2, 3}, -2, 2, {0.3}),
+                           [](const Inputs& in) { return min(in["x"], 0.3); }));
+}
+
+TEST(GradCheck, WhereWithBroadcasting) {
+  const Feeds feeds = {{"c", Value({2, 1}, DType::boolean, {1, 0})},
+                       {"a", randomF32({2, 3}, 7)},
+                       {"b", randomF32({3}, 8)}};
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return where(in["c"], in["a"], in["b"]); }));
+  // A condition computed from the data carries no gradient itself.
+  checkGradients(opProblem(one({2, 3}, -2, 2, {0.0}), [](const Inputs& in) {
+    return where(greater(in["x"], 0.0), square(in["x"]), neg(in["x"]));
+  }));
+}
+
+TEST(GradCheck, ReductionsWithNegativeAxesAndKeepDims) {
+  const Feeds feeds = one({2, 3, 4});
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return sum(in["x"]); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return mean(in["x"]); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return sum(in["x"], -1); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return mean(in["x"], -2); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return sum(in["x"], 0, {.keepDims = true}); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return mean(in["x"], 1, {.keepDims = true}); }));
+}
+
+TEST(GradCheck, ShapeOps) {
+  const Feeds feeds = one({2, 3, 4});
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return reshape(in["x"], {4, -1}); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return permute(in["x"], {2, 0, 1}); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return swapAxes(in["x"], -1, 0); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return narrow(in["x"], -1, 1, 2); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return narrow(in["x"], 0, 1, 1); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) {
+    const std::vector<Tensor> parts = split(in["x"], {1, 2}, -2);
+    return add(mul(parts[0], 3.0), sum(parts[1], -2, {.keepDims = true}));
+  }));
+}
+
+TEST(GradCheck, ConcatAndStack) {
+  const Feeds feeds = {{"a", randomF32({2, 3}, 9)}, {"b", randomF32({2, 1}, 10)},
+                       {"c", randomF32({2, 3}, 11)}};
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return concat({in["a"], in["b"], in["a"]}, -1); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return concat({in["a"], in["c"]}, 0); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return stack({in["a"], in["c"]}, -1); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return stack({in["a"], in["c"], in["a"]}, 0); }));
+}
+
+TEST(GradCheck, Matmul) {
+  checkGradients(opProblem({{"a", randomF32({2, 3}, 12)}, {"b", randomF32({3, 4}, 13)}},
+                           [](const Inputs& in) { return matmul(in["a"], in["b"]); }));
+  // Batched on both sides.
+  checkGradients(opProblem({{"a", randomF32({2, 2, 3}, 14)}, {"b", randomF32({2, 3, 2}, 15)}},
+                           [](const Inputs& in) { return matmul(in["a"], in["b"]); }));
+  // Batched left operand against one shared matrix.
+  checkGradients(opProblem({{"a", randomF32({2, 2, 3}, 16)}, {"b", randomF32({3, 2}, 17)}},
+                           [](const Inputs& in) { return matmul(in["a"], in["b"]); }));
+}
+
+TEST(GradCheck, EmbeddingAndTakeAlongAxisWithRepeatedIndices) {
+  checkGradients(opProblem({{"t", randomF32({4, 3}, 18)}, {"i", i32({2, 3}, {1, 3, 1, 0, 1, 3})}},
+                           [](const Inputs& in) { return embedding(in["t"], in["i"]); }));
+  const Feeds feeds = {{"x", randomF32({2, 4}, 19)}, {"i", i32({2, 3}, {3, 3, 0, 1, 2, 1})},
+                       {"r", i32({3, 4}, {0, 1, 1, 0, 1, 1, 0, 0, 0, 0, 1, 1})}};
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return takeAlongAxis(in["x"], in["i"], -1); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return takeAlongAxis(in["x"], in["r"], 0); }));
+}
+
+TEST(GradCheck, SoftmaxFamily) {
+  const Feeds feeds = one({2, 3, 3}, -2, 2);
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return softmax(in["x"]); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return softmax(in["x"], 0); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return logSoftmax(in["x"], -2); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return logSoftmax(in["x"]); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return softmaxCausal(in["x"]); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return whereCausal(in["x"], -3.0); }));
+  // The usual pairing: masked scores into softmax.
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return softmax(whereCausal(in["x"]), -1); }));
+}
+
+TEST(GradCheck, LossesWithEachReduction) {
+  const Feeds feeds = {{"s", randomF32({2, 3, 4}, 20, -2, 2)},
+                       {"t", i32({2, 3}, {0, 3, 1, 1, 2, 0})}};
+  for (const Reduction r : {Reduction::mean, Reduction::sum, Reduction::none}) {
+    checkGradients(opProblem(feeds, [r](const Inputs& in) {
+      return crossEntropy(in["s"], in["t"], {.reduction = r});
+    }));
+    checkGradients(opProblem(feeds, [r](const Inputs& in) {
+      return nllLoss(logSoftmax(in["s"]), in["t"], {.reduction = r});
+    }));
+    checkGradients(opProblem(feeds, [r](const Inputs& in) {
+      return nllLoss(in["s"], in["t"], {.reduction = r});
+    }));
+  }
+}
+
+TEST(GradCheck, ConvolutionStridePaddingGroups) {
+  const Feeds feeds = {{"x", randomF32({2, 4, 5, 5}, 21)}, {"w", randomF32({6, 2, 3, 3}, 22)},
+                       {"v", randomF32({2, 4, 2, 3}, 23)}};
+  checkGradients(opProblem(feeds, [](const Inputs& in) {
+    return conv2d(in["x"], in["w"], {.stride = 2, .padding = 1, .groups = 2});
+  }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) {
+    return conv2d(in["x"], in["v"], {.stride = Hw(1, 2), .padding = Hw(0, 1), .groups = 1});
+  }));
+}
+
+TEST(GradCheck, PoolingAndUpsampling) {
+  // Distinct values, so no window has a tie that a ±h step could flip.
+  std::vector<double> distinct(2 * 2 * 5 * 5);
+  for (std::size_t i = 0; i < distinct.size(); ++i) {
+    distinct[i] = static_cast<double>((i * 37) % distinct.size()) / 10.0 - 5.0;
+  }
+  const Feeds feeds = {{"x", f32({2, 2, 5, 5}, distinct)}};
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return maxPool2d(in["x"], 2); }));
+  // Overlapping windows (stride < kernel) and padding.
+  checkGradients(opProblem(feeds, [](const Inputs& in) {
+    return maxPool2d(in["x"], 3, {.stride = 1, .padding = 1});
+  }));
+  checkGradients(opProblem(one({1, 2, 2, 3}), [](const Inputs& in) { return nearestUpsample2d(in["x"], 2); }));
+}
+
+TEST(GradCheck, AttentionLayoutAndRope) {
+  const Feeds feeds = {{"q", randomF32({2, 3, 4}, 24)}, {"k", randomF32({2, 2, 3, 4}, 25)}};
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return splitHeads(in["q"], 2); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return mergeHeads(in["k"]); }));
+  const Feeds qk = {{"q", randomF32({2, 2, 3, 4}, 26)}, {"k", randomF32({2, 2, 3, 4}, 27)}};
+  checkGradients(opProblem(qk, [](const Inputs& in) {
+    auto [q, k] = rope(in["q"], in["k"], {.base = 100.0});
+    return add(q, mul(k, 2.0));
+  }));
+}
+
+TEST(GradCheck, DropoutReusesItsMask) {
+  checkGradients(opProblem(one({4, 5}), [](const Inputs& in) { return dropout(in["x"], 0.3); }));
+}
+
+TEST(GradCheck, CaptureIsAnIdentity) {
+  checkGradients(opProblem(one({2, 3}), [](const Inputs& in) { return square(capture("c", in["x"])); }));
+}
+
+TEST(GradCheck, StopGradientBlocksOnlyItsPath) {
+  // L = Σ stopGradient(x) · x: the gradient is x (through the second factor only).
+  GradProblem p;
+  const Value x = randomF32({2, 3}, 28);
+  p.graph = traceFunction({{"x", {2, 3}}}, [](const Inputs& in) {
+    return sum(mul(stopGradient(in["x"]), in["x"]));
+  });
+  p.leaves.inputs["x"] = x;
+  const std::vector<ir::TensorId> wrt = {p.graph.inputs.at(0).tensor};
+  const std::vector<ir::TensorId> grads = training::appendBackward(p.graph, wrt);
+  ASSERT_NE(grads.at(0), ir::kNone);
+  expectF32(evaluate(p.graph, p.leaves, grads).at(grads[0]), {2, 3}, x.data);
+}
+
+TEST(GradCheck, NormalisationLayers) {
+  checkGradients(layerProblem({{"x", randomF32({2, 3, 4}, 29)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.layerNorm(in["x"]); },
+                              {"layer_norm.weight", "layer_norm.bias"}));
+  checkGradients(layerProblem({{"x", randomF32({3, 4}, 30)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.rmsNorm(in["x"]); },
+                              {"rms_norm.weight"}));
+  checkGradients(layerProblem({{"x", randomF32({3, 2, 2, 3}, 31)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.batchNorm(in["x"]); },
+                              {"batch_norm.weight", "batch_norm.bias"}));
+}
+
+TEST(GradCheck, LinearEmbeddingConvLayers) {
+  checkGradients(layerProblem({{"x", randomF32({2, 4, 3}, 32)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.linear(in["x"]); },
+                              {"linear.weight", "linear.bias"}));
+  checkGradients(layerProblem({{"x", randomF32({1, 1}, 33)}, {"i", i32({2, 2}, {4, 0, 4, 2})}},
+                              [](eval_layers::Layers& m, const Inputs& in) {
+                                return mul(m.embedding(in["i"]), in["x"]);
+                              },
+                              {"embedding.weight"}));
+  checkGradients(layerProblem({{"x", randomF32({2, 2, 4, 4}, 34)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.conv(in["x"]); },
+                              {"conv.weight", "conv.bias"}));
+}
+
+}  // namespace
+}  // namespace nndna::eval::testing
