@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -245,6 +246,13 @@ struct ParamOptions {
 class Module {
  public:
   Module();
+  // A loaded model is owned as unique_ptr<Module> (LoadedSpec): deleting it through the base
+  // must run the model's own destructor.
+  virtual ~Module() = default;
+  Module(const Module&) = default;
+  Module& operator=(const Module&) = default;
+  Module(Module&&) noexcept = default;
+  Module& operator=(Module&&) noexcept = default;
   // The dotted path of this module in the model ("" for the root, "layers.3").
   const std::string& path() const { return path_; }
 
@@ -253,20 +261,33 @@ class Module {
   // Non-trainable state updated by the training step (BatchNorm running statistics).
   Tensor state(std::string_view name, Shape shape, Init init = init::zeros());
 
+  // A child module named `name`. Built-in layers take their name as the first constructor
+  // argument, so `child<Linear>("proj", 8, 8)` works as well as `child<Block>("block")`.
   template <class M, class... Args>
   M child(std::string_view name, Args&&... args) {
-    PathScope scope(qualify(name));
-    return M(std::forward<Args>(args)...);
+    if constexpr (std::is_constructible_v<M, std::string_view, Args&&...>) {
+      return M(name, std::forward<Args>(args)...);
+    } else {
+      PathScope scope(qualify(name));
+      return M(std::forward<Args>(args)...);
+    }
   }
 
+  // `count` children named `name.0`, `name.1`, ... (`list<Linear>("layers", 8, D, D)` gives
+  // parameters "layers.3.weight"; `list<Block>("layers", 12)` gives "layers.3.<block params>").
   template <class M, class... Args>
   std::vector<M> list(std::string_view name, std::int64_t count, const Args&... args) {
     std::vector<M> out;
     out.reserve(static_cast<std::size_t>(count));
     const std::string base = qualify(name);
     for (std::int64_t i = 0; i < count; ++i) {
-      PathScope scope(base + "." + std::to_string(i));
-      out.push_back(M(args...));
+      if constexpr (std::is_constructible_v<M, std::string_view, const Args&...>) {
+        PathScope scope(base);
+        out.push_back(M(std::to_string(i), args...));
+      } else {
+        PathScope scope(base + "." + std::to_string(i));
+        out.push_back(M(args...));
+      }
     }
     return out;
   }

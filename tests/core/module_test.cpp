@@ -29,7 +29,8 @@ TEST(Modules, EveryParameterHasADottedPath) {
       "layers.3.attn.q.weight", "layers.3.attn.q.bias", "layers.3.attn.k.weight",
       "layers.3.ln.weight", "layers.3.ln.bias", "layers.3.rms.weight",
       "emb.weight", "conv.weight", "conv.bias",
-      "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"};
+      "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var",
+      "heads.0.weight", "heads.0.bias", "heads.1.weight", "heads.1.bias", "proj.weight"};
   EXPECT_EQ(names, expected);
 }
 
@@ -39,6 +40,8 @@ TEST(Modules, LayerShapesAndDecayDefaults) {
   EXPECT_EQ(p.at("layers.2.attn.q.bias").shape, (Shape{16}));
   EXPECT_EQ(p.at("emb.weight").shape, (Shape{10, 16}));
   EXPECT_EQ(p.at("conv.weight").shape, (Shape{6, 1, 3, 5}));  // [outC, inC/groups, kH, kW]
+  EXPECT_EQ(p.at("heads.1.weight").shape, (Shape{16, 4}));
+  EXPECT_EQ(p.at("proj.weight").shape, (Shape{16, 16}));
   // Decay: matrices yes, vectors and norms no, explicit flags win.
   EXPECT_TRUE(p.at("table").decay);
   EXPECT_FALSE(p.at("gain").decay);
@@ -57,7 +60,7 @@ TEST(Modules, LayerShapesAndDecayDefaults) {
 TEST(Modules, TracedGraphsListParamsAndState) {
   const LoadedSpec spec = loadSpec(*findSpec("modules"));
   const ir::Graph train = trace(spec);
-  EXPECT_EQ(train.params.size(), 32u);
+  EXPECT_EQ(train.params.size(), 37u);
   ASSERT_EQ(train.state.size(), 2u);
   EXPECT_EQ(train.state[0].name, "bn.running_mean");
   EXPECT_EQ(train.producer(train.state[0].tensor).kind, ir::OpKind::state_input);

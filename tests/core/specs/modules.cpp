@@ -24,6 +24,8 @@ struct Net : Module {
   Embedding emb{"emb", 10, D};
   Conv2d conv{"conv", 3, 6, {3, 5}, {.groups = 3}};
   BatchNorm2d bn{"bn", 6};
+  std::vector<Linear> heads = list<Linear>("heads", 2, D, 4);
+  Linear proj = child<Linear>("proj", D, D, LinearOptions{.bias = false});
 };
 
 Tensor lossFn(Net& m, const Inputs& in) {
