@@ -408,6 +408,9 @@ class Session {
 // closing line are shown as open. Throws std::system_error if the file cannot be opened.
 void startStreaming(const std::string& path);
 void stopStreaming() noexcept;
+// True while this process streams spans to a file (NNDNA_XRAY_OUT or startStreaming). The
+// variable itself is removed from the environment at startup, so child processes do not append.
+bool streaming() noexcept;
 inline constexpr const char* kStreamEnvVar = "NNDNA_XRAY_OUT";
 
 // --- Exports ------------------------------------------------------------------------------------

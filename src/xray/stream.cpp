@@ -138,6 +138,8 @@ void startStreaming(const std::string& path) {
   detail::refreshEnabled();
 }
 
+bool streaming() noexcept { return detail::streamingActive(); }
+
 void stopStreaming() noexcept {
   int fd = detail::g_fd.exchange(-1);
   detail::refreshEnabled();

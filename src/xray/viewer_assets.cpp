@@ -233,7 +233,13 @@ $("search").addEventListener("input", () => {
   renderRows();
 });
 
-if (location.hash === "#timeline") document.querySelector('nav button[data-view="timeline"]').click();
+// Deep links: #timeline, #node=<span id>, #search=<text> (combinable with "&").
+for (const part of decodeURIComponent(location.hash.slice(1)).split("&")) {
+  const eq = part.indexOf("="), key = eq < 0 ? part : part.slice(0, eq), value = eq < 0 ? "" : part.slice(eq + 1);
+  if (key === "timeline") document.querySelector('nav button[data-view="timeline"]').click();
+  if (key === "search") { $("search").value = value; $("search").dispatchEvent(new Event("input")); }
+  if (key === "node") { const i = N.findIndex((n) => n.id === value); if (i >= 0) select(i, true); }
+}
 document.body.dataset.ready = "1";
 })();
 )JS";

@@ -1,0 +1,256 @@
+// `nndna xray run|view` (execution traces of C++ programs) and `nndna value demo` (the scalar
+// autodiff example and its backward stepper).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nndna/xray.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+
+extern char** environ;
+
+namespace nndna::cli {
+namespace {
+
+namespace fs = std::filesystem;
+namespace xray = nndna::xray;
+
+struct TraceOutputs {
+  std::string html;
+  std::string json;
+  std::string chrome;
+  std::string dot;
+  std::string title;
+};
+
+void writeFile(const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  out << text;
+  if (!out.flush()) throw std::runtime_error("cannot write " + path);
+}
+
+void writeTraceOutputs(const xray::Trace& trace, const TraceOutputs& out) {
+  if (!out.html.empty()) writeFile(out.html, xray::toHtml(trace));
+  if (!out.json.empty()) writeFile(out.json, xray::toJson(trace).dump(2) + "\n");
+  if (!out.chrome.empty()) writeFile(out.chrome, xray::toChromeTrace(trace).dump() + "\n");
+  if (!out.dot.empty()) writeFile(out.dot, xray::toDot(trace));
+  auto s = xray::summarize(trace);
+  std::string written;
+  for (const auto* path : {&out.html, &out.json, &out.chrome, &out.dot})
+    if (!path->empty()) written += (written.empty() ? "" : ", ") + *path;
+  std::cerr << fmt::format("Wrote {} ({} nodes, {} errors{})\n", written, s.nodes, s.errors,
+                           s.open > 0 ? fmt::format(", {} unfinished", s.open) : "");
+}
+
+void addOutputOptions(CLI::App* cmd, TraceOutputs& out) {
+  cmd->add_option("--html", out.html, "write the HTML viewer here");
+  cmd->add_option("--json", out.json, "write the trace JSON (nndna-xray-trace v1) here");
+  cmd->add_option("--chrome", out.chrome, "write Chrome trace-event JSON (Perfetto) here");
+  cmd->add_option("--dot", out.dot, "write the call graph as DOT here");
+  cmd->add_option("--title", out.title, "title shown in the viewer");
+}
+
+bool noOutputs(const TraceOutputs& out) {
+  return out.html.empty() && out.json.empty() && out.chrome.empty() && out.dot.empty();
+}
+
+// PROGRAM [ARGS…] with nndna's own options taken out of it: they may follow the program, as in
+// `nndna xray run ./agent --html trace.html`; everything after `--` belongs to the program.
+std::vector<std::string> splitProgramArgs(std::vector<std::string> rest, TraceOutputs& out,
+                                          std::string& events) {
+  std::vector<std::string> program;
+  bool verbatim = false;
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    const std::string& a = rest[i];
+    if (!verbatim && a == "--") {
+      verbatim = true;
+      continue;
+    }
+    std::string* target = nullptr;
+    if (!verbatim) {
+      if (a == "--html") target = &out.html;
+      else if (a == "--json") target = &out.json;
+      else if (a == "--chrome") target = &out.chrome;
+      else if (a == "--dot") target = &out.dot;
+      else if (a == "--title") target = &out.title;
+      else if (a == "--events") target = &events;
+    }
+    if (target != nullptr) {
+      if (i + 1 >= rest.size()) throw CLI::ValidationError(a, "needs a value");
+      *target = rest[++i];
+    } else {
+      program.push_back(a);
+    }
+  }
+  return program;
+}
+
+// Runs the program with NNDNA_XRAY_OUT set and returns its wait status.
+int runTraced(const std::vector<std::string>& command, const std::string& eventsPath) {
+  std::vector<std::string> env;
+  const std::string prefix = std::string(xray::kStreamEnvVar) + "=";
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, prefix.c_str(), prefix.size()) != 0) env.emplace_back(*e);
+  env.push_back(prefix + eventsPath);
+  std::vector<char*> envp;
+  for (auto& s : env) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = command;
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
+  if (rc != 0) throw std::runtime_error(fmt::format("cannot run {}: {}", command[0], std::strerror(rc)));
+  // Ctrl-C goes to the whole foreground group: let the program handle it, then write its trace.
+  struct sigaction ignore {};
+  struct sigaction oldInt {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &oldInt);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  sigaction(SIGINT, &oldInt, nullptr);
+  return status;
+}
+
+void addXrayRun(CLI::App* xrayCmd) {
+  auto out = std::make_shared<TraceOutputs>();
+  auto events = std::make_shared<std::string>();
+  auto* run = xrayCmd->add_subcommand(
+      "run", "run PROGRAM [ARGS...] (linked with nndna_xray), collect its trace, write the viewer; "
+             "the program's exit status is passed on");
+  run->prefix_command();
+  addOutputOptions(run, *out);
+  run->add_option("--events", *events, "keep the raw event stream (JSON lines) here");
+  run->footer(
+      "nndna's options may also follow PROGRAM; put PROGRAM after `--` to pass such options to it.\n"
+      "With no output option, writes <program>_trace.html.");
+  run->callback([run, out, events] {
+    std::vector<std::string> command = splitProgramArgs(run->remaining(), *out, *events);
+    if (command.empty()) throw CLI::RequiredError("PROGRAM");
+    std::string stem = fs::path(command[0]).stem().string();
+    if (noOutputs(*out)) out->html = stem + "_trace.html";
+    bool keepEvents = !events->empty();
+    std::string eventsPath = keepEvents ? *events
+                                        : (fs::temp_directory_path() /
+                                           fmt::format("nndna-xray-{}-{}.jsonl", stem, ::getpid()))
+                                              .string();
+    fs::remove(eventsPath);
+
+    int status = runTraced(command, eventsPath);
+    int exitCode = 0;
+    if (WIFEXITED(status)) {
+      exitCode = WEXITSTATUS(status);
+      if (exitCode != 0) std::cerr << fmt::format("nndna: {} exited with status {}\n", command[0], exitCode);
+    } else if (WIFSIGNALED(status)) {
+      exitCode = 128 + WTERMSIG(status);
+      std::cerr << fmt::format("nndna: {} was killed by signal {} ({})\n", command[0], WTERMSIG(status),
+                               strsignal(WTERMSIG(status)));
+    }
+
+    if (!fs::exists(eventsPath) || fs::file_size(eventsPath) == 0) {
+      std::cerr << fmt::format("nndna: {} recorded no trace (is it linked with nndna_xray?)\n", command[0]);
+      throw CLI::RuntimeError(exitCode != 0 ? exitCode : 1);
+    }
+    xray::Trace trace = xray::readTraceFile(eventsPath);
+    if (!keepEvents) fs::remove(eventsPath);
+    trace.title = out->title.empty() ? "xray: " + fs::path(command[0]).filename().string() : out->title;
+    writeTraceOutputs(trace, *out);
+    if (exitCode != 0) throw CLI::RuntimeError(exitCode);
+  });
+}
+
+void addXrayView(CLI::App* xrayCmd) {
+  auto out = std::make_shared<TraceOutputs>();
+  auto input = std::make_shared<std::string>();
+  auto* view = xrayCmd->add_subcommand(
+      "view", "make the viewer (and other exports) from trace JSON or an event stream (JSON lines)");
+  view->add_option("trace", *input, "trace.json or events.jsonl")->required()->check(CLI::ExistingFile);
+  addOutputOptions(view, *out);
+  view->add_option("-o,--output", out->html, "write the HTML viewer here (same as --html)");
+  view->callback([out, input] {
+    xray::Trace trace = xray::readTraceFile(*input);
+    if (!out->title.empty()) trace.title = out->title;
+    else if (trace.title.empty()) trace.title = "xray: " + fs::path(*input).filename().string();
+    if (noOutputs(*out)) out->html = fs::path(*input).replace_extension(".html").string();
+    writeTraceOutputs(trace, *out);
+  });
+}
+
+// flow-xray's built-in example: L = ((a*b)+c).relu().tanh().
+xray::Value demoRoot() {
+  xray::Value a(2.0, "a"), b(-3.0, "b"), c(10.0, "c");
+  xray::Value L = ((a * b) + c).relu().tanh();
+  L.setLabel("L");
+  return L;
+}
+
+void addValueCommands(CLI::App& app) {
+  auto* value = app.add_subcommand("value", "the scalar autodiff engine (xray::Value)");
+  value->require_subcommand(1);
+  struct DemoOptions {
+    std::string which = "forward";
+    std::string html;
+    std::string outputDir;
+  };
+  auto opts = std::make_shared<DemoOptions>();
+  auto* demo = value->add_subcommand("demo", "the built-in ((a*b)+c).relu().tanh() graph: DOT, IR, stepper");
+  demo->add_option("which", opts->which, "forward (data) or backward (data + grad)")
+      ->check(CLI::IsMember({"forward", "backward"}));
+  demo->add_option("--html", opts->html, "write the interactive backward stepper (one offline page)");
+  demo->add_option("--output-dir", opts->outputDir, "write forward.dot, backward.dot and graph.json here");
+  demo->callback([opts] {
+    xray::Value root = demoRoot();
+    xray::GraphDebugger debugger(root);
+    if (!opts->outputDir.empty()) {
+      fs::path dir(opts->outputDir);
+      fs::create_directories(dir);
+      writeFile((dir / "forward.dot").string(), debugger.dotForward());
+      root.backward();
+      writeFile((dir / "backward.dot").string(), debugger.dotBackward());
+      writeFile((dir / "graph.json").string(), debugger.irBackward().dump(2) + "\n");
+      std::cerr << fmt::format("Wrote {}, {} and {}\n", (dir / "forward.dot").string(),
+                               (dir / "backward.dot").string(), (dir / "graph.json").string());
+      return;
+    }
+    if (!opts->html.empty()) {
+      bool backward = opts->which == "backward";
+      writeFile(opts->html, debugger.stepperHtml(fmt::format("xray Value demo ({})", opts->which), backward));
+      std::cerr << fmt::format("Wrote {} (open it in a browser; it works offline)\n", opts->html);
+      return;
+    }
+    if (opts->which == "backward") {
+      root.backward();
+      std::cout << debugger.dotBackward();
+    } else {
+      std::cout << debugger.dotForward();
+    }
+  });
+}
+
+}  // namespace
+
+void addXrayCommands(CLI::App& app) {
+  auto* xrayCmd = app.add_subcommand("xray", "execution traces of C++ programs linked with nndna_xray");
+  xrayCmd->require_subcommand(1);
+  addXrayRun(xrayCmd);
+  addXrayView(xrayCmd);
+  addValueCommands(app);
+}
+
+}  // namespace nndna::cli
