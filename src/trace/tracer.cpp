@@ -24,12 +24,10 @@ ModelBuilder::~ModelBuilder() { activeBuilder = previous_; }
 ModelBuilder* ModelBuilder::active() { return activeBuilder; }
 
 Tensor ModelBuilder::add(ParamDecl decl) {
-  for (const ParamDecl& p : params_) {
-    if (p.name == decl.name) {
-      throw std::invalid_argument("parameter '" + decl.name + "' is registered twice");
-    }
-  }
   if (params_.size() >= kParamTag) throw std::length_error("too many parameters");
+  if (!names_.insert(decl.name).second) {
+    throw std::invalid_argument("parameter '" + decl.name + "' is registered twice");
+  }
   params_.push_back(std::move(decl));
   return Tensor::fromHandle(kParamTag | static_cast<std::uint32_t>(params_.size() - 1));
 }

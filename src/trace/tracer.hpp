@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "nndna/ir.hpp"
@@ -35,6 +36,7 @@ class ModelBuilder {
  private:
   ModelBuilder* previous_;
   std::vector<ParamDecl> params_;
+  std::unordered_set<std::string> names_;
 };
 
 class Tracer {
