@@ -20,7 +20,7 @@ constexpr int N_LAYERS = 4;
 constexpr double DROPOUT = 0.1;
 
 // RMSNorm and bias-free projections, as in LLaMA-style models.
-constexpr LinearOptions NO_BIAS{.bias = false, .decay = true};
+constexpr LinearOptions NO_BIAS{.bias = false};
 
 struct Block : Module {
   RMSNorm norm1{"norm1", D};
@@ -35,7 +35,7 @@ struct Block : Module {
 
 struct CharTransformer : Module {
   // A raw table, not an Embedding: the output projection reuses it (tied embeddings).
-  Tensor tokEmb = param("tok_emb", {V, D}, {.init = init::normal(0.02), .decay = true});
+  Tensor tokEmb = param("tok_emb", {V, D}, {.init = init::normal(0.02)});
   std::vector<Block> layers = list<Block>("layers", N_LAYERS);
   RMSNorm normF{"norm_f", D};
 };

@@ -16,7 +16,7 @@ constexpr int CLASSES = 10;
 constexpr double DROPOUT = 0.25;
 
 // A conv followed by BatchNorm needs no bias: BatchNorm's own shift replaces it.
-const Conv2dLayerOptions CONV_NO_BIAS{.padding = 1, .bias = false, .decay = true};
+const Conv2dLayerOptions CONV_NO_BIAS{.padding = 1, .bias = false};
 
 struct DigitCNN : Module {
   Conv2d conv1{"conv1", 1, C1, 3, CONV_NO_BIAS};

@@ -53,8 +53,8 @@ struct Block : Module {
 
 struct Decoder : Module {
   // A raw table, not an Embedding: the output projection reuses it (tied embeddings).
-  Tensor tokEmb = param("tok_emb", {V, D}, {.init = init::normal(0.02), .decay = true});
-  Embedding posEmb{"pos_emb", T, D, {.init = init::normal(0.01), .decay = true}};
+  Tensor tokEmb = param("tok_emb", {V, D}, {.init = init::normal(0.02)});
+  Embedding posEmb{"pos_emb", T, D, {.init = init::normal(0.01)}};
   std::vector<Block> layers = list<Block>("layers", N_LAYERS);
   LayerNorm lnF{"ln_f", D};
 };

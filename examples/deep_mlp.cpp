@@ -15,9 +15,7 @@ constexpr int CLASSES = 10;
 
 struct DeepMLP : Module {
   Linear input{"input", PIXELS, WIDTH};
-  // list<Linear> passes its arguments to each Linear: "fc" names the layer inside its list slot
-  // (parameters "layers.3.fc.weight").
-  std::vector<Linear> layers = list<Linear>("layers", DEPTH, "fc", WIDTH, WIDTH);
+  std::vector<Linear> layers = list<Linear>("layers", DEPTH, WIDTH, WIDTH);  // "layers.3.weight"
   Linear head{"head", WIDTH, CLASSES};
 };
 

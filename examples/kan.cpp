@@ -25,7 +25,7 @@ struct KanLayer : Module {
       : in(in_),
         out(out_),
         base(param("base", {in_, out_})),
-        coeffs(param("coeffs", {in_ * GRID, out_}, {.init = init::normal(0.1), .decay = true})) {}
+        coeffs(param("coeffs", {in_ * GRID, out_}, {.init = init::normal(0.1)})) {}
 };
 
 struct KAN : Module {

@@ -17,7 +17,7 @@ constexpr int HIDDEN = 64;   // recurrent state width
 struct ElmanRNN : Module {
   Linear ih{"ih", IN, HIDDEN};
   // The input projection's bias already shifts the sum: the recurrent one needs none.
-  Linear hh{"hh", HIDDEN, HIDDEN, {.bias = false, .decay = true}};
+  Linear hh{"hh", HIDDEN, HIDDEN, {.bias = false}};
   Linear head{"head", HIDDEN, IN};
 };
 

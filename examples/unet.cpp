@@ -16,7 +16,7 @@ constexpr int C2 = 64;       // channels at 1/2 resolution
 constexpr int C3 = 128;      // channels at the 1/4-resolution bottleneck
 constexpr int CLASSES = 5;   // segmentation classes
 
-const Conv2dLayerOptions SAME{.padding = 1, .decay = true};  // 3×3, size-preserving
+const Conv2dLayerOptions SAME{.padding = 1};  // 3×3, size-preserving
 
 // Two 3×3 conv + ReLU layers: U-Net's unit at every level.
 struct DoubleConv : Module {

@@ -449,6 +449,17 @@ TEST(DeepMlp, LoopLayersShareOneSourceLine) {
             "  for (const Linear& layer : m.layers) h = relu(layer(h));");
 }
 
+// list<Linear> names each layer by its slot.
+TEST(DeepMlp, ListLayersAreNamedBySlot) {
+  const ir::Graph g = trace(loadSpec(registered("deep_mlp")));
+  EXPECT_EQ(paramShape(g, "input.weight"), (Shape{784, 256}));
+  EXPECT_EQ(paramShape(g, "layers.0.weight"), (Shape{256, 256}));
+  EXPECT_EQ(paramShape(g, "layers.7.weight"), (Shape{256, 256}));
+  EXPECT_EQ(paramShape(g, "layers.7.bias"), (Shape{256}));
+  EXPECT_EQ(paramShape(g, "layers.8.weight"), Shape{}) << "only 8 hidden layers";
+  EXPECT_EQ(paramShape(g, "head.weight"), (Shape{256, 10}));
+}
+
 // The RNN's 16 unrolled steps each call `step` from the same line of `forecast`.
 TEST(RnnUnrolled, StepsAreSixteenCallsOfOneFunction) {
   const ir::Graph g = traceForward(loadSpec(registered("rnn_unrolled")));
