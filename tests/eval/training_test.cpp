@@ -70,3 +70,67 @@ TEST(Training, SgdWithMomentumFitsSinTenfoldIn300Steps) {
 
 }  // namespace
 }  // namespace nndna::eval::testing
+
+namespace nndna::eval::testing {
+namespace {
+
+// One step of `optimizer` on spec eval_layers with L = Σ linear(x), x all ones [2, 3]: every
+// weight and bias gradient is 2.
+Leaves oneLinearStep(const Optimizer& optimizer) {
+  const ir::Graph forward = traceLayers({{"x", {2, 3}}}, [](eval_layers::Layers& m, const Inputs& in) {
+    return sum(m.linear(in["x"]));
+  });
+  const ir::Graph step = training::buildTrainingStep(forward, optimizer);
+  Leaves leaves = initialLeaves(step, 0);
+  leaves.params["linear.weight"] = iota({3, 2}, 1);
+  leaves.params["linear.bias"] = f32({2}, {1, -1});
+  leaves.inputs["x"] = Value::filled({2, 3}, 1.0);
+  for (const auto& [name, value] : training::stepScalars(optimizer, 0)) {
+    leaves.inputs[name] = Value::scalar(value);
+  }
+  applyUpdates(step, evaluate(step, leaves), leaves);
+  return leaves;
+}
+
+TEST(OptimizerSteps, FirstAdamStepMovesEachParameterByLr) {
+  // m̂ = g, v̂ = g² after bias correction: the step is lr · g / (|g| + eps).
+  const double d = 0.1 * 2 / (2 + 1e-8);
+  const Leaves l = oneLinearStep(Adam{.lr = 0.1});
+  expectF32(l.params.at("linear.weight"), {3, 2}, {1 - d, 2 - d, 3 - d, 4 - d, 5 - d, 6 - d});
+  expectF32(l.params.at("linear.bias"), {2}, {1 - d, -1 - d});
+  expectF32(l.state.at("optim.exp_avg.linear.weight"), {3, 2}, {0.2, 0.2, 0.2, 0.2, 0.2, 0.2});
+}
+
+TEST(OptimizerSteps, AdamWDecaysWeightsButNotBiases) {
+  const double d = 0.1 * 2 / (2 + 1e-8);
+  const Leaves l = oneLinearStep(AdamW{.lr = 0.1, .weightDecay = 0.5});
+  // p · (1 − lr·wd) − step on the weight; the bias has no decay.
+  const double k = 1 - 0.1 * 0.5;
+  expectF32(l.params.at("linear.weight"), {3, 2},
+            {1 * k - d, 2 * k - d, 3 * k - d, 4 * k - d, 5 * k - d, 6 * k - d});
+  expectF32(l.params.at("linear.bias"), {2}, {1 - d, -1 - d});
+}
+
+TEST(OptimizerSteps, SgdStep) {
+  const Leaves l = oneLinearStep(SGD{.lr = 0.25, .momentum = 0.0, .nesterov = false});
+  expectF32(l.params.at("linear.weight"), {3, 2}, {0.5, 1.5, 2.5, 3.5, 4.5, 5.5});
+  expectF32(l.params.at("linear.bias"), {2}, {0.5, -1.5});
+}
+
+TEST(OptimizerSteps, BatchNormRunningStatisticsUseTheUnbiasedVariance) {
+  const ir::Graph forward = traceLayers({{"x", {2, 2, 1, 1}}}, [](eval_layers::Layers& m, const Inputs& in) {
+    return sum(mul(m.batchNorm(in["x"]), in["x"]));
+  });
+  const SGD sgd{.lr = 0.1, .momentum = 0.0, .nesterov = false};
+  const ir::Graph step = training::buildTrainingStep(forward, sgd);
+  Leaves leaves = initialLeaves(step, 0);  // running mean 0, running variance 1
+  leaves.inputs["x"] = f32({2, 2, 1, 1}, {1, 2, 3, 6});  // channel 0: 1, 3; channel 1: 2, 6
+  for (const auto& [name, value] : training::stepScalars(sgd, 0)) leaves.inputs[name] = Value::scalar(value);
+  applyUpdates(step, evaluate(step, leaves), leaves);
+  // momentum 0.1: mean 0.9·0 + 0.1·[2, 4]; variance 0.9·1 + 0.1·[2, 8] (unbiased).
+  expectF32(leaves.state.at("batch_norm.running_mean"), {2}, {0.2, 0.4});
+  expectF32(leaves.state.at("batch_norm.running_var"), {2}, {1.1, 1.7});
+}
+
+}  // namespace
+}  // namespace nndna::eval::testing
