@@ -59,14 +59,14 @@ int exitCodeFor(specrun::SpecRunError::Kind kind) {
 
 void printReport(const specrun::RunReport& report) {
   std::cerr << fmt::format(
-      "compile: {} ({:.2f} s{}), run: {:.2f} s, read IR: {:.3f} s\nsandbox: {}\nbinary: {}\n",
+      "compile: {} ({:.2f} s{}), run: {:.2f} s, read IR: {:.3f} s\nsandbox: {}\ntoolchain: {}\nbinary: {}\n",
       report.cacheHit ? "cached" : "compiled", report.compileSeconds,
       report.pchBuilt ? fmt::format(", precompiled header {:.2f} s", report.pchSeconds) : "", report.runSeconds,
       report.readSeconds,
       report.namespaces ? (report.readOnlyFs ? "PID, mount and network namespaces; read-only filesystem"
                                              : "PID, mount and network namespaces; filesystem NOT read-only")
                         : "resource limits only (no namespaces on this machine)",
-      report.binary.string());
+      report.installedToolchain ? "installed" : "build tree", report.binary.string());
   if (!report.programOutput.empty()) std::cerr << "the spec printed:\n" << report.programOutput;
 }
 

@@ -59,8 +59,8 @@ fs::path cacheDirectory(const RunOptions& options) {
   return fs::temp_directory_path() / "nndna-cache";
 }
 
-std::optional<fs::path> precompiledHeader(const fs::path& cache, const SandboxLimits& limits, RunReport* report) {
-  const Toolchain& tc = toolchain();
+std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& cache,
+                                          const SandboxLimits& limits, RunReport* report) {
   std::string flags;
   for (const std::string& f : specCompileFlags()) flags += f + " ";
   const fs::path dir = cache / "pch" / sha256Hex(tc.identity + "\n" + flags).substr(0, 24);
@@ -103,7 +103,7 @@ fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunRep
   std::ostringstream text;
   text << std::ifstream(absolute, std::ios::binary).rdbuf();
 
-  const Toolchain& tc = toolchain();
+  const Toolchain tc = toolchain();
   const fs::path cache = cacheDirectory(options);
   std::string flags;
   for (const std::string& f : specCompileFlags()) flags += f + " ";
@@ -112,13 +112,16 @@ fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunRep
   const std::string key = sha256Hex(fmt::format("{}\n{}\n{}\n{}", tc.identity, flags,
                                                 absolute.string(), text.str()));
   const fs::path binary = cache / "bin" / key.substr(0, 32);
-  if (report != nullptr) report->binary = binary;
+  if (report != nullptr) {
+    report->binary = binary;
+    report->installedToolchain = tc.installed;
+  }
   if (options.useCache && fs::exists(binary)) {
     if (report != nullptr) report->cacheHit = true;
     return binary;
   }
 
-  const std::optional<fs::path> pch = precompiledHeader(cache, options.compileLimits, report);
+  const std::optional<fs::path> pch = precompiledHeader(tc, cache, options.compileLimits, report);
   TempDir work(cache / "tmp", "compile-");
   std::vector<std::string> argv{tc.compiler.string()};
   for (const std::string& f : specCompileFlags()) argv.push_back(f);

@@ -10,10 +10,12 @@
 namespace nndna::specrun {
 
 struct RunReport;
+struct Toolchain;
 
 // The header to pass with -include (its .gch lies next to it); nullopt if it could not be built,
 // in which case specs compile without it (slower, same result).
-std::optional<std::filesystem::path> precompiledHeader(const std::filesystem::path& cache,
+std::optional<std::filesystem::path> precompiledHeader(const Toolchain& toolchain,
+                                                       const std::filesystem::path& cache,
                                                        const SandboxLimits& limits, RunReport* report);
 
 }  // namespace nndna::specrun

@@ -53,6 +53,7 @@ struct RunReport {
   double runSeconds = 0;      // wall time of the sandboxed run
   double readSeconds = 0;     // parsing and validating the IR
   std::filesystem::path binary;
+  bool installedToolchain = false;  // headers and spec main from an installed prefix, not the build tree
   std::filesystem::path runDir;  // removed unless keepTemp
   bool namespaces = false;       // the run had its own PID/mount/network namespaces
   bool readOnlyFs = false;       // ... and saw the filesystem read-only outside runDir

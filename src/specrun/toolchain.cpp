@@ -98,10 +98,9 @@ Toolchain locate() {
 
 }  // namespace
 
-const Toolchain& toolchain() {
-  static const Toolchain found = locate();
-  return found;
-}
+// Located afresh on every call (a few stat calls): a long-running process (the server) must see
+// a rebuilt libnndna or edited headers, which change the cache keys.
+Toolchain toolchain() { return locate(); }
 
 std::vector<std::string> specCompileFlags() {
   // -O0 and frame pointers: call sites resolve to the user's lines by walking frames. -g1 keeps

@@ -21,7 +21,7 @@ struct Toolchain {
 };
 
 // Locates everything; throws std::runtime_error naming what is missing.
-const Toolchain& toolchain();
+Toolchain toolchain();
 
 // The flags every spec (and the precompiled header) is compiled with.
 std::vector<std::string> specCompileFlags();

@@ -119,7 +119,7 @@ TEST(Sandbox, CannotUndoTheReadOnlyMounts) {
   const fs::path target = outside.path() / "pwned.txt";
   const SandboxResult r = runShell("mount -o remount,rw / 2>/dev/null && echo remounted; "
                                    "mount -o remount,rw " + outside.path().string() + " 2>/dev/null; "
-                                   "echo x > " + target.string() + " 2>/dev/null || echo denied",
+                                   "{ echo x > " + target.string() + "; } 2>/dev/null || echo denied",
                                    dir.path());
   if (!r.namespaces) GTEST_SKIP() << "no mount namespace on this machine";
   EXPECT_EQ(r.output, "denied\n");

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Installs nndna into a temporary prefix and compiles + runs the default model with the installed
+# `nndna ir`: the runner must find the installed headers, libnndna and spec main, not the build tree.
+set -euo pipefail
+build=$1
+source_dir=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+cp "$source_dir/examples/diffusion_denoiser.cpp" "$work/model.cpp"
+cd "$work"
+NNDNA_CACHE_DIR="$work/cache" "$work/prefix/bin/nndna" ir model.cpp -o model.json -v 2> log.txt || {
+  cat log.txt; exit 1; }
+cat log.txt
+grep -q '^toolchain: installed$' log.txt
+grep -q '"format": "nndna-ir"' model.json
+# A compile error names the file as typed, from the installed runner too.
+printf '#include <nndna/nndna.hpp>\nint x = nope;\n' > broken.cpp
+if NNDNA_CACHE_DIR="$work/cache" "$work/prefix/bin/nndna" ir broken.cpp -o out.json 2> err.txt; then
+  echo "broken.cpp compiled"; exit 1
+fi
+cat err.txt
+grep -q "^broken.cpp:2:9: error: 'nope' was not declared in this scope" err.txt
+echo "install test passed"
