@@ -24,6 +24,12 @@ TEST(EvalUnary, ArithmeticAndPiecewise) {
             {-0.5, 0.0, 0.5, 1.0});
 }
 
+TEST(EvalUnary, StopGradientAndCaptureAreIdentities) {
+  expectF32(unary(stopGradient), {4}, {-1.0, 0.0, 0.5, 2.0});
+  expectF32(run(kX, [](const Inputs& in) { return capture("c", in["x"]); }), {4},
+            {-1.0, 0.0, 0.5, 2.0});
+}
+
 TEST(EvalUnary, Transcendental) {
   const Feeds pos = {{"x", f32({3}, {0.25, 1.0, 4.0})}};
   expectF32(run(pos, [](const Inputs& in) { return sqrt(in["x"]); }), {3}, {0.5, 1.0, 2.0});
