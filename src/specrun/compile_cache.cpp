@@ -23,6 +23,12 @@ namespace {
 constexpr std::uintmax_t kMaxSpecBytes = std::uintmax_t{4} << 20;
 constexpr const char* kPchHeader = "nndna_pch.hpp";
 
+std::string readText(const fs::path& file) {
+  std::ostringstream text;
+  text << std::ifstream(file, std::ios::binary).rdbuf();
+  return text.str();
+}
+
 std::string envOr(const char* name, std::string fallback) {
   const char* value = std::getenv(name);
   return value != nullptr && *value != '\0' ? std::string(value) : fallback;
@@ -43,6 +49,63 @@ void publish(const fs::path& from, const fs::path& to) {
     throw SpecRunError(SpecRunError::Kind::setup_error,
                        fmt::format("cannot write {}: {}", to.string(), ec.message()));
   }
+}
+
+// A file's identity for the dependency list: size and modification time.
+std::string dependencyStamp(const fs::path& file) {
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  if (ec) return "missing";
+  const auto time = fs::last_write_time(file, ec).time_since_epoch().count();
+  return fmt::format("{} {}", size, time);
+}
+
+// The user's own headers the spec included, from g++'s -MMD output (a make rule, with "\"
+// line continuations and "\ " for spaces): all but the spec, nndna's headers and the PCH.
+std::vector<fs::path> userDependencies(const std::string& makeRule, const fs::path& spec,
+                                       const fs::path& includeDir, const fs::path& cache) {
+  std::vector<fs::path> files;
+  const std::size_t colon = makeRule.find(": ");
+  if (colon == std::string::npos) return files;
+  std::string current;
+  auto flush = [&] {
+    if (current.empty()) return;
+    std::error_code ec;
+    const fs::path file = fs::weakly_canonical(current, ec);
+    current.clear();
+    if (ec || file == spec) return;
+    const std::string text = file.string();
+    if (text.starts_with(includeDir.string() + "/") || text.starts_with(cache.string() + "/")) return;
+    files.push_back(file);
+  };
+  for (std::size_t i = colon + 2; i < makeRule.size(); ++i) {
+    const char c = makeRule[i];
+    if (c == '\\' && i + 1 < makeRule.size() && makeRule[i + 1] == '\n') {
+      ++i;  // line continuation
+      flush();
+    } else if (c == '\\' && i + 1 < makeRule.size() && makeRule[i + 1] == ' ') {
+      current += ' ';
+      ++i;
+    } else if (c == ' ' || c == '\n' || c == '\t') {
+      flush();
+    } else {
+      current += c;
+    }
+  }
+  flush();
+  return files;
+}
+
+// A cached binary is good while every header of the user's it included is unchanged.
+bool dependenciesUnchanged(const fs::path& binary) {
+  std::ifstream in(binary.string() + ".deps");
+  if (!in) return true;  // none recorded
+  std::string path;
+  std::string stamp;
+  while (std::getline(in, path) && std::getline(in, stamp)) {
+    if (dependencyStamp(path) != stamp) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -116,7 +179,7 @@ fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunRep
     report->binary = binary;
     report->installedToolchain = tc.installed;
   }
-  if (options.useCache && fs::exists(binary)) {
+  if (options.useCache && fs::exists(binary) && dependenciesUnchanged(binary)) {
     if (report != nullptr) report->cacheHit = true;
     return binary;
   }
@@ -128,11 +191,15 @@ fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunRep
   argv.insert(argv.end(), {"-I", tc.includeDir.string()});
   if (pch) argv.insert(argv.end(), {"-include", pch->string()});
   argv.insert(argv.end(), {absolute.string(), tc.specMain.string(), tc.library.string(),
-                           "-Wl,-rpath," + tc.library.parent_path().string(), "-o", "spec"});
+                           "-Wl,-rpath," + tc.library.parent_path().string(), "-o", "spec",
+                           "-MMD", "-MF", "spec.d"});
   if (tc.mold) argv.push_back("-fuse-ld=mold");
   const SandboxResult result = runSandboxed(argv, compilerEnvironment(work.path()), work.path(),
                                             options.compileLimits);
-  if (report != nullptr) report->compileSeconds = result.wallSeconds;
+  if (report != nullptr) {
+    report->compileSeconds = result.wallSeconds;
+    report->compileCpuSeconds = result.cpuSeconds;
+  }
   if (result.timedOut || result.cpuExceeded) {
     throw SpecRunError(SpecRunError::Kind::timeout,
                        fmt::format("{}: compiling took longer than the limit ({} s)", display,
@@ -152,6 +219,14 @@ fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunRep
     while (message.ends_with('\n')) message.pop_back();
     throw SpecRunError(SpecRunError::Kind::compile_error, message, result.output);
   }
+  // The user's own headers are not in the key: record them, checked on every cache hit.
+  {
+    std::ofstream deps(work.path() / "spec.deps");
+    for (const fs::path& dep : userDependencies(readText(work.path() / "spec.d"), absolute, tc.includeDir, cache)) {
+      deps << dep.string() << "\n" << dependencyStamp(dep) << "\n";
+    }
+  }
+  publish(work.path() / "spec.deps", fs::path(binary.string() + ".deps"));
   publish(work.path() / "spec", binary);
   return binary;
 }

@@ -146,6 +146,7 @@ ir::TracedModel runSpecFile(const fs::path& spec, const RunOptions& options, Run
                                      "TMPDIR=" + runDir.path().string(), "LANG=C", "LC_ALL=C"};
   const SandboxResult result = runSandboxed(argv, env, runDir.path(), options.runLimits);
   rep.runSeconds = result.wallSeconds;
+  rep.runCpuSeconds = result.cpuSeconds;
   rep.namespaces = result.namespaces;
   rep.readOnlyFs = result.readOnlyFs;
   rep.programOutput = result.output;

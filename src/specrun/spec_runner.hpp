@@ -50,7 +50,9 @@ struct RunReport {
   bool pchBuilt = false;     // this call built the precompiled header
   double pchSeconds = 0;     // wall time building it
   double compileSeconds = 0;  // wall time of the compile (0 on a cache hit)
+  double compileCpuSeconds = 0;  // user + system CPU time of the compiler and linker
   double runSeconds = 0;      // wall time of the sandboxed run
+  double runCpuSeconds = 0;   // user + system CPU time of the spec program
   double readSeconds = 0;     // parsing and validating the IR
   std::filesystem::path binary;
   bool installedToolchain = false;  // headers and spec main from an installed prefix, not the build tree

@@ -148,6 +148,29 @@ TEST_F(SpecRunnerTest, SecondRunIsACacheHitAndAnEditRecompiles) {
   EXPECT_NE(third.binary, first.binary);
 }
 
+TEST_F(SpecRunnerTest, EditingAnIncludedHeaderRecompiles) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-fresh-cache-");
+  RunOptions o;
+  o.cacheDir = cache.path();
+  const fs::path header = dir_->path() / "width.hpp";
+  const fs::path spec = dir_->path() / "model.cpp";
+  std::ofstream(header) << "constexpr int WIDTH = 3;\n";
+  std::ofstream(spec) << "#include <nndna/nndna.hpp>\n#include \"width.hpp\"\nusing namespace nndna;\n"
+                         "struct Net : Module { Linear l{\"l\", 4, WIDTH}; };\n"
+                         "Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
+                         "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, .inputs = {{\"x\", {8, 4}}}}; }\n";
+  RunReport first;
+  EXPECT_EQ(parameterCount(runSpecFile(spec, o, &first).train), 4 * 3 + 3);
+  EXPECT_FALSE(first.cacheHit);
+  RunReport second;
+  runSpecFile(spec, o, &second);
+  EXPECT_TRUE(second.cacheHit);
+  std::ofstream(header) << "constexpr int WIDTH = 5;   // wider\n";
+  RunReport third;
+  EXPECT_EQ(parameterCount(runSpecFile(spec, o, &third).train), 4 * 5 + 5);
+  EXPECT_FALSE(third.cacheHit) << "the header changed";
+}
+
 TEST_F(SpecRunnerTest, CompileErrorShowsTheSpecLineOnly) {
   writeSpec("  Tensor y = matmul(in[\"x\"]);\n  undefinedThing();");
   fs::current_path(dir_->path());
