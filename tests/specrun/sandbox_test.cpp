@@ -134,6 +134,17 @@ TEST(Sandbox, SeesOnlyItsOwnProcesses) {
   EXPECT_LE(std::stoi(r.output), 4) << r.output;
 }
 
+TEST(Sandbox, RunDirectoryIsRemovedEvenWhenTheProgramLockedIt) {
+  fs::path kept;
+  {
+    TempDir dir(fs::temp_directory_path(), "sandbox-test-");
+    kept = dir.path();
+    const SandboxResult r = runShell("mkdir -p a/b && touch a/b/f && chmod 000 a/b a", dir.path());
+    ASSERT_TRUE(r.exited && r.exitCode == 0) << r.output;
+  }
+  EXPECT_FALSE(fs::exists(kept));
+}
+
 TEST(Sandbox, MissingProgramThrows) {
   TempDir dir(fs::temp_directory_path(), "sandbox-test-");
   const std::vector<std::string> argv{"/nonexistent/program"};
