@@ -78,13 +78,20 @@ unsigned long keptMountFlags(const char* path) {
 bool makeFilesystemReadOnly(const ChildSetup& setup) {
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
   if (::mount(setup.workDir, setup.workDir, nullptr, MS_BIND | MS_REC, nullptr) != 0) return false;
+  // Device nodes: a read-only mount does not stop writes to a device, and as root (without
+  // capabilities, but still the owner of /dev/sda) the program could open disks. Every mount
+  // gets nodev; the harmless devices stay usable through bind mounts of their own.
+  for (const char* device : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}) {
+    ::mount(device, device, nullptr, MS_BIND, nullptr);
+  }
   bool all = true;
   for (const char* point : setup.mountPoints) {
-    const unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | keptMountFlags(point);
+    const unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NODEV | keptMountFlags(point);
     if (::mount(nullptr, point, nullptr, flags, nullptr) != 0 && errno != ENOENT) all = false;
   }
-  // A fresh /proc hides the host's processes (their environments, command lines).
-  ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+  // A fresh, read-only /proc hides the host's processes (their environments, command lines) and
+  // keeps /proc/sys unwritable.
+  ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, nullptr);
   return all;
 }
 

@@ -126,6 +126,18 @@ TEST(Sandbox, CannotUndoTheReadOnlyMounts) {
   EXPECT_FALSE(fs::exists(target));
 }
 
+TEST(Sandbox, CannotOpenDevicesButTheHarmlessOnes) {
+  TempDir dir(fs::temp_directory_path(), "sandbox-test-");
+  // Opening (not writing) a block device read-write, and a sysctl for writing.
+  const SandboxResult r = runShell(
+      "for dev in $(find /dev -type b 2>/dev/null | head -3); do (exec 3<>$dev) 2>/dev/null && echo opened $dev; done; "
+      "(exec 3>>/proc/sys/vm/swappiness) 2>/dev/null && echo sysctl-writable; "
+      "echo x > /dev/null && head -c 4 /dev/urandom | wc -c",
+      dir.path());
+  if (!r.namespaces) GTEST_SKIP() << "no mount namespace on this machine";
+  EXPECT_EQ(r.output, "4\n");
+}
+
 TEST(Sandbox, SeesOnlyItsOwnProcesses) {
   TempDir dir(fs::temp_directory_path(), "sandbox-test-");
   const SandboxResult r = runShell("ls /proc | grep -c '^[0-9]'", dir.path());
