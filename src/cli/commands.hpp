@@ -18,4 +18,7 @@ void addSpecCommands(CLI::App& app);
 // (xray_commands.cpp).
 void addXrayCommands(CLI::App& app);
 
+// `nndna diagram`: draw a model's architecture as HTML, SVG, DOT or JSON (diagram_commands.cpp).
+void addDiagramCommands(CLI::App& app);
+
 }  // namespace nndna::cli

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   nndna::cli::addTraceCommands(app);
   nndna::cli::addSpecCommands(app);
+  nndna::cli::addDiagramCommands(app);
   nndna::cli::addXrayCommands(app);
   try {
     app.parse(argc, argv);

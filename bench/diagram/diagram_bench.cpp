@@ -1,0 +1,101 @@
+// Diagram speed against the seed (issue 4's reference figures on this machine kind):
+//   layout + SVG of ~1,500 / 3,000 / 6,000 boxes: seed 2.1 s / 10 s / 88 s (aim: >= 3x faster,
+//   6,000 in <= 15 s); spec -> DOT for GPT-2 small and the 96-layer decoder: seed 0.28 s / 1.8 s
+//   (aim: >= 15x faster). Each case prints its time and the ratio to the seed.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "nndna/diagram.hpp"
+#include "nndna/trace.hpp"
+
+namespace {
+
+using namespace nndna;
+
+ir::TracedModel traced(const std::string& name) {
+  const RegisteredSpec* spec = findSpec(name);
+  if (spec == nullptr) throw std::runtime_error("not linked: " + name);
+  return traceModel(loadSpec(*spec));
+}
+
+void reportAgainstSeed(benchmark::State& state, double seedSeconds, double seconds) {
+  state.counters["seed_s"] = seedSeconds;
+  state.counters["x_faster"] = seedSeconds / seconds;
+}
+
+// Layout + SVG (Graphviz in process) of a loop that cannot fold: 3 boxes per iteration.
+void BM_LayoutSvg(benchmark::State& state) {
+  const int iterations = static_cast<int>(state.range(0));
+  const double seed = iterations == 500 ? 2.1 : iterations == 1000 ? 10.0 : 88.0;
+  const diagram::Diagram d = diagram::buildDiagram(traced(fmt::format("unfoldable_{}", iterations)));
+  double total = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string svg = diagram::renderSvg(d);
+    benchmark::DoNotOptimize(svg);
+    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  state.counters["boxes"] = static_cast<double>(d.layerCount());
+  state.counters["clusters"] = static_cast<double>(d.clusters.size());
+  reportAgainstSeed(state, seed, total / static_cast<double>(state.iterations()));
+}
+BENCHMARK(BM_LayoutSvg)->Arg(500)->Arg(1000)->Arg(2000)->Iterations(1)->Unit(benchmark::kSecond);
+
+// Spec -> DOT: build the model, trace both graphs, build the diagram (metrics included).
+void BM_SpecToDot(benchmark::State& state, const std::string& name, double seedSeconds) {
+  double total = 0;
+  std::size_t boxes = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const diagram::Diagram d = diagram::buildDiagram(traced(name));
+    benchmark::DoNotOptimize(d.dot);
+    boxes = d.layerCount();
+    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  state.counters["boxes"] = static_cast<double>(boxes);
+  if (seedSeconds > 0) reportAgainstSeed(state, seedSeconds, total / static_cast<double>(state.iterations()));
+}
+BENCHMARK_CAPTURE(BM_SpecToDot, gpt2_small, std::string("gpt2_small"), 0.28)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SpecToDot, decoder_96, std::string("decoder_96"), 1.8)->Unit(benchmark::kMillisecond);
+
+// Per example: trace, diagram, and layout + SVG, separately.
+void BM_Example(benchmark::State& state, const std::string& name) {
+  std::map<std::string, double> parts;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    const ir::TracedModel model = traced(name);
+    auto t1 = std::chrono::steady_clock::now();
+    const diagram::Diagram d = diagram::buildDiagram(model);
+    auto t2 = std::chrono::steady_clock::now();
+    std::string svg = diagram::renderSvg(d);
+    auto t3 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(svg);
+    parts["trace_ms"] += std::chrono::duration<double, std::milli>(t1 - t0).count();
+    parts["diagram_ms"] += std::chrono::duration<double, std::milli>(t2 - t1).count();
+    parts["layout_ms"] += std::chrono::duration<double, std::milli>(t3 - t2).count();
+  }
+  for (const auto& [k, v] : parts) state.counters[k] = v / static_cast<double>(state.iterations());
+}
+
+void registerExamples() {
+  for (const RegisteredSpec& spec : registeredSpecs()) {
+    if (spec.sourceFile.find("/examples/") == std::string::npos) continue;
+    benchmark::RegisterBenchmark(("BM_Example/" + spec.name).c_str(), BM_Example, spec.name)
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  registerExamples();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

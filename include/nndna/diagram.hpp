@@ -1,0 +1,133 @@
+// Architecture diagrams: from a traced model (training and inference graphs) to NN DNA's picture.
+//
+// The pipeline follows the seed's algorithm (docs/diagram.md): a group tree of call clusters and
+// source-line leaves per side, a DAG of its leaves, loop detection and folding (`×N`), keys that
+// match nodes across the two sides, one merged model, and Graphviz DOT. Rendering (SVG, the HTML
+// page) goes through Graphviz's C library in process.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nndna/ir.hpp"
+
+namespace nndna::diagram {
+
+enum class Side : std::uint8_t { train, infer };
+// "train" / "infer"
+std::string_view sideName(Side side);
+
+struct Options {
+  // Draw one side alone. Unset: both sides, merged into one picture when they share a layer.
+  std::optional<Side> only;
+};
+
+// Per-side values; a side that does not draw the element has nothing.
+template <class T>
+struct PerSide {
+  std::optional<T> train;
+  std::optional<T> infer;
+  std::optional<T>& operator[](Side s) { return s == Side::train ? train : infer; }
+  const std::optional<T>& operator[](Side s) const { return s == Side::train ? train : infer; }
+};
+
+// What one box (or cluster) costs, on one side.
+struct Cost {
+  std::int64_t params = 0;  // distinct trainable parameters its ops read
+  std::int64_t flops = 0;   // matmul/conv FLOPs of its ops, summed over every folded iteration
+};
+
+struct Node {
+  int id = 0;             // "n<id>" in the DOT and the SVG
+  std::string key;        // the cross-side key (docs/diagram.md)
+  bool isInput = false;   // a data input drawn at the top
+  std::string label;      // the source line (or "input: name"), trimmed, shape comment stripped
+  std::string file;       // source file of the line ("" for inputs)
+  int line = 0;
+  std::vector<std::string> shapes;  // "[B, H]" per distinct shape (dims resolved)
+  std::string color;      // border colour: by source line, or by input name
+  std::vector<Side> sides;
+  int cluster = -1;       // innermost enclosing cluster id, -1 at top level
+  PerSide<Cost> cost;
+};
+
+struct Cluster {
+  int id = 0;             // "c<id>" in the DOT and the SVG
+  enum class Kind : std::uint8_t { user, loop } kind = Kind::user;
+  std::string label;      // as laid out ("×12 (inference)", the call line, ...)
+  // A wrapper pair: one call seen from the two sides (lossFn's and predictFn's call of the
+  // shared forward); the page swaps in the label of the side shown.
+  std::optional<std::string> trainLabel, inferLabel;
+  std::vector<Side> sides;
+  int parent = -1;
+  PerSide<Cost> cost;
+};
+
+struct Edge {
+  int src = 0, dst = 0;   // node ids
+  bool carried = false;   // a loop-carried dependency: dashed
+  bool backEdge = false;  // carried into a folded loop: a cycle, drawn with constraint=false
+  std::string color;
+  std::vector<Side> sides;
+};
+
+struct LegendItem {
+  std::string name, desc;
+  std::int64_t size = 0;
+  std::string color;
+};
+struct DimCollision {
+  std::int64_t size = 0;
+  std::vector<std::string> names;
+};
+
+struct Metric {
+  std::string key;      // "params", "activations", "flops", "kernels"
+  std::int64_t value = 0;
+  std::string display;  // "24.9K parameters"
+  std::string tooltip;
+};
+
+struct Diagram {
+  std::string label, description;
+  bool merged = false;  // both sides drawn as one picture
+  bool hasInfer = false;
+  bool hasTrainOnly = false, hasInferOnly = false;
+  std::vector<Node> nodes;  // by id
+  std::vector<Cluster> clusters;  // by id
+  std::vector<Edge> edges;
+  std::vector<LegendItem> legend;
+  std::vector<DimCollision> collisions;
+  PerSide<std::vector<Metric>> metrics;
+  std::string dot;
+  // When the sides share no layer (a flow's inverse pass), this diagram draws the training side
+  // and the inference side is drawn alone here (the seed's two separate diagrams).
+  std::shared_ptr<const Diagram> inferAlone;
+
+  // Boxes drawn, inputs not counted (the seed's count).
+  std::size_t layerCount() const;
+  std::size_t carriedEdgeCount() const;
+};
+
+// Builds the diagram of a traced model. Never caps the size.
+Diagram buildDiagram(const ir::TracedModel& model, const Options& options = {});
+
+// Graphviz speed settings chosen by size (nslimit for large graphs, where it keeps crossings).
+struct RenderSettings {
+  std::optional<double> nslimit;
+};
+RenderSettings renderSettingsFor(const Diagram& diagram);
+
+// Lays out the DOT and returns the SVG document.
+std::string renderSvg(const Diagram& diagram);
+// The diagram model, metrics and legend as JSON (docs/diagram.md lists the fields).
+std::string toJson(const Diagram& diagram, int indent = 2);
+// One self-contained offline HTML page: header, metrics, legend, the SVG, side toggle, hover,
+// tooltips, pan and zoom. `svg` is the output of renderSvg (rendered once, reused).
+std::string renderHtml(const Diagram& diagram, const std::string& svg);
+std::string renderHtml(const Diagram& diagram);
+
+}  // namespace nndna::diagram

@@ -1,0 +1,20 @@
+// Merging the sides into one diagram model and writing its DOT.
+//
+// One side model draws that side alone. Two merge by key: anything only one side draws gets an
+// `only-<side>` class for the page to fade; a shared node takes the path with more loops, so a
+// model the sampler repeats shows its ×N. Each side's wrapper around the same shared nodes is one
+// call seen from two sides: the pair draws as one cluster whose label the page swaps.
+#pragma once
+
+#include <vector>
+
+#include "diagram/dims.hpp"
+#include "diagram/side_model.hpp"
+#include "nndna/diagram.hpp"
+
+namespace nndna::diagram::detail {
+
+// Fills nodes, clusters, edges and dot of `out` from one or two side models.
+void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Diagram& out);
+
+}  // namespace nndna::diagram::detail

@@ -1,0 +1,136 @@
+// buildDiagram: the stages of docs/diagram.md, one side at a time, then the merge.
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "diagram/assemble.hpp"
+#include "diagram/dims.hpp"
+#include "diagram/group_tree.hpp"
+#include "diagram/loops.hpp"
+#include "diagram/metrics.hpp"
+#include "diagram/side_model.hpp"
+#include "nndna/diagram.hpp"
+#include "nndna/training.hpp"
+#include "render/svg_render.hpp"
+
+namespace nndna::diagram {
+namespace {
+
+// One side's tree, loop finder and DAG. Forward only: backward and optimizer are the same
+// machinery for every model; parameters are implied by their layers' boxes; inputs are drawn as
+// source nodes by the DAG; state is bookkeeping.
+struct SideParts {
+  const ir::Graph* graph;
+  detail::GroupTree tree;
+  std::unique_ptr<detail::LoopFinder> loops;
+  std::vector<detail::DagNode> dag;
+
+  explicit SideParts(const ir::Graph& g) : graph(&g) {
+    std::vector<char> included = detail::forwardReachable(g);
+    for (std::size_t i = 0; i < g.ops.size(); ++i) {
+      if (ir::isLeafKind(g.ops[i].kind)) included[i] = 0;
+    }
+    tree = detail::buildGroupTree(g, included);
+    loops = std::make_unique<detail::LoopFinder>(tree);
+    dag = detail::buildDag(tree, detail::allLeaves(tree));
+  }
+};
+
+}  // namespace
+
+std::string_view sideName(Side side) { return side == Side::train ? "train" : "infer"; }
+
+std::size_t Diagram::layerCount() const {
+  return static_cast<std::size_t>(
+      std::count_if(nodes.begin(), nodes.end(), [](const Node& n) { return !n.isInput; }));
+}
+
+std::size_t Diagram::carriedEdgeCount() const {
+  return static_cast<std::size_t>(
+      std::count_if(edges.begin(), edges.end(), [](const Edge& e) { return e.carried; }));
+}
+
+Diagram buildDiagram(const ir::TracedModel& model, const Options& options) {
+  Diagram d;
+  d.label = model.spec.label;
+  d.description = model.spec.description;
+  d.hasInfer = model.hasInfer;
+  const bool wantTrain = !options.only || *options.only == Side::train;
+  const bool wantInfer = model.hasInfer && (!options.only || *options.only == Side::infer);
+  if (options.only == Side::infer && !model.hasInfer) {
+    throw std::invalid_argument("the spec has no predict function: there is no inference side to draw");
+  }
+
+  std::vector<const ir::Graph*> graphs{&model.train};
+  if (model.hasInfer) graphs.push_back(&model.infer);
+  const detail::DimResolver dims(model.spec.dims, graphs);
+  d.legend = dims.legend();
+  d.collisions = dims.collisions();
+
+  // Both trees feed the keying, even when one side is drawn alone, so keys never depend on it.
+  SideParts train(model.train);
+  std::unique_ptr<SideParts> infer;
+  if (model.hasInfer) infer = std::make_unique<SideParts>(model.infer);
+  const detail::Keying keying = detail::keyingFor(train.tree, infer ? &infer->tree : nullptr);
+
+  std::vector<detail::SideModel> models;
+  if (wantTrain) {
+    models.push_back(detail::extractSide(Side::train, train.tree, *train.loops, train.dag, keying));
+  }
+  if (wantInfer) {
+    models.push_back(detail::extractSide(Side::infer, infer->tree, *infer->loops, infer->dag, keying));
+  }
+
+  if (models.size() == 2) {
+    // Merging needs an anchor: with no layer in common (a flow's inverse pass) a merged layout is
+    // two unrelated graphs side by side, so each side is drawn alone (train first).
+    std::unordered_set<std::string> trainKeys, inferKeys;
+    for (const auto& n : models[0].nodes) if (!n.isInput) trainKeys.insert(n.key);
+    for (const auto& n : models[1].nodes) if (!n.isInput) inferKeys.insert(n.key);
+    d.merged = std::any_of(trainKeys.begin(), trainKeys.end(),
+                           [&](const std::string& k) { return inferKeys.contains(k); });
+    if (d.merged) {
+      std::unordered_set<std::string> allTrain, allInfer;
+      for (const auto& n : models[0].nodes) allTrain.insert(n.key);
+      for (const auto& n : models[1].nodes) allInfer.insert(n.key);
+      d.hasTrainOnly = std::any_of(allTrain.begin(), allTrain.end(),
+                                   [&](const std::string& k) { return !allInfer.contains(k); });
+      d.hasInferOnly = std::any_of(allInfer.begin(), allInfer.end(),
+                                   [&](const std::string& k) { return !allTrain.contains(k); });
+    } else {
+      models.pop_back();
+      d.inferAlone = std::make_shared<const Diagram>(buildDiagram(model, {.only = Side::infer}));
+    }
+  }
+  detail::assemble(models, dims, d);
+
+  // FLOPs/step and kernels count the whole training step. A model whose step cannot be built (an
+  // op with no adjoint rule) still gets its diagram, with forward-only figures said as such.
+  std::optional<ir::Graph> step;
+  try {
+    step = training::buildTrainingStep(model.train, model.spec.optimizer);
+  } catch (const std::exception&) {
+    step.reset();
+  }
+  d.metrics.train = detail::sideMetrics(model.train, step ? &*step : nullptr, model.train, false);
+  if (model.hasInfer) d.metrics.infer = detail::sideMetrics(model.train, nullptr, model.infer, true);
+  return d;
+}
+
+RenderSettings renderSettingsFor(const Diagram& diagram) {
+  RenderSettings s;
+  // Network-simplex x-placement dominates large layouts; bounding it keeps crossings
+  // (DESIGN.md's measurements) and turns minutes into seconds. Small diagrams keep the default.
+  if (diagram.nodes.size() + diagram.clusters.size() > 400) s.nslimit = 0.5;
+  return s;
+}
+
+std::string renderSvg(const Diagram& diagram) {
+  render::LayoutOptions opts;
+  opts.nslimit = renderSettingsFor(diagram).nslimit;
+  return render::renderInlineSvg(diagram.dot, opts);
+}
+
+}  // namespace nndna::diagram

@@ -1,0 +1,443 @@
+#include "diagram/side_model.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include "diagram/metrics.hpp"
+#include "diagram/text.hpp"
+
+namespace nndna::diagram::detail {
+namespace {
+
+constexpr std::array<std::string_view, 15> kTensorPalette = {
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22",
+    "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94"};
+
+// "fn@line" per frame, joined by '>', from the first frame in a shared function; a key with no
+// shared frame is prefixed by its side, so it never matches the other side.
+std::string frameKey(const GroupTree& tree, std::span<const ir::FrameId> frames, Side side,
+                     const std::unordered_set<std::string>& shared) {
+  std::size_t start = 0;
+  bool found = false;
+  for (; start < frames.size(); ++start) {
+    if (shared.contains(tree.frame(frames[start]).function)) {
+      found = true;
+      break;
+    }
+  }
+  if (!found) start = 0;
+  std::string key;
+  for (std::size_t i = start; i < frames.size(); ++i) {
+    const ir::Frame& f = tree.frame(frames[i]);
+    if (i > start) key += '>';
+    key += f.function;
+    key += '@';
+    if (f.file > 0) key += "f" + std::to_string(f.file) + ":";
+    key += std::to_string(f.line);
+  }
+  return found ? key : std::string(sideName(side)) + ":" + key;
+}
+
+// The source text of a frame's line, trimmed; "file:line" when the text is unknown.
+class SourceLines {
+ public:
+  explicit SourceLines(const ir::Graph& graph) : graph_(graph) {
+    for (const auto& file : graph.sites.files) {
+      std::vector<std::string_view> lines;
+      std::string_view text = file.text;
+      while (!text.empty()) {
+        const auto nl = text.find('\n');
+        lines.push_back(text.substr(0, nl));
+        if (nl == std::string_view::npos) break;
+        text.remove_prefix(nl + 1);
+      }
+      files_.push_back(std::move(lines));
+    }
+  }
+  std::string text(ir::FrameId id) const {
+    if (id == ir::kNone) return "<spec>";
+    const ir::Frame& f = graph_.sites.frames.at(static_cast<std::size_t>(id));
+    if (f.file >= 0 && static_cast<std::size_t>(f.file) < files_.size()) {
+      const auto& lines = files_[static_cast<std::size_t>(f.file)];
+      if (f.line >= 1 && static_cast<std::size_t>(f.line) <= lines.size()) {
+        const std::string t = trim(lines[static_cast<std::size_t>(f.line - 1)]);
+        if (!t.empty()) return t;
+      }
+    }
+    return fileName(f.file) + ":" + std::to_string(f.line);
+  }
+  std::string fileName(std::int32_t file) const {
+    if (file < 0 || static_cast<std::size_t>(file) >= graph_.sites.files.size()) return "<spec>";
+    const std::string& path = graph_.sites.files[static_cast<std::size_t>(file)].path;
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  }
+
+ private:
+  const ir::Graph& graph_;
+  std::vector<std::vector<std::string_view>> files_;
+};
+
+bool crossesIteration(const std::vector<int>& a, const std::vector<int>& b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return true;
+  }
+  return false;
+}
+
+class SideExtractor {
+ public:
+  SideExtractor(Side side, const GroupTree& tree, LoopFinder& loops,
+                const std::vector<DagNode>& dag, const Keying& keying)
+      : side_(side), tree_(tree), g_(*tree.graph), loops_(loops), dag_(dag), keying_(keying),
+        lines_(g_) {}
+
+  SideModel run() {
+    const int root = GroupTree::kRoot;
+    populateFold(root, 0, tree_.at(root).children.size(), {});
+    SideModel model;
+    model.side = side_;
+    model.graph = &g_;
+    nodes_ = &model.nodes;
+    for (const DagNode& dn : dag_) {
+      if (dn.leaf >= 0) continue;
+      const std::string& name = g_.producer(dn.tensor).attrs.name;
+      SideNode node;
+      node.key = "in:" + name;
+      node.tensor = dn.tensor;
+      node.isInput = true;
+      node.label = "input: " + name;
+      node.color = colorForKey("tensor_input:" + name);
+      keyOfTid_[dn.tensor] = model.nodes.size();
+      model.nodes.push_back(std::move(node));
+    }
+    walk(root, 0, tree_.at(root).children.size(), root, {}, {}, "");
+    addCosts(model);
+    addEdges(model);
+    return model;
+  }
+
+ private:
+  const std::vector<int>& itersOf(ir::TensorId t) const {
+    static const std::vector<int> kEmpty;
+    auto it = tidIters_.find(t);
+    return it == tidIters_.end() ? kEmpty : it->second;
+  }
+  ir::TensorId canonOf(ir::TensorId t) const {
+    auto it = tidCanon_.find(t);
+    return it == tidCanon_.end() ? t : it->second;
+  }
+  std::vector<int> leavesOf(int cluster, std::size_t begin, std::size_t end) const {
+    std::vector<int> out;
+    collectLeaves(tree_, cluster, begin, end, out);
+    return out;
+  }
+
+  // The fold map: every leaf tensor gets the iteration path of its enclosing loops and, when it
+  // sits in an iteration that is not drawn, the tensor of its twin in the drawn one.
+  void populateFold(int cluster, std::size_t begin, std::size_t end, const std::vector<int>& iters) {
+    const std::vector<LoopRun> loops = loops_.loops(cluster, begin, end);
+    const auto& children = tree_.at(cluster).children;
+    for (const LoopRun& loop : loops) {
+      auto sliceStart = [&](std::size_t it) { return loop.start + it * loop.period; };
+      if (!loop.foldable) {
+        for (std::size_t it = 0; it < loop.iterations; ++it) {
+          std::vector<int> path = iters;
+          path.push_back(static_cast<int>(it));
+          for (int leaf : leavesOf(cluster, sliceStart(it), sliceStart(it) + loop.period)) {
+            tidIters_[tree_.at(leaf).output] = path;
+          }
+          populateFold(cluster, sliceStart(it), sliceStart(it) + loop.period, path);
+        }
+        continue;
+      }
+      // The drawn iteration first, so its leaves carry their final (deeper) paths before the
+      // others are paired with them.
+      const std::vector<int> drawn = leavesOf(cluster, loop.start, loop.start + loop.period);
+      std::vector<int> path0 = iters;
+      path0.push_back(0);
+      for (int leaf : drawn) tidIters_[tree_.at(leaf).output] = path0;
+      populateFold(cluster, loop.start, loop.start + loop.period, path0);
+      for (std::size_t it = 1; it < loop.iterations; ++it) {
+        const std::vector<int> cur = leavesOf(cluster, sliceStart(it), sliceStart(it) + loop.period);
+        for (std::size_t j = 0; j < cur.size(); ++j) {
+          const ir::TensorId twin = tree_.at(drawn[j]).output;
+          const ir::TensorId mine = tree_.at(cur[j]).output;
+          tidCanon_[mine] = canonOf(twin);
+          std::vector<int> path = itersOf(twin);  // the twin's path, but this loop's level
+          path[iters.size()] = static_cast<int>(it);
+          tidIters_[mine] = std::move(path);
+        }
+      }
+    }
+    std::vector<char> covered(end - begin, 0);
+    for (const LoopRun& loop : loops) {
+      for (std::size_t k = loop.start; k < loop.start + loop.period * loop.iterations; ++k) {
+        covered[k - begin] = 1;
+      }
+    }
+    for (std::size_t k = begin; k < end; ++k) {
+      if (covered[k - begin]) continue;
+      const int c = children[k];
+      if (!tree_.at(c).leaf) populateFold(c, 0, tree_.at(c).children.size(), iters);
+    }
+  }
+
+  std::string nextKey(const std::string& base, bool take) {
+    int& n = occurrences_[base];
+    const std::string key = base + "#" + std::to_string(n);
+    if (take) ++n;
+    return key;
+  }
+
+  // The module some leaves run on: the longest common module path of the parameters they read.
+  std::string paramScope(const std::vector<int>& leaves) const {
+    std::optional<std::vector<std::string_view>> scope;
+    for (int l : leaves) {
+      for (ir::OpId o : tree_.at(l).ops) {
+        for (ir::TensorId t : g_.op(o).inputs) {
+          const ir::Op& src = g_.producer(t);
+          if (src.kind != ir::OpKind::param_input) continue;
+          std::vector<std::string_view> module = split(src.attrs.name, '.');
+          if (!module.empty()) module.pop_back();
+          if (!scope) {
+            scope = std::move(module);
+          } else {
+            std::size_t n = 0;
+            while (n < scope->size() && n < module.size() && (*scope)[n] == module[n]) ++n;
+            scope->resize(n);
+          }
+        }
+      }
+    }
+    std::string out;
+    if (scope) {
+      for (std::size_t i = 0; i < scope->size(); ++i) {
+        if (i) out += '.';
+        out += (*scope)[i];
+      }
+    }
+    return out;
+  }
+
+  std::string clusterParams(int cluster) {
+    auto it = clusterScopes_.find(cluster);
+    if (it != clusterScopes_.end()) return it->second;
+    return clusterScopes_[cluster] = paramScope(leavesOf(cluster, 0, tree_.at(cluster).children.size()));
+  }
+
+  // A leaf's invocation: the leaves under its innermost call cluster in the same function (not the
+  // whole cluster: one line can call two functions, `decode(p, encode(p, src))`).
+  std::string invocationParams(int owner, std::size_t depth, const TreeNode& leaf) {
+    const std::string fn(tree_.chainFunction(leaf, depth));
+    const std::string memo = std::to_string(owner) + ":" + std::to_string(depth) + ":" + fn;
+    auto it = invocationScopes_.find(memo);
+    if (it != invocationScopes_.end()) return it->second;
+    std::vector<int> leaves;
+    for (int l : leavesOf(owner, 0, tree_.at(owner).children.size())) {
+      if (tree_.chainFunction(tree_.at(l), depth) == fn) leaves.push_back(l);
+    }
+    return invocationScopes_[memo] = paramScope(leaves);
+  }
+
+  std::string leafKey(int leaf, bool take, int owner, std::size_t depth) {
+    const TreeNode& n = tree_.at(leaf);
+    std::string base = frameKey(tree_, n.chain, side_, keying_.shared);
+    if (keying_.ambiguous.contains(base)) base += "~" + invocationParams(owner, depth, n);
+    return nextKey(base, take);
+  }
+
+  std::optional<std::string> firstLeafKey(int cluster, std::size_t begin, std::size_t end,
+                                          int owner, std::size_t depth) {
+    if (begin >= end) return std::nullopt;
+    const int n = tree_.at(cluster).children[begin];
+    if (tree_.at(n).leaf) return leafKey(n, false, owner, depth);
+    return firstLeafKey(n, 0, tree_.at(n).children.size(), n, depth + 1);
+  }
+
+  // Leaves become nodes; user clusters and loop runs become steps on their path. A loop is keyed
+  // by its first node and a user cluster carries its nearest loop's key, so both sides name the
+  // same loop and cluster alike.
+  void walk(int cluster, std::size_t begin, std::size_t end, int owner,
+            const std::vector<ir::FrameId>& frames, const std::vector<PathStep>& path,
+            const std::string& loopKey) {
+    const std::vector<LoopRun> loops = loops_.loops(cluster, begin, end);
+    const auto& children = tree_.at(cluster).children;
+    std::size_t li = 0;
+    std::size_t i = begin;
+    while (i < end) {
+      if (li < loops.size() && loops[li].start == i) {
+        const LoopRun& loop = loops[li++];
+        const auto first = firstLeafKey(cluster, loop.start, loop.start + loop.period, owner,
+                                        frames.size());
+        const std::string base =
+            "loop(" + first.value_or(std::string(sideName(side_)) + ":" + std::to_string(i)) + ")";
+        const std::string n = std::to_string(loop.iterations);
+        if (loop.foldable) {
+          std::vector<PathStep> inner = path;
+          inner.push_back({base, true, "×" + n, false});
+          walk(cluster, loop.start, loop.start + loop.period, owner, frames, inner, base);
+        } else {
+          for (std::size_t it = 0; it < loop.iterations; ++it) {
+            const std::string key = base + "#" + std::to_string(it);
+            std::vector<PathStep> inner = path;
+            inner.push_back({key, true, "iteration " + std::to_string(it + 1) + " of " + n, false});
+            const std::size_t s = loop.start + it * loop.period;
+            walk(cluster, s, s + loop.period, owner, frames, inner, key);
+          }
+        }
+        i = loop.start + loop.period * loop.iterations;
+        continue;
+      }
+      const int child = children[i];
+      const TreeNode& c = tree_.at(child);
+      if (c.leaf) {
+        SideNode node;
+        node.key = leafKey(child, true, owner, frames.size());
+        node.tensor = c.output;
+        node.label = lines_.text(c.frame);
+        node.file = lines_.fileName(c.where.file);
+        node.line = c.where.line;
+        node.color = colorForKey(std::to_string(c.where.file) + "#" + std::to_string(c.where.line));
+        node.path = path;
+        keyOfTid_[c.output] = nodes_->size();
+        nodes_->push_back(std::move(node));
+      } else {
+        std::vector<ir::FrameId> inner = frames;
+        inner.push_back(c.frame);
+        const std::string fk = frameKey(tree_, inner, side_, keying_.shared);
+        std::string base = fk + "|" + loopKey;
+        if (keying_.ambiguous.contains("c:" + fk)) base += "~" + clusterParams(child);
+        PathStep step{nextKey(base, true), false, lines_.text(c.frame),
+                      fk.starts_with(std::string(sideName(side_)) + ":")};
+        std::vector<PathStep> innerPath = path;
+        innerPath.push_back(std::move(step));
+        walk(child, 0, c.children.size(), child, inner, innerPath, loopKey);
+      }
+      ++i;
+    }
+  }
+
+  // Per-node costs: every leaf's ops count toward the drawn node it folds into.
+  void addCosts(SideModel& model) {
+    for (const DagNode& dn : dag_) {
+      if (dn.leaf < 0) continue;
+      auto it = keyOfTid_.find(canonOf(dn.tensor));
+      if (it == keyOfTid_.end()) continue;
+      SideNode& node = model.nodes[it->second];
+      for (ir::OpId o : tree_.at(dn.leaf).ops) {
+        const ir::Op& op = g_.op(o);
+        node.flops = checkedAdd(node.flops, opFlops(g_, op));
+        for (ir::TensorId t : op.inputs) {
+          const ir::Op& src = g_.producer(t);
+          if (src.kind == ir::OpKind::param_input) node.paramNames.insert(src.attrs.name);
+        }
+      }
+    }
+  }
+
+  // Both endpoints canonicalise into the drawn iteration, so a fan-in from every iteration is one
+  // line; an edge whose endpoints sit in different iterations of a shared loop is loop-carried.
+  void addEdges(SideModel& model) {
+    std::unordered_set<std::string> seen;
+    for (const DagNode& dn : dag_) {
+      const ir::TensorId dst = canonOf(dn.tensor);
+      for (ir::TensorId in : dn.inputs) {
+        const ir::TensorId src = canonOf(in);
+        const bool carried = crossesIteration(itersOf(in), itersOf(dn.tensor));
+        if (src == dst && !carried) continue;
+        auto s = keyOfTid_.find(src);
+        auto d = keyOfTid_.find(dst);
+        if (s == keyOfTid_.end() || d == keyOfTid_.end()) continue;
+        const std::string& sk = model.nodes[s->second].key;
+        const std::string& dk = model.nodes[d->second].key;
+        if (!seen.insert(sk + "->" + dk + (carried ? ":1" : ":0")).second) continue;
+        const bool backEdge = carried && (src != in || dst != dn.tensor);
+        model.edges.push_back({sk, dk, carried, backEdge, model.nodes[s->second].color});
+      }
+    }
+  }
+
+  Side side_;
+  const GroupTree& tree_;
+  const ir::Graph& g_;
+  LoopFinder& loops_;
+  const std::vector<DagNode>& dag_;
+  const Keying& keying_;
+  SourceLines lines_;
+  std::vector<SideNode>* nodes_ = nullptr;
+  std::unordered_map<ir::TensorId, ir::TensorId> tidCanon_;
+  std::unordered_map<ir::TensorId, std::vector<int>> tidIters_;
+  std::unordered_map<ir::TensorId, std::size_t> keyOfTid_;
+  std::unordered_map<std::string, int> occurrences_;
+  std::unordered_map<int, std::string> clusterScopes_;
+  std::unordered_map<std::string, std::string> invocationScopes_;
+};
+
+}  // namespace
+
+std::string colorForKey(std::string_view key) {
+  // The seed's string hash (h = h*31 + c in 32-bit arithmetic).
+  std::uint32_t h = 0;
+  for (unsigned char c : key) h = h * 31u + c;
+  const auto signedH = static_cast<std::int32_t>(h);
+  const std::int64_t mag = std::abs(static_cast<std::int64_t>(signedH));
+  return std::string(kTensorPalette[static_cast<std::size_t>(mag) % kTensorPalette.size()]);
+}
+
+Keying keyingFor(const GroupTree& train, const GroupTree* infer) {
+  auto functionsOf = [](const GroupTree& tree) {
+    std::unordered_set<std::string> fns;
+    for (int l : allLeaves(tree)) {
+      for (ir::FrameId f : tree.at(l).chain) fns.insert(tree.frame(f).function);
+    }
+    return fns;
+  };
+  Keying keying;
+  if (infer) {
+    const auto inferFns = functionsOf(*infer);
+    for (const auto& fn : functionsOf(train)) {
+      if (inferFns.contains(fn)) keying.shared.insert(fn);
+    }
+  }
+  for (const auto& [side, tree] : {std::pair{Side::train, &train}, std::pair{Side::infer, infer}}) {
+    if (!tree) continue;
+    std::unordered_set<std::string> seen;
+    auto count = [&](const std::string& key) {
+      if (!seen.insert(key).second) keying.ambiguous.insert(key);
+    };
+    for (int l : allLeaves(*tree)) count(frameKey(*tree, tree->at(l).chain, side, keying.shared));
+    // Clusters, depth first.
+    struct Item {
+      int cluster;
+      std::vector<ir::FrameId> frames;
+    };
+    std::vector<Item> stack{{GroupTree::kRoot, {}}};
+    while (!stack.empty()) {
+      Item item = std::move(stack.back());
+      stack.pop_back();
+      const auto& children = tree->at(item.cluster).children;
+      for (auto it = children.rbegin(); it != children.rend(); ++it) {
+        const TreeNode& c = tree->at(*it);
+        if (c.leaf) continue;
+        std::vector<ir::FrameId> inner = item.frames;
+        inner.push_back(c.frame);
+        count("c:" + frameKey(*tree, inner, side, keying.shared));
+        stack.push_back({*it, std::move(inner)});
+      }
+    }
+  }
+  return keying;
+}
+
+SideModel extractSide(Side side, const GroupTree& tree, LoopFinder& loops,
+                      const std::vector<DagNode>& dag, const Keying& keying) {
+  return SideExtractor(side, tree, loops, dag, keying).run();
+}
+
+}  // namespace nndna::diagram::detail

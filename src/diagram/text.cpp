@@ -1,0 +1,164 @@
+#include "diagram/text.hpp"
+
+#include <fmt/format.h>
+
+#include <regex>
+#include <stdexcept>
+
+namespace nndna::diagram::detail {
+
+std::string trim(std::string_view s) {
+  const auto isSpace = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && isSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && isSpace(s.back())) s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  while (true) {
+    const auto pos = s.find(sep);
+    out.push_back(s.substr(0, pos));
+    if (pos == std::string_view::npos) break;
+    s.remove_prefix(pos + 1);
+  }
+  return out;
+}
+
+std::string escapeXml(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string escapeHtmlLabel(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '[': out += "&#91;"; break;
+      case ']': out += "&#93;"; break;
+      default: out += escapeXml(std::string_view(&c, 1));
+    }
+  }
+  return out;
+}
+
+std::string escapeDotString(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string escapeJsonForScript(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '>') {
+      out += "\\u003e";
+    } else if (c == '&') {
+      out += "\\u0026";
+    } else if (c == '\xe2' && i + 2 < json.size() && json[i + 1] == '\x80' &&
+               (json[i + 2] == '\xa8' || json[i + 2] == '\xa9')) {
+      out += json[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string wrapForLabel(std::string_view text, std::size_t maxChars) {
+  std::vector<std::string> tokens;
+  std::string buf;
+  for (char ch : text) {
+    buf += ch;
+    if (ch == ' ' || ch == ',' || ch == '(' || ch == '.') {
+      tokens.push_back(std::move(buf));
+      buf.clear();
+    }
+  }
+  if (!buf.empty()) tokens.push_back(std::move(buf));
+  const auto trimEnd = [](std::string s) {
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+  };
+  const auto trimStart = [](const std::string& s) {
+    std::size_t i = 0;
+    while (i < s.size() && s[i] == ' ') ++i;
+    return s.substr(i);
+  };
+  std::vector<std::string> lines;
+  std::string line;
+  for (const std::string& t : tokens) {
+    if (line.size() + t.size() > maxChars && !line.empty()) {
+      lines.push_back(trimEnd(line));
+      line = trimStart(t);
+    } else {
+      line += t;
+    }
+  }
+  if (!trim(line).empty()) lines.push_back(trimEnd(line));
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i) out += "<BR/>";
+    out += escapeHtmlLabel(lines[i]);
+  }
+  return out;
+}
+
+std::string stripRedundantShapeComment(const std::string& src,
+                                       const std::vector<std::string>& names) {
+  static const std::regex kComment(R"(^(.*?)\s*//\s*\[([^\]]*)\]\s*$)");
+  std::smatch m;
+  if (!std::regex_match(src, m, kComment)) return src;
+  std::vector<std::string> dims;
+  for (std::string_view d : split(m[2].str(), ',')) {
+    std::string t = trim(d);
+    if (!t.empty()) dims.push_back(std::move(t));
+  }
+  if (dims != names) return src;
+  std::string head = m[1].str();
+  while (!head.empty() && (head.back() == ' ' || head.back() == '\t')) head.pop_back();
+  return head;
+}
+
+std::int64_t checkedAdd(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) {
+    throw std::overflow_error(fmt::format("diagram metrics: {} + {} overflows 64 bits", a, b));
+  }
+  return r;
+}
+
+std::int64_t checkedMul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    throw std::overflow_error(fmt::format("diagram metrics: {} * {} overflows 64 bits", a, b));
+  }
+  return r;
+}
+
+}  // namespace nndna::diagram::detail

@@ -1,0 +1,37 @@
+// Text helpers of the diagram: trimming, escaping for each output context, label wrapping, and
+// overflow-checked 64-bit arithmetic.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nndna::diagram::detail {
+
+std::string trim(std::string_view s);
+std::vector<std::string_view> split(std::string_view s, char sep);
+
+// Text inside XML/HTML (element content or a double-quoted attribute): & < > " '.
+std::string escapeXml(std::string_view s);
+// Text inside a Graphviz HTML-like label: escapeXml, plus [ and ] as character references
+// (Graphviz 2.43 rejects `]` right after a closing tag).
+std::string escapeHtmlLabel(std::string_view s);
+// A Graphviz double-quoted string: backslashes and quotes escaped, so `\n`, `\l` stay literal.
+std::string escapeDotString(std::string_view s);
+// JSON placed inside an HTML <script> element: <, >, & and U+2028/9 as \u escapes, so no `</script>`
+// or `<!--` can end or alter the element.
+std::string escapeJsonForScript(std::string_view json);
+
+// Breaks a code line at spaces, commas, '(' and '.' into lines of at most maxChars (where
+// possible), each escaped for an HTML-like label and joined by <BR/>.
+std::string wrapForLabel(std::string_view text, std::size_t maxChars);
+
+// "x = f(y); // [B, T, D]" -> "x = f(y);" when the comment's dims are the node's shape names.
+std::string stripRedundantShapeComment(const std::string& src, const std::vector<std::string>& names);
+
+// Overflow is an error, never a wrap.
+std::int64_t checkedAdd(std::int64_t a, std::int64_t b);
+std::int64_t checkedMul(std::int64_t a, std::int64_t b);
+
+}  // namespace nndna::diagram::detail

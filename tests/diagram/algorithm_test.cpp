@@ -1,0 +1,96 @@
+// The algorithm's parts on small inputs: repeat collapsing, label text, dims.
+#include <gtest/gtest.h>
+
+#include "diagram/dims.hpp"
+#include "diagram/loops.hpp"
+#include "diagram/text.hpp"
+
+namespace nndna::diagram::detail {
+namespace {
+
+TEST(CollapseRepeats, CollapsesRunsNotWholeLists) {
+  // `stack` over 3 tensors: reshape ×3 then concat; the trailing element stays.
+  EXPECT_EQ(collapseRepeats({1, 1, 1, 2}), (std::vector<int>{1, 2}));
+  // Period 2 repeated 3 times, then a tail.
+  EXPECT_EQ(collapseRepeats({1, 2, 1, 2, 1, 2, 3}), (std::vector<int>{1, 2, 3}));
+  // Ties in coverage go to the smaller period: 1,1,1,1 is period 1 ×4, not period 2 ×2.
+  EXPECT_EQ(collapseRepeats({1, 1, 1, 1}), (std::vector<int>{1}));
+  EXPECT_EQ(collapseRepeats({1, 2, 3}), (std::vector<int>{1, 2, 3}));
+  EXPECT_TRUE(collapseRepeats({}).empty());
+}
+
+TEST(LabelText, WrapsAtBreakCharactersAndEscapes) {
+  EXPECT_EQ(wrapForLabel("short", 36), "short");
+  // Breaks after ", " and "(" when a line would pass 10 characters.
+  EXPECT_EQ(wrapForLabel("aaaa(bbbb, cccc)", 10), "aaaa(bbbb,<BR/>cccc)");
+  EXPECT_EQ(wrapForLabel("x[0] < y && z > \"w\"", 80),
+            "x&#91;0&#93; &lt; y &amp;&amp; z &gt; &quot;w&quot;");
+}
+
+TEST(LabelText, StripsOnlyARedundantTrailingShapeComment) {
+  EXPECT_EQ(stripRedundantShapeComment("h = f(x);  // [B, T, D]", {"B", "T", "D"}), "h = f(x);");
+  EXPECT_EQ(stripRedundantShapeComment("h = f(x);  // [B, T, D]", {"B", "T", "H"}),
+            "h = f(x);  // [B, T, D]");
+  EXPECT_EQ(stripRedundantShapeComment("h = f(x);  // shape: [B, T]", {"B", "T"}),
+            "h = f(x);  // shape: [B, T]");
+  EXPECT_EQ(stripRedundantShapeComment("h = f(x);  // [B] later flattened", {"B"}),
+            "h = f(x);  // [B] later flattened");
+}
+
+TEST(Escaping, EachContext) {
+  EXPECT_EQ(escapeXml("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+  EXPECT_EQ(escapeDotString("say \"hi\" \\n"), "say \\\"hi\\\" \\\\n");
+  EXPECT_EQ(escapeJsonForScript("\"</script><!--\""), "\"\\u003c/script\\u003e\\u003c!--\"");
+  EXPECT_EQ(escapeJsonForScript("\"a\xe2\x80\xa8\""), "\"a\\u2028\"");
+}
+
+TEST(Checked, OverflowIsAnError) {
+  EXPECT_EQ(checkedMul(1LL << 31, 1LL << 31), 1LL << 62);
+  EXPECT_THROW(checkedMul(1LL << 32, 1LL << 31), std::overflow_error);
+  EXPECT_THROW(checkedAdd(std::numeric_limits<std::int64_t>::max(), 1), std::overflow_error);
+}
+
+ir::Graph graphWithShapes(std::vector<Shape> shapes) {
+  ir::Graph g;
+  for (auto& s : shapes) g.tensors.push_back({std::move(s), DType::f32, ir::kNone});
+  return g;
+}
+
+TEST(Dims, BatchHeuristicResolvesATwoWayCollision) {
+  // B = H = 64: axis 0 of a rank >= 2 tensor is the batch; elsewhere the other dim.
+  const ir::Graph g = graphWithShapes({{64, 64}, {64}, {64, 10}});
+  const DimResolver dims({{64, "B", "batch"}, {64, "H", "hidden"}, {10, "K"}}, {&g});
+  EXPECT_EQ(dims.plainShape({64, 64}), "[B, H]");
+  EXPECT_EQ(dims.plainShape({64}), "[B/H]");  // rank 1: the heuristic does not apply
+  EXPECT_TRUE(dims.collisions().empty());     // fully resolved by position
+  // Declared dims draw colours in order from one palette.
+  EXPECT_EQ(dims.resolve(64, 0, 2).color, "#1f77b4");
+  EXPECT_EQ(dims.resolve(64, 1, 2).color, "#2ca02c");
+}
+
+TEST(Dims, ThreeWayCollisionIsExplainedAndAutoColoursFollowDeclaredOnes) {
+  const ir::Graph g = graphWithShapes({{32, 32, 7}});
+  const DimResolver dims({{32, "B", "batch"}, {32, "T"}, {32, "D"}}, {&g});
+  EXPECT_EQ(dims.plainShape({32, 32, 7}), "[B, T/D, 7]");
+  ASSERT_EQ(dims.collisions().size(), 1u);
+  EXPECT_EQ(dims.collisions()[0].names, (std::vector<std::string>{"B", "T", "D"}));
+  // 7 is undeclared: the fourth colour of the palette (three went to B, T, D).
+  EXPECT_EQ(dims.resolve(7, 2, 3).color, "#9467bd");
+}
+
+TEST(Dims, DeclaredColoursAreValidatedAndWidened) {
+  const ir::Graph g = graphWithShapes({});
+  const DimResolver dims({{4, "A", "", "#abc"}, {5, "C", "", "red\"><script>"}}, {&g});
+  EXPECT_EQ(dims.legend()[0].color, "#aabbcc");  // Graphviz 2.43 has no 3-digit colours
+  EXPECT_EQ(dims.legend()[1].color, "#1f77b4");  // not a colour: an automatic one instead
+}
+
+TEST(Dims, ShapeLabelUsesCharacterReferencesForBrackets) {
+  const ir::Graph g = graphWithShapes({});
+  const DimResolver dims({{4, "A", "", "#112233"}}, {&g});
+  EXPECT_EQ(dims.htmlShape({4}), "&#91;<FONT COLOR=\"#112233\"><B>A</B></FONT>&#93;");
+  EXPECT_EQ(dims.htmlShape({}), "&#91;&#93;");
+}
+
+}  // namespace
+}  // namespace nndna::diagram::detail

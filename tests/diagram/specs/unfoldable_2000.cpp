@@ -1,0 +1,4 @@
+// 2000 iterations of a loop that cannot fold: 6000 boxes (see unfoldable_loop.hpp).
+#include "unfoldable_loop.hpp"
+
+NNDNA_SPEC(unfoldable::Net) { return unfoldable::spec<2000>(); }
