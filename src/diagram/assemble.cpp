@@ -25,6 +25,7 @@ constexpr std::string_view kUserClusterAttrs =
 
 // Boxes + clusters above which the layout trades exactness of placement for speed.
 constexpr std::size_t kLargeDiagram = 400;
+constexpr std::size_t kHugeDiagram = 8000;
 
 struct Entry {
   std::string key;
@@ -329,7 +330,12 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
   // Large diagrams: bound Graphviz's network simplex in ranking (nslimit1) and x-placement
   // (nslimit), and rank globally (newrank) rather than cluster by cluster. Measured on a 1,000-
   // iteration unfoldable loop (~2,700 clusters): 11 s with nslimit alone, 3.4 s with all three.
-  if (out.nodes.size() + out.clusters.size() > kLargeDiagram) {
+  // Past kHugeDiagram, tighter limits and a bounded crossing minimisation (mclimit) nearly halve
+  // the CPU time again (6,000 boxes: 20.7 s -> 11.5 s) with the same drawing extent.
+  const std::size_t size = out.nodes.size() + out.clusters.size();
+  if (size > kHugeDiagram) {
+    lines.insert(lines.begin() + 5, "  nslimit=0.2 nslimit1=0.2 mclimit=0.2 newrank=true");
+  } else if (size > kLargeDiagram) {
     lines.insert(lines.begin() + 5, "  nslimit=0.5 nslimit1=0.5 newrank=true");
   }
   out.dot.clear();

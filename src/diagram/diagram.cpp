@@ -120,11 +120,11 @@ Diagram buildDiagram(const ir::TracedModel& model, const Options& options) {
 }
 
 RenderSettings renderSettingsFor(const Diagram& diagram) {
-  RenderSettings s;
-  // Network-simplex x-placement dominates large layouts; bounding it keeps crossings
-  // (DESIGN.md's measurements) and turns minutes into seconds. Small diagrams keep the default.
-  if (diagram.nodes.size() + diagram.clusters.size() > 400) s.nslimit = 0.5;
-  return s;
+  // The DOT itself carries the speed settings of a large diagram (nslimit, nslimit1, newrank,
+  // mclimit: see assemble.cpp), so `.dot` output renders the same with the `dot` command. Nothing
+  // is overridden here.
+  (void)diagram;
+  return {};
 }
 
 std::string renderSvg(const Diagram& diagram) {
