@@ -115,6 +115,23 @@ TEST(DiagramGolden, DeepMlpOneLineLoopKeepsItsDepth) {
   EXPECT_EQ(loopNode->cost.infer->flops, 8LL * 2 * 128 * 256 * 256);
 }
 
+// GPT-2 small: the 12 blocks fold (one line with a user call: the loop sits in its call cluster).
+TEST(DiagramGolden, Gpt2SmallFoldsItsTwelveBlocks) {
+  const Diagram d = buildDiagram(traced("gpt2_small"));
+  // gpt(): the embedding line; block(): its attention line twice (ln1 before the attention call,
+  // the residual add after it) and its mlp line twice; attention(): 6 lines (q, k, v, scores, y,
+  // proj); mlp(): 1 line; then lnF and the tied-embedding logits: 1 + 2 + 6 + 2 + 1 + 2 = 14
+  // shared boxes, plus lossFn's crossEntropy line, training-only.
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 15u);
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×12"});
+  // The residual stream leaving block i (the mlp line's add) feeds block i+1's two attention-line
+  // boxes (ln1 and the residual add): 2 carried edges.
+  EXPECT_EQ(d.carriedEdgeCount(), 2u);
+  // V·D + T·D + 12·(4·(D²+D) + 2·2D + (D·4D+4D) + (4D·D+D)) + 2D, V=50257, T=1024, D=768.
+  EXPECT_EQ(metric(*d.metrics.train, "params").value, 124'439'808);
+}
+
 // Every example linked into nndna diagrams, lays out and renders (the issue's "each is compiled,
 // traced, diagrammed and rendered"): non-empty, one box per drawn node in the DOT.
 TEST(DiagramGolden, EveryExampleDiagramsToDot) {
