@@ -135,7 +135,8 @@ std::string stripRedundantShapeComment(const std::string& src,
   std::smatch m;
   if (!std::regex_match(src, m, kComment)) return src;
   std::vector<std::string> dims;
-  for (std::string_view d : split(m[2].str(), ',')) {
+  const std::string inner = m[2].str();  // split() returns views into it: keep it alive
+  for (std::string_view d : split(inner, ',')) {
     std::string t = trim(d);
     if (!t.empty()) dims.push_back(std::move(t));
   }
