@@ -68,19 +68,15 @@ bool noOutputs(const TraceOutputs& out) {
 }
 
 // PROGRAM [ARGS…] with nndna's own options taken out of it: they may follow the program, as in
-// `nndna xray run ./agent --html trace.html`; everything after `--` belongs to the program.
+// `nndna xray run ./agent --html trace.html`. (CLI11 consumes a `--` separator itself, so these
+// option names cannot be passed on to the program.)
 std::vector<std::string> splitProgramArgs(std::vector<std::string> rest, TraceOutputs& out,
                                           std::string& events) {
   std::vector<std::string> program;
-  bool verbatim = false;
   for (std::size_t i = 0; i < rest.size(); ++i) {
     const std::string& a = rest[i];
-    if (!verbatim && a == "--") {
-      verbatim = true;
-      continue;
-    }
     std::string* target = nullptr;
-    if (!verbatim) {
+    {
       if (a == "--html") target = &out.html;
       else if (a == "--json") target = &out.json;
       else if (a == "--chrome") target = &out.chrome;
@@ -134,16 +130,22 @@ void addXrayRun(CLI::App* xrayCmd) {
   auto* run = xrayCmd->add_subcommand(
       "run", "run PROGRAM [ARGS...] (linked with nndna_xray), collect its trace, write the viewer; "
              "the program's exit status is passed on");
+  // PROGRAM and its arguments: positionals (everything after a `--`, too), then, from the first
+  // option nndna does not know, the unparsed rest (prefix_command keeps it in order).
+  auto command = std::make_shared<std::vector<std::string>>();
   run->prefix_command();
+  run->add_option("command", *command, "PROGRAM [ARGS...]");
   addOutputOptions(run, *out);
   run->add_option("--events", *events, "keep the raw event stream (JSON lines) here");
   run->footer(
-      "nndna's options may also follow PROGRAM; put PROGRAM after `--` to pass such options to it.\n"
+      "nndna's options may also follow PROGRAM (so PROGRAM cannot be given options of these names).\n"
       "With no output option, writes <program>_trace.html.");
-  run->callback([run, out, events] {
-    std::vector<std::string> command = splitProgramArgs(run->remaining(), *out, *events);
-    if (command.empty()) throw CLI::RequiredError("PROGRAM");
-    std::string stem = fs::path(command[0]).stem().string();
+  run->callback([run, out, events, command] {
+    std::vector<std::string> all = *command;
+    for (auto& extra : run->remaining()) all.push_back(extra);
+    std::vector<std::string> program = splitProgramArgs(std::move(all), *out, *events);
+    if (program.empty()) throw CLI::RequiredError("PROGRAM");
+    std::string stem = fs::path(program[0]).stem().string();
     if (noOutputs(*out)) out->html = stem + "_trace.html";
     bool keepEvents = !events->empty();
     std::string eventsPath = keepEvents ? *events
@@ -152,24 +154,24 @@ void addXrayRun(CLI::App* xrayCmd) {
                                               .string();
     fs::remove(eventsPath);
 
-    int status = runTraced(command, eventsPath);
+    int status = runTraced(program, eventsPath);
     int exitCode = 0;
     if (WIFEXITED(status)) {
       exitCode = WEXITSTATUS(status);
-      if (exitCode != 0) std::cerr << fmt::format("nndna: {} exited with status {}\n", command[0], exitCode);
+      if (exitCode != 0) std::cerr << fmt::format("nndna: {} exited with status {}\n", program[0], exitCode);
     } else if (WIFSIGNALED(status)) {
       exitCode = 128 + WTERMSIG(status);
-      std::cerr << fmt::format("nndna: {} was killed by signal {} ({})\n", command[0], WTERMSIG(status),
+      std::cerr << fmt::format("nndna: {} was killed by signal {} ({})\n", program[0], WTERMSIG(status),
                                strsignal(WTERMSIG(status)));
     }
 
     if (!fs::exists(eventsPath) || fs::file_size(eventsPath) == 0) {
-      std::cerr << fmt::format("nndna: {} recorded no trace (is it linked with nndna_xray?)\n", command[0]);
+      std::cerr << fmt::format("nndna: {} recorded no trace (is it linked with nndna_xray?)\n", program[0]);
       throw CLI::RuntimeError(exitCode != 0 ? exitCode : 1);
     }
     xray::Trace trace = xray::readTraceFile(eventsPath);
     if (!keepEvents) fs::remove(eventsPath);
-    trace.title = out->title.empty() ? "xray: " + fs::path(command[0]).filename().string() : out->title;
+    trace.title = out->title.empty() ? "xray: " + fs::path(program[0]).filename().string() : out->title;
     writeTraceOutputs(trace, *out);
     if (exitCode != 0) throw CLI::RuntimeError(exitCode);
   });

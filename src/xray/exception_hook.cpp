@@ -28,8 +28,8 @@ void noteException(void* object, std::type_info* type) noexcept {
   if (t_inHook) return;
   t_inHook = true;
   try {
-    auto& thread = nndna::xray::detail::threadState();
-    if (!thread.stack.empty()) {
+    auto* thread = nndna::xray::detail::existingThreadState();
+    if (thread != nullptr && !thread->stack.empty()) {
       std::string text = nndna::xray::detail::demangle(type->name());
       // libstdc++'s own catch matching: is the thrown object a std::exception?
       void* adjusted = object;
@@ -37,7 +37,7 @@ void noteException(void* object, std::type_info* type) noexcept {
         text += ": ";
         text += static_cast<const std::exception*>(adjusted)->what();
       }
-      thread.lastException = std::move(text);
+      thread->lastException = std::move(text);
     }
   } catch (...) {
     // No memory for the description: the span will say "exception".

@@ -5,6 +5,7 @@
 #include <nndna/xray.hpp>
 
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -20,22 +21,38 @@ inline std::int64_t nowNs() noexcept {
       .count();
 }
 
-struct SpanRecord {
-  std::uint64_t id = 0;
-  std::uint64_t parent = 0;  // 0: a root
-  std::string name;
+// What most spans never set, kept out of line so the hot record stays small: a session holds
+// one record per span, and memory traffic is most of an enabled span's cost.
+struct SpanDetails {
   std::vector<std::pair<std::string, std::string>> inputs;
   std::optional<std::string> output;
   std::optional<std::string> error;
-  std::int64_t startNs = 0;
-  std::int64_t endNs = 0;
   std::string kind;
   std::vector<std::string> tags;
   nlohmann::json meta;  // null until something is annotated
+};
+
+struct SpanRecord {
+  std::uint64_t id = 0;
+  std::uint64_t parent = 0;  // 0: a root
+  std::int64_t startNs = 0;
+  std::int64_t endNs = 0;
+  std::uint64_t generation = 0;  // the session it was opened in (0: none)
+  int thread = 0;
   bool captureOutput = true;
   bool open = false;
-  int thread = 0;
-  std::uint64_t generation = 0;  // the session it was opened in (0: none)
+  std::string name;
+  std::unique_ptr<SpanDetails> details;
+
+  SpanDetails& more() {
+    if (!details) details = std::make_unique<SpanDetails>();
+    return *details;
+  }
+  SpanRecord clone() const {
+    SpanRecord copy{id, parent, startNs, endNs, generation, thread, captureOutput, open, name, nullptr};
+    if (details) copy.details = std::make_unique<SpanDetails>(*details);
+    return copy;
+  }
 };
 
 // An entry of a thread's span stack: a real span, or a marker that a ContextScope pushed to
@@ -63,6 +80,9 @@ struct ThreadState {
 };
 
 ThreadState& threadState();
+// This thread's state if it already exists; never creates it (safe where the registry lock may
+// be held, e.g. inside the throw hook).
+ThreadState* existingThreadState() noexcept;
 // Every live ThreadState is registered so a session can collect its finished spans; a thread
 // that exits hands its leftovers to the registry.
 void registerThread(ThreadState* thread);

@@ -62,14 +62,16 @@ FlatSpan toFlat(SpanRecord&& r, std::int64_t originNs) {
   auto& n = flat.node;
   n.id = spanIdText(r.id);
   n.name = std::move(r.name);
-  n.inputs = std::move(r.inputs);
-  n.output = std::move(r.output);
-  n.error = std::move(r.error);
   n.startMs = static_cast<double>(r.startNs - originNs) / 1e6;
   n.latencyMs = static_cast<double>(r.endNs - r.startNs) / 1e6;
-  n.kind = std::move(r.kind);
-  n.tags = std::move(r.tags);
-  if (r.meta.is_object()) n.meta = std::move(r.meta);
+  if (auto& d = r.details) {
+    n.inputs = std::move(d->inputs);
+    n.output = std::move(d->output);
+    n.error = std::move(d->error);
+    n.kind = std::move(d->kind);
+    n.tags = std::move(d->tags);
+    if (d->meta.is_object()) n.meta = std::move(d->meta);
+  }
   n.open = r.open;
   n.thread = r.thread;
   if (r.parent != 0) flat.parentId = spanIdText(r.parent);
@@ -81,9 +83,11 @@ FlatSpan toFlat(SpanRecord&& r, std::int64_t originNs) {
 
 Session::Session() {
   auto& r = detail::registry();
-  std::lock_guard lock(r.mutex);
-  if (detail::g_generation.load() != 0)
+  std::unique_lock lock(r.mutex);
+  if (detail::g_generation.load() != 0) {
+    lock.unlock();
     throw std::logic_error("nndna::xray::Session: another session is already active");
+  }
   r.orphans.clear();
   for (auto* thread : r.threads) {
     std::lock_guard threadLock(thread->mutex);
@@ -130,12 +134,12 @@ Trace Session::finish() {
   for (auto& chunk : chunks) {
     for (auto& record : chunk)
       if (record.generation == generation_) flat.push_back(detail::toFlat(std::move(record), r.sessionStartNs));
-    chunk = {};  // release as we go
+    std::vector<detail::SpanRecord>().swap(chunk);  // release as we go
   }
   // Spans still open on this thread: recorded as open, lasting until now.
   for (const auto& entry : detail::threadState().stack) {
     if (entry.marker || entry.record.generation != generation_) continue;
-    detail::SpanRecord copy = entry.record;
+    detail::SpanRecord copy = entry.record.clone();
     copy.open = true;
     copy.endNs = endNs;
     flat.push_back(detail::toFlat(std::move(copy), r.sessionStartNs));

@@ -15,12 +15,22 @@ std::atomic<std::uint64_t> g_nextId{1};
 std::atomic<int> g_nextThread{0};
 }  // namespace
 
+namespace {
+thread_local ThreadState* t_existing = nullptr;
+}
+
 ThreadState::ThreadState() : index(g_nextThread.fetch_add(1, std::memory_order_relaxed)) {
   stack.reserve(64);
   registerThread(this);
+  t_existing = this;
 }
 
-ThreadState::~ThreadState() { unregisterThread(this); }
+ThreadState::~ThreadState() {
+  t_existing = nullptr;
+  unregisterThread(this);
+}
+
+ThreadState* existingThreadState() noexcept { return t_existing; }
 
 ThreadState& threadState() {
   thread_local ThreadState state;
@@ -52,17 +62,18 @@ void Span::begin(const detail::SpanSpec& spec) {
   r.id = detail::nextSpanId();
   r.parent = depth_ > 0 ? stack[depth_ - 1].record.id : 0;
   r.name.assign(spec.name);
-  r.kind.assign(spec.kind);
+  if (!spec.kind.empty()) r.more().kind.assign(spec.kind);
   r.thread = thread.index;
   r.captureOutput = spec.captureOutput;
   r.generation = detail::activeGeneration();
-  if (!spec.tags.empty()) r.tags.assign(spec.tags.begin(), spec.tags.end());
+  if (!spec.tags.empty()) r.more().tags.assign(spec.tags.begin(), spec.tags.end());
   if (!spec.inputs.empty()) {
-    r.inputs.reserve(spec.inputs.size());
+    auto& inputs = r.more().inputs;
+    inputs.reserve(spec.inputs.size());
     for (const Arg& arg : spec.inputs) {
       bool secret = looksSecret(arg.name()) ||
                     std::find(spec.redact.begin(), spec.redact.end(), arg.name()) != spec.redact.end();
-      r.inputs.emplace_back(std::string(arg.name()), secret ? std::string(kRedacted) : arg.text());
+      inputs.emplace_back(std::string(arg.name()), secret ? std::string(kRedacted) : arg.text());
     }
   }
   thread_ = &thread;
@@ -80,9 +91,9 @@ void Span::end() noexcept {
   detail::SpanRecord record = std::move(stack.back().record);
   stack.pop_back();
   record.endNs = endNs;
-  if (std::uncaught_exceptions() > uncaughtAtStart_ && !record.error) {
+  if (std::uncaught_exceptions() > uncaughtAtStart_ && !(record.details && record.details->error)) {
     try {
-      record.error = thread_->lastException.empty() ? std::string("exception") : thread_->lastException;
+      record.more().error = thread_->lastException.empty() ? std::string("exception") : thread_->lastException;
     } catch (...) {
       // Out of memory while unwinding: the span keeps no error text rather than terminating.
     }
@@ -98,39 +109,40 @@ void Span::end() noexcept {
 
 bool Span::wantsOutput() const noexcept { return thread_->stack[depth_].record.captureOutput; }
 
-void Span::setOutputText(std::string text) { thread_->stack[depth_].record.output = std::move(text); }
+void Span::setOutputText(std::string text) { thread_->stack[depth_].record.more().output = std::move(text); }
 
 void Span::error(std::string_view message) {
-  if (active()) thread_->stack[depth_].record.error = std::string(message);
+  if (active()) thread_->stack[depth_].record.more().error = std::string(message);
 }
 
 void Span::tag(std::string_view tag) {
-  if (active()) thread_->stack[depth_].record.tags.emplace_back(tag);
+  if (active()) thread_->stack[depth_].record.more().tags.emplace_back(tag);
 }
 
 void Span::meta(std::string_view key, nlohmann::json value) {
   if (!active()) return;
-  auto& meta = thread_->stack[depth_].record.meta;
+  auto& meta = thread_->stack[depth_].record.more().meta;
   if (!meta.is_object()) meta = nlohmann::json::object();
   meta[std::string(key)] = std::move(value);
 }
 
 void annotate(std::string_view key, nlohmann::json value) {
   if (auto* r = detail::currentRecord()) {
-    if (!r->meta.is_object()) r->meta = nlohmann::json::object();
-    r->meta[std::string(key)] = std::move(value);
+    auto& meta = r->more().meta;
+    if (!meta.is_object()) meta = nlohmann::json::object();
+    meta[std::string(key)] = std::move(value);
   }
 }
 
 void annotateError(std::string_view message) {
-  if (auto* r = detail::currentRecord()) r->error = std::string(message);
+  if (auto* r = detail::currentRecord()) r->more().error = std::string(message);
 }
 
 void annotate(const LlmUsage& usage) {
   auto* r = detail::currentRecord();
   if (r == nullptr) return;
-  if (!r->meta.is_object()) r->meta = nlohmann::json::object();
-  auto& m = r->meta;
+  auto& m = r->more().meta;
+  if (!m.is_object()) m = nlohmann::json::object();
   if (!usage.model.empty()) m["model"] = std::string(usage.model);
   m["prompt_tokens"] = usage.promptTokens;
   m["completion_tokens"] = usage.completionTokens;

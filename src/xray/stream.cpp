@@ -64,7 +64,8 @@ void writeExitLine() noexcept {
 
 nlohmann::json inputsObject(const SpanRecord& r) {
   nlohmann::json inputs = nlohmann::json::object();
-  for (const auto& [name, text] : r.inputs) inputs[name] = text;
+  if (r.details)
+    for (const auto& [name, text] : r.details->inputs) inputs[name] = text;
   return inputs;
 }
 
@@ -100,17 +101,21 @@ void streamBegin(const SpanRecord& r) {
                        {"t", msSinceStart(r.startNs)},
                        {"thread", r.thread},
                        {"inputs", inputsObject(r)}};
-  if (!r.kind.empty()) event["kind"] = r.kind;
-  if (!r.tags.empty()) event["tags"] = r.tags;
+  if (const auto* d = r.details.get()) {
+    if (!d->kind.empty()) event["kind"] = d->kind;
+    if (!d->tags.empty()) event["tags"] = d->tags;
+  }
   writeLine(event);
 }
 
 void streamEnd(const SpanRecord& r) {
   nlohmann::json event{{"ev", "E"}, {"id", spanIdText(r.id)}, {"t", msSinceStart(r.endNs)}};
-  if (r.output) event["output"] = *r.output;
-  if (r.error) event["error"] = *r.error;
-  if (r.meta.is_object() && !r.meta.empty()) event["meta"] = r.meta;
-  if (!r.tags.empty()) event["tags"] = r.tags;
+  if (const auto* d = r.details.get()) {
+    if (d->output) event["output"] = *d->output;
+    if (d->error) event["error"] = *d->error;
+    if (d->meta.is_object() && !d->meta.empty()) event["meta"] = d->meta;
+    if (!d->tags.empty()) event["tags"] = d->tags;
+  }
   writeLine(event);
 }
 

@@ -318,7 +318,9 @@ function show(state) {
   $("state").textContent = name + "  (" + state + "/" + D.steps.length + ")";
   $("explain").textContent = explain;
 }
-let state = D.start;
+// Deep link: #step=N opens state N (0 = forward).
+const linked = /step=(\d+)/.exec(location.hash);
+let state = linked ? Math.min(Number(linked[1]), D.steps.length) : D.start;
 $("prev").addEventListener("click", () => show(--state < 0 ? (state = 0) : state));
 $("next").addEventListener("click", () => show(++state > D.steps.length ? (state = D.steps.length) : state));
 slider.addEventListener("input", () => show((state = Number(slider.value))));
