@@ -3,6 +3,9 @@
 
 using namespace nndna;
 
+// Examples are linked into one program: an anonymous namespace keeps this file's types apart.
+namespace {
+
 constexpr int B = 256;
 constexpr int D = 32;
 constexpr int HIDDEN = 128;
@@ -49,3 +52,5 @@ NNDNA_SPEC(Denoiser) {
       .dims = {{B, "B", "batch"}, {D, "D", "signal dim"}, {HIDDEN, "H", "denoiser hidden"}},
   };
 }
+
+}  // namespace

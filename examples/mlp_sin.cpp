@@ -3,6 +3,9 @@
 
 using namespace nndna;
 
+// Examples are linked into one program: an anonymous namespace keeps this file's types apart.
+namespace {
+
 constexpr int B = 256;
 constexpr int HIDDEN = 64;
 
@@ -38,3 +41,5 @@ NNDNA_SPEC(MLP) {
       .dims = {{B, "B", "batch"}, {HIDDEN, "H", "hidden"}},
   };
 }
+
+}  // namespace
