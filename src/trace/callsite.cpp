@@ -82,7 +82,11 @@ namespace {
 // nndna's own code and the standard library are never user frames.
 bool isLibraryPath(std::string_view file) {
   if (file.empty()) return true;
-  if (file.starts_with("/usr/")) return true;  // system headers, libstdc++
+  // System and compiler headers (libstdc++'s std::function, <algorithm>, ...). Not all of /usr:
+  // a spec may live anywhere.
+  for (std::string_view system : {"/usr/include/", "/usr/lib/", "/usr/local/include/"}) {
+    if (file.starts_with(system)) return true;
+  }
   if (file.find("/include/nndna/") != std::string_view::npos) return true;
   static const std::string sourceSrc = std::string(NNDNA_SOURCE_DIR) + "/src/";
   if (file.starts_with(sourceSrc)) return true;
