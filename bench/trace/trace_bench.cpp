@@ -112,7 +112,7 @@ void BM_TraceSyntheticDeep(benchmark::State& state) {
   // The seed: ~29 s at ~169,000 ops.
   measure(state, [&] { return traceForward(s); }, blocks >= 14'000 ? 29.0 : 0.0);
 }
-// ~12k, ~49k, ~197k ops (9 computing ops + 5 parameters per block). Read ns_per_op between the
+// ~12k, ~49k, ~197k ops (8 computing ops + 6 parameters per block). Read ns_per_op between the
 // two larger sizes: below glibc's mmap threshold the small graph reuses warm heap pages from the
 // previous iteration, while the larger ones page in fresh memory each time (as any single trace
 // does), so the step from the first size to the second is memory, not the algorithm.
