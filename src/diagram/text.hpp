@@ -7,21 +7,22 @@
 #include <string_view>
 #include <vector>
 
+#include "render/escape.hpp"
+
 namespace nndna::diagram::detail {
 
 std::string trim(std::string_view s);
 std::vector<std::string_view> split(std::string_view s, char sep);
 
-// Text inside XML/HTML (element content or a double-quoted attribute): & < > " '.
-std::string escapeXml(std::string_view s);
+// Text inside XML/HTML (element content or a quoted attribute), and JSON inside <script>: the
+// escapers shared with xray's pages.
+using render::escapeJsonForScript;
+using render::escapeXml;
 // Text inside a Graphviz HTML-like label: escapeXml, plus [ and ] as character references
 // (Graphviz 2.43 rejects `]` right after a closing tag).
 std::string escapeHtmlLabel(std::string_view s);
 // A Graphviz double-quoted string: backslashes and quotes escaped, so `\n`, `\l` stay literal.
 std::string escapeDotString(std::string_view s);
-// JSON placed inside an HTML <script> element: <, >, & and U+2028/9 as \u escapes, so no `</script>`
-// or `<!--` can end or alter the element.
-std::string escapeJsonForScript(std::string_view json);
 
 // Breaks a code line at spaces, commas, '(' and '.' into lines of at most maxChars (where
 // possible), each escaped for an HTML-like label and joined by <BR/>.
