@@ -11,13 +11,6 @@ using ir::OpKind;
 
 namespace {
 
-double sigmoid(double x) {
-  // Stable on both tails.
-  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
-  const double e = std::exp(x);
-  return e / (1.0 + e);
-}
-
 double gelu(double x, bool approximate) {
   if (!approximate) return 0.5 * x * (1.0 + std::erf(x / std::numbers::sqrt2));
   const double c = std::sqrt(2.0 / std::numbers::pi);

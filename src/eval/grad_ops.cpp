@@ -12,12 +12,6 @@ using ir::OpKind;
 
 namespace {
 
-double sigmoid(double x) {
-  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
-  const double e = std::exp(x);
-  return e / (1.0 + e);
-}
-
 double geluDerivative(double x, bool approximate) {
   if (!approximate) {
     const double cdf = 0.5 * (1.0 + std::erf(x / std::numbers::sqrt2));

@@ -1,6 +1,8 @@
 // What the reference evaluation of one op sees, and the helpers the op families share.
 #pragma once
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include <array>
@@ -77,6 +79,13 @@ AxisSplit splitAt(const Shape& shape, std::size_t axis);
 
 // Wraps an integer-valued result to 32 bits, as i32 arithmetic on a GPU would.
 double wrapI32(std::int64_t value);
+
+// The logistic function, stable on both tails (forward and backward kernels share it).
+inline double sigmoid(double x) {
+  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
+  const double e = std::exp(x);
+  return e / (1.0 + e);
+}
 
 // Families of op kinds; each returns the op's output value.
 Value evalConstant(const OpContext& ctx);     // zeros, ones, arange, randn
