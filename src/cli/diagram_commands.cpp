@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
+#include <string_view>
 
 #include "cli/commands.hpp"
+#include "cli/files.hpp"
 #include "cli/spec_run_options.hpp"
 #include "nndna/diagram.hpp"
 #include "nndna/ir_json.hpp"
@@ -25,12 +25,9 @@ struct DiagramArgs {
   SpecRunArgs run;
 };
 
-std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// "1 box", "3 boxes".
+std::string counted(std::size_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
 ir::TracedModel loadModel(const DiagramArgs& args) {
@@ -43,7 +40,7 @@ ir::TracedModel loadModel(const DiagramArgs& args) {
     return traceModel(loadSpec(*registered));
   }
   const std::filesystem::path path(args.input);
-  if (path.extension() == ".json") return ir::tracedModelFromJson(readFile(path));
+  if (path.extension() == ".json") return ir::tracedModelFromJson(readTextFile(path));
   return runSpecForCli(args.input, args.run);
 }
 
@@ -84,12 +81,11 @@ void addDiagramCommands(CLI::App& app) {
     } else {
       text = diagram::renderHtml(d);
     }
-    std::ofstream file(out, std::ios::binary);
-    file << text;
-    file.close();
-    if (!file) throw std::runtime_error(fmt::format("cannot write {}", out.string()));
-    std::cout << fmt::format("wrote {} ({} boxes, {} clusters, {} edges{})\n", out.string(),
-                             d.layerCount(), d.clusters.size(), d.edges.size(),
+    writeTextFile(out, text);
+    std::cout << fmt::format("wrote {} ({}, {}, {}{})\n", out.string(),
+                             counted(d.layerCount(), "box", "boxes"),
+                             counted(d.clusters.size(), "cluster", "clusters"),
+                             counted(d.edges.size(), "edge", "edges"),
                              d.merged ? ", training and inference merged" : "");
   });
 }

@@ -2,11 +2,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/files.hpp"
 #include "cli/spec_run_options.hpp"
 #include "nndna/ir_json.hpp"
 #include "specrun/spec_runner.hpp"
@@ -113,9 +113,7 @@ void addSpecCommands(CLI::App& app) {
       std::cout << json << "\n";
       return;
     }
-    std::ofstream out(args->output, std::ios::binary);
-    out << json << "\n";
-    if (!out) throw std::runtime_error("cannot write " + args->output);
+    writeTextFile(args->output, json + "\n");
     std::cerr << fmt::format("wrote {} ({} training ops{})\n", args->output, model.train.ops.size(),
                              model.hasInfer ? fmt::format(", {} inference ops", model.infer.ops.size()) : "");
   });

@@ -2,12 +2,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/files.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
 
@@ -94,9 +94,7 @@ void addTraceCommands(CLI::App& app) {
     printGraphSummary(std::cout, "training graph (forward of the loss)", model.train);
     if (model.hasInfer) printGraphSummary(std::cout, "inference graph", model.infer);
     if (!args->json.empty()) {
-      std::ofstream out(args->json);
-      out << ir::toJson(model, 1);
-      if (!out) throw std::runtime_error("cannot write " + args->json);
+      writeTextFile(args->json, ir::toJson(model, 1));
       std::cout << "wrote " << args->json << "\n";
     }
   });

@@ -9,7 +9,6 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nndna/xray.hpp>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/files.hpp"
 
 extern char** environ;
 
@@ -35,18 +35,11 @@ struct TraceOutputs {
   std::string title;
 };
 
-void writeFile(const std::string& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  out << text;
-  if (!out.flush()) throw std::runtime_error("cannot write " + path);
-}
-
 void writeTraceOutputs(const xray::Trace& trace, const TraceOutputs& out) {
-  if (!out.html.empty()) writeFile(out.html, xray::toHtml(trace));
-  if (!out.json.empty()) writeFile(out.json, xray::toJson(trace).dump(2) + "\n");
-  if (!out.chrome.empty()) writeFile(out.chrome, xray::toChromeTrace(trace).dump() + "\n");
-  if (!out.dot.empty()) writeFile(out.dot, xray::toDot(trace));
+  if (!out.html.empty()) writeTextFile(out.html, xray::toHtml(trace));
+  if (!out.json.empty()) writeTextFile(out.json, xray::toJson(trace).dump(2) + "\n");
+  if (!out.chrome.empty()) writeTextFile(out.chrome, xray::toChromeTrace(trace).dump() + "\n");
+  if (!out.dot.empty()) writeTextFile(out.dot, xray::toDot(trace));
   auto s = xray::summarize(trace);
   std::string written;
   for (const auto* path : {&out.html, &out.json, &out.chrome, &out.dot})
@@ -222,17 +215,17 @@ void addValueCommands(CLI::App& app) {
     if (!opts->outputDir.empty()) {
       fs::path dir(opts->outputDir);
       fs::create_directories(dir);
-      writeFile((dir / "forward.dot").string(), debugger.dotForward());
+      writeTextFile((dir / "forward.dot").string(), debugger.dotForward());
       root.backward();
-      writeFile((dir / "backward.dot").string(), debugger.dotBackward());
-      writeFile((dir / "graph.json").string(), debugger.irBackward().dump(2) + "\n");
+      writeTextFile((dir / "backward.dot").string(), debugger.dotBackward());
+      writeTextFile((dir / "graph.json").string(), debugger.irBackward().dump(2) + "\n");
       std::cerr << fmt::format("Wrote {}, {} and {}\n", (dir / "forward.dot").string(),
                                (dir / "backward.dot").string(), (dir / "graph.json").string());
       return;
     }
     if (!opts->html.empty()) {
       bool backward = opts->which == "backward";
-      writeFile(opts->html, debugger.stepperHtml(fmt::format("xray Value demo ({})", opts->which), backward));
+      writeTextFile(opts->html, debugger.stepperHtml(fmt::format("xray Value demo ({})", opts->which), backward));
       std::cerr << fmt::format("Wrote {} (open it in a browser; it works offline)\n", opts->html);
       return;
     }
