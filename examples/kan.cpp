@@ -2,6 +2,8 @@
 // B-spline on a fixed grid plus a SiLU base term, instead of a fixed activation on the nodes.
 #include <nndna/nndna.hpp>
 
+#include <cmath>
+
 using namespace nndna;
 
 // The examples are linked into one program: an anonymous namespace keeps each file's model types
@@ -24,7 +26,9 @@ struct KanLayer : Module {
   KanLayer(int in_, int out_)
       : in(in_),
         out(out_),
-        base(param("base", {in_, out_})),
+        // Like nn.Linear's weight: uniform(±1/√in).
+        base(param("base", {in_, out_},
+                   {.init = init::uniform(-1.0 / std::sqrt(in_), 1.0 / std::sqrt(in_))})),
         coeffs(param("coeffs", {in_ * GRID, out_}, {.init = init::normal(0.1)})) {}
 };
 

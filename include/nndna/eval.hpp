@@ -99,9 +99,9 @@ Results evaluate(const ir::Graph& graph, const Leaves& leaves, EvalOptions optio
 bool isEvaluable(ir::OpKind kind);
 
 // Initial values of every parameter and state tensor of `graph`, drawn from each one's
-// ir::Param::init with a stream keyed by `seed` and the parameter's name. Init::Kind::automatic
-// follows PyTorch's layer defaults (see docs/eval.md): Linear and Conv2d weights and biases
-// uniform(±1/sqrt(fan_in)), Embedding tables normal(0, 1); state defaults to zeros.
+// ir::Param::init with a stream keyed by `seed` and the parameter's name. The built-in layers
+// record PyTorch's defaults in the IR (see docs/eval.md); Init::Kind::automatic, left on raw
+// `param`s, draws normal(0, 0.02), and on state, zeros.
 Leaves initialLeaves(const ir::Graph& graph, std::uint64_t seed = 0);
 
 // Applies a training step's graph.updates: each target leaf (a parameter or a state tensor)

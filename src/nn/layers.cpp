@@ -1,6 +1,7 @@
 // The built-in layers: Linear, LayerNorm, RMSNorm, Embedding, Conv2d, BatchNorm2d.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <stdexcept>
 
 #include "nndna/nndna.hpp"
@@ -18,13 +19,25 @@ void requirePositive(const Module& layer, std::string_view kind,
     }
   }
 }
+// PyTorch's default for a layer's weight and bias: uniform(±1/√fan_in).
+Init fanInUniform(std::int64_t fanIn) {
+  const double bound = 1.0 / std::sqrt(static_cast<double>(fanIn));
+  return init::uniform(-bound, bound);
+}
+
+// The init a layer records in the IR: the user's, or else the layer's own default, so the IR
+// says what a parameter starts as and no reader has to guess the layer from the graph.
+Init orLayerDefault(const Init& given, const Init& layerDefault) {
+  return given.kind == Init::Kind::automatic ? layerDefault : given;
+}
 }  // namespace
 
 Linear::Linear(std::string_view name, std::int64_t in, std::int64_t out, LinearOptions options)
     : Module(name) {
   requirePositive(*this, "Linear", {{"in", in}, {"out", out}});
-  weight = param("weight", {in, out}, {options.init, options.decay.value_or(true)});
-  if (options.bias) bias = param("bias", {out}, {Init{}, false});
+  weight = param("weight", {in, out},
+                 {orLayerDefault(options.init, fanInUniform(in)), options.decay.value_or(true)});
+  if (options.bias) bias = param("bias", {out}, {fanInUniform(in), false});
 }
 
 Tensor Linear::operator()(Tensor x) const {
@@ -54,7 +67,9 @@ Embedding::Embedding(std::string_view name, std::int64_t vocab, std::int64_t dim
                      EmbeddingOptions options)
     : Module(name) {
   requirePositive(*this, "Embedding", {{"vocab", vocab}, {"dim", dim}});
-  weight = param("weight", {vocab, dim}, {options.init, options.decay.value_or(true)});
+  // nn.Embedding's default: normal(0, 1).
+  weight = param("weight", {vocab, dim},
+                 {orLayerDefault(options.init, init::normal(1.0)), options.decay.value_or(true)});
 }
 
 Tensor Embedding::operator()(Tensor indices) const { return embedding(weight, indices); }
@@ -73,9 +88,10 @@ Conv2d::Conv2d(std::string_view name, std::int64_t inChannels, std::int64_t outC
         "Conv2d '{}': channels {} -> {} must be divisible by groups = {}", path(), inChannels,
         outChannels, options.groups));
   }
+  const std::int64_t fanIn = inChannels / options.groups * kernel.h * kernel.w;
   weight = param("weight", {outChannels, inChannels / options.groups, kernel.h, kernel.w},
-                 {options.init, options.decay.value_or(true)});
-  if (options.bias) bias = param("bias", {outChannels}, {Init{}, false});
+                 {orLayerDefault(options.init, fanInUniform(fanIn)), options.decay.value_or(true)});
+  if (options.bias) bias = param("bias", {outChannels}, {fanInUniform(fanIn), false});
 }
 
 Tensor Conv2d::operator()(Tensor x) const {

@@ -105,6 +105,31 @@ TEST(Initialisation, FollowsPyTorchLayerDefaultsAndIsSeeded) {
   EXPECT_NE(a.params.at("linear.weight").data, initialLeaves(g, 2).params.at("linear.weight").data);
 }
 
+// The layers write their defaults into the IR, so the graph (and its JSON) says how each
+// parameter starts; the evaluator does not have to recognise the layer.
+TEST(Initialisation, LayersRecordTheirDefaultsInTheIr) {
+  const ir::Graph g = traceLayers({{"x", {2, 3}}}, [](eval_layers::Layers& m, const Inputs& in) {
+    return add(mean(m.linear(in["x"])), mean(m.embedding(arange(2))));
+  });
+  auto initOf = [&](std::string_view name) {
+    for (const ir::Param& p : g.params) {
+      if (p.name == name) return p.init;
+    }
+    ADD_FAILURE() << "no parameter " << name;
+    return Init{};
+  };
+  const Init weight = initOf("linear.weight");
+  EXPECT_EQ(weight.kind, Init::Kind::uniform);
+  EXPECT_DOUBLE_EQ(weight.a, -1 / std::sqrt(3.0));  // Linear(3, 2): fan_in 3
+  EXPECT_DOUBLE_EQ(weight.b, 1 / std::sqrt(3.0));
+  const Init bias = initOf("linear.bias");
+  EXPECT_EQ(bias.kind, Init::Kind::uniform);
+  EXPECT_DOUBLE_EQ(bias.b, 1 / std::sqrt(3.0));
+  const Init table = initOf("embedding.weight");
+  EXPECT_EQ(table.kind, Init::Kind::normal);
+  EXPECT_DOUBLE_EQ(table.a, 1.0);
+}
+
 TEST(Updates, WriteBackTargetsAfterTheWholeStep) {
   ir::Graph g = traceLayers({{"x", {2, 3}}}, [](eval_layers::Layers& m, const Inputs& in) {
     return mean(m.linear(in["x"]));
