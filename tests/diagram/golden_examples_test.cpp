@@ -1,0 +1,414 @@
+// Golden diagrams of the remaining examples (golden_test.cpp has the seed's default model, mlp_sin,
+// deep_mlp and GPT-2 small). Every expected value is derived by hand from the spec's source in
+// examples/ (the derivation is next to it), never copied from a run.
+//
+// How the derivations read a spec (docs/diagram.md, the seed's code.tsx):
+// - A box is a run of consecutive forward ops issued by one source line; a user-function call
+//   made from line L of its caller is a cluster "L" around the callee's boxes. Two calls on one
+//   line (`decode(m, sampleLatent(...))`) share that line's cluster; a loop whose body is one
+//   line with a call (`for (...) h = block(layer, h);`) puts every iteration in that line's
+//   cluster, and the loop is found among the cluster's children.
+// - A box's incoming edges are the drawn tensors (data inputs and the *last* tensor of each box)
+//   its ops read; parameters are not drawn.
+// - Keys: a box's frame chain from the first function both forwards call; boxes with equal keys
+//   are one box of the merged diagram. lossFn's / predictFn's call of the shared forward is one
+//   paired cluster.
+// - FLOPs: matmul 2·|out|·K; conv 2·|out|·(C/G)·kH·kW; backward: each matmul input that needs a
+//   gradient costs one matmul of the forward's FLOPs (dA = dY·Bᵀ, dB = Aᵀ·dY), each conv input
+//   likewise (conv2d_input_grad, conv2d_weight_grad); an input needs a gradient when it depends
+//   on a parameter (data inputs do not).
+// - Activations: elements of every non-leaf, non-view (reshape, permute) forward op × 4 bytes.
+// - Inference kernels: every op of the inference graph except leaves and reshape, permute,
+//   split_heads (views); training-step kernels depend on the backward lowering's helper ops and
+//   are not derived here.
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace nndna::diagram {
+namespace {
+
+using testing::loopLabels;
+using testing::metric;
+using testing::traced;
+
+// Boxes (inputs not counted) drawn by exactly these sides.
+std::size_t boxesOn(const Diagram& d, std::vector<Side> sides) {
+  return static_cast<std::size_t>(std::count_if(d.nodes.begin(), d.nodes.end(), [&](const Node& n) {
+    return !n.isInput && n.sides == sides;
+  }));
+}
+
+// The box whose label contains `text` (and, when given, whose line is `line`).
+const Node& boxWithLabel(const Diagram& d, std::string_view text, int line = 0) {
+  auto it = std::find_if(d.nodes.begin(), d.nodes.end(), [&](const Node& n) {
+    return n.label.find(text) != std::string::npos && (line == 0 || n.line == line);
+  });
+  if (it == d.nodes.end()) throw std::runtime_error("no box labelled " + std::string(text));
+  return *it;
+}
+
+std::vector<std::string> userClusterLabels(const Diagram& d) {
+  std::vector<std::string> out;
+  for (const Cluster& c : d.clusters) {
+    if (c.kind == Cluster::Kind::user) out.push_back(c.label);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::int64_t value(const PerSide<std::vector<Metric>>& metrics, Side side, std::string_view key) {
+  const auto& m = metrics[side];
+  if (!m) throw std::runtime_error("no metrics for a side");
+  return metric(*m, key).value;
+}
+
+const std::vector<Side> kBoth{Side::train, Side::infer};
+const std::vector<Side> kTrain{Side::train};
+const std::vector<Side> kInfer{Side::infer};
+
+// ---------------------------------------------------------------------------------------------
+// cnn_digits: B=256, 28×28×1 images, conv 3×3 pad 1 (no bias) → BN → ReLU → pool 2, twice
+// (32, 64 channels), fc1 3136→128, dropout (training only), fc2 128→10.
+TEST(DiagramGoldenExamples, CnnDigits) {
+  const Diagram d = buildDiagram(traced("cnn_digits"));
+  // classify(): line 32 (conv1, bn1, relu, pool: one box), 33 (likewise), 34 (reshape, fc1, relu),
+  // 35 (dropout, only when train), 36 (fc2); lossFn line 40's crossEntropy after the call.
+  // Shared: 32, 33, 34, 36; training-only: 35, crossEntropy. 4 + 2 = 6 boxes; inputs images
+  // (both sides) and labels.
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 6u);
+  EXPECT_EQ(d.nodes.size(), 8u);
+  EXPECT_EQ(boxesOn(d, kBoth), 4u);
+  EXPECT_EQ(boxesOn(d, kTrain), 2u);
+  EXPECT_EQ(boxesOn(d, kInfer), 0u);
+  // Only the wrapper pair (lossFn line 40 / predictFn line 43 calling classify); no loop.
+  EXPECT_EQ(d.clusters.size(), 1u);
+  EXPECT_TRUE(loopLabels(d).empty());
+  // Training: images→32, 32→33, 33→34, 34→35, 35→36, 36→CE, labels→CE (7). Inference adds
+  // 34→36 (no dropout between them); its other three are shared. 8.
+  EXPECT_EQ(d.edges.size(), 8u);
+  EXPECT_EQ(d.carriedEdgeCount(), 0u);
+  // conv1 32·1·3·3 = 288, bn1 2·32 = 64, conv2 64·32·3·3 = 18,432, bn2 2·64 = 128 (running
+  // statistics are state, not parameters), fc1 3136·128+128 = 401,536, fc2 128·10+10 = 1,290.
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 288 + 64 + 18'432 + 128 + 401'536 + 1'290);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 421'738);
+  // Forward: conv1 2·(256·32·28·28)·(1·3·3) = 115,605,504; conv2 2·(256·64·14·14)·(32·3·3) =
+  // 1,849,688,064; fc1 2·256·3136·128 = 205,520,896; fc2 2·256·128·10 = 655,360.
+  const std::int64_t conv1 = 2LL * (256 * 32 * 28 * 28) * (1 * 3 * 3);
+  const std::int64_t conv2 = 2LL * (256 * 64 * 14 * 14) * (32 * 3 * 3);
+  const std::int64_t fc1 = 2LL * 256 * 3136 * 128;
+  const std::int64_t fc2 = 2LL * 256 * 128 * 10;
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), conv1 + conv2 + fc1 + fc2);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 2'171'469'824);
+  // Step: forward, then dW and dX of fc2, fc1 and conv2 (their inputs depend on parameters) and
+  // conv1's weight gradient only (its input is the images).
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"),
+            (conv1 + conv2 + fc1 + fc2) + 2 * fc2 + 2 * fc1 + 2 * conv2 + conv1);
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), 6'398'803'968);
+  // Inference activations: conv, bn, relu at [256,32,28,28] (3·6,422,528), pool [256,32,14,14]
+  // 1,605,632; conv, bn, relu at [256,64,14,14] (3·3,211,264), pool [256,64,7,7] 802,816; the
+  // reshape is a view; fc1 matmul, add, relu [256,128] (3·32,768); fc2 matmul, add [256,10]
+  // (2·2,560). 31,413,248 elements.
+  const std::int64_t inferActs = 3 * 6'422'528 + 1'605'632 + 3 * 3'211'264 + 802'816 +
+                                 3 * 32'768 + 2 * 2'560;
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), inferActs * 4);
+  // Training adds dropout [256,128] and the scalar cross-entropy.
+  EXPECT_EQ(value(d.metrics, Side::train, "activations"), (inferActs + 32'768 + 1) * 4);
+  // Inference kernels: 2·(conv, bn, relu, pool) + fc1 matmul, add, relu + fc2 matmul, add = 13.
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 13);
+  // The dropout box is training-only and sits in the wrapper pair with the shared boxes.
+  const Node& drop = boxWithLabel(d, "dropout(h, DROPOUT)");
+  EXPECT_EQ(drop.sides, kTrain);
+  ASSERT_GE(drop.cluster, 0);
+  const Cluster& pair = d.clusters[static_cast<std::size_t>(drop.cluster)];
+  ASSERT_TRUE(pair.trainLabel && pair.inferLabel);
+  EXPECT_EQ(*pair.inferLabel, "Tensor predictFn(DigitCNN& m, const Inputs& in) { return classify(m, in[\"images\"], false); }");
+}
+
+// ---------------------------------------------------------------------------------------------
+// rnn_unrolled: B=32, T=16 steps of IN=8 features, HIDDEN=64; h0 = zeros, h = tanh(ih(x_t) +
+// hh(h)) per step, a shared head on the stacked states.
+TEST(DiagramGoldenExamples, RnnUnrolledFoldsItsSixteenSteps) {
+  const Diagram d = buildDiagram(traced("rnn_unrolled"));
+  // forecast(): line 29 (zeros), per step line 32 (narrow, reshape) and line 33's call of step()
+  // (its line 25: one box), line 36 (stack, head). The cluster of forecast's call holds
+  // [29, (32, call 33)×16, 36]: period 2, 16 iterations, each 2 boxes: folds to ×16.
+  // Shared: 29, 32, 25, 36; training-only: lossFn line 40's mean(square(sub)). 5 boxes;
+  // inputs series (both) and next.
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 5u);
+  EXPECT_EQ(d.nodes.size(), 7u);
+  EXPECT_EQ(boxesOn(d, kBoth), 4u);
+  EXPECT_EQ(boxesOn(d, kTrain), 1u);
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×16"});
+  // The wrapper pair (lossFn line 40 / predictFn line 43 calling forecast), the ×16 loop, and
+  // line 33's call of step() inside it; laid out with the longer label of the pair. A cluster's
+  // label is its call line as written (shape comments are stripped from boxes only).
+  EXPECT_EQ(d.clusters.size(), 3u);
+  EXPECT_EQ(userClusterLabels(d),
+            (std::vector<std::string>{
+                "Tensor predictFn(ElmanRNN& m, const Inputs& in) { return forecast(m, in[\"series\"]); }",
+                "h = step(m, xt, h);                                  // [B, HIDDEN]"}));
+  // series→32, 29→25 (the zero state feeds step 0), 32→25, 25→25 (carried: h feeds the next
+  // step), 25→36 (every step's state is stacked: one edge after folding), 36→loss,
+  // next→loss. Inference draws the first five, all shared. 7 edges, 1 carried.
+  EXPECT_EQ(d.edges.size(), 7u);
+  EXPECT_EQ(d.carriedEdgeCount(), 1u);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 576 + 4'096 + 520);
+  // Forward: 16 × (ih 2·32·8·64 + hh 2·32·64·64) + head 2·(32·16·8)·64 = 4,718,592 + 524,288.
+  const std::int64_t ih = 2LL * 32 * 8 * 64, hh = 2LL * 32 * 64 * 64;
+  const std::int64_t head = 2LL * (32 * 16 * 8) * 64;
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 16 * (ih + hh) + head);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 5'242'880);
+  // Step: forward + head dW and dX (the stacked states depend on parameters) + per step ih dW
+  // (x_t is data) and hh dW, + hh dX for steps 1..15 (step 0 reads the zero state, no
+  // parameter behind it): 2·524,288 + 16·(32,768 + 262,144) + 15·262,144 = 9,699,328.
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"),
+            (16 * (ih + hh) + head) + 2 * head + 16 * (ih + hh) + 15 * hh);
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), 14'942'208);
+  // Inference activations: zeros [32,64] 2,048; per step narrow [32,1,8] 256 (reshape is a
+  // view), ih matmul, add, hh matmul, add, tanh at [32,64] (5·2,048); stack [32,16,64] 32,768;
+  // head matmul, add [32,16,8] (2·4,096). 2,048 + 16·10,496 + 32,768 + 8,192 = 210,944.
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"),
+            (2'048 + 16 * (256 + 5 * 2'048) + 32'768 + 2 * 4'096) * 4);
+  // Inference kernels: zeros + 16·(narrow, 2 matmuls, 2 adds, tanh) + stack, matmul, add = 100.
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 1 + 16 * 6 + 3);
+  // The folded step box carries every step's parameters and FLOPs.
+  const Node& step = boxWithLabel(d, "return tanh(add(m.ih(xt), m.hh(h)));");
+  ASSERT_TRUE(step.cost.infer);
+  EXPECT_EQ(step.cost.infer->params, 576 + 4'096);
+  EXPECT_EQ(step.cost.infer->flops, 16 * (ih + hh));
+}
+
+// ---------------------------------------------------------------------------------------------
+// char_transformer: B=64, T=256, V=96, D=192, H=6 heads of DH=32, F=768, 4 blocks; RMSNorm,
+// bias-free projections, RoPE, tied embeddings, dropout while training.
+TEST(DiagramGoldenExamples, CharTransformerFoldsFourBlocks) {
+  const Diagram d = buildDiagram(traced("char_transformer"));
+  // logitsOf(): line 64 (embedding); line 65's call cluster holds the 4 blocks' children; line 66
+  // (norm_f, swapAxes, matmul). block(): line 58 gives two boxes (norm1 before the attention
+  // call, the residual add after it) around the attention cluster, line 59 likewise around the
+  // mlp cluster. attention(): lines 45 (q, k, rope), 46 (v), 47 (scores), 48 (softmax, ·v,
+  // proj), 49 (dropout: training only). mlp(): line 53, line 54 (dropout: training only).
+  // The loop: period 6 (norm1, attention call, add, norm2, mlp call, add), 4 iterations of 11
+  // boxes (training) / 9 (inference): ×4 on both sides.
+  // Shared: 64, 2 + 4 + 2 + 1 (block, attention 45–48, mlp 53), 66 = 11. Training-only: 49, 54,
+  // lossFn line 71 (crossEntropy) = 3. Inference-only: predictFn line 77 (narrow, categorical).
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 15u);
+  EXPECT_EQ(d.nodes.size(), 17u);  // + chars (both sides), targets
+  EXPECT_EQ(boxesOn(d, kBoth), 11u);
+  EXPECT_EQ(boxesOn(d, kTrain), 3u);
+  EXPECT_EQ(boxesOn(d, kInfer), 1u);
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×4"});
+  // The wrapper pair, line 65's call cluster, the loop, the attention and mlp call clusters.
+  EXPECT_EQ(d.clusters.size(), 5u);
+  // Training (20): chars→64, 64→norm1, 64→add1 (block 0's residual), norm1→45, norm1→46,
+  // 45→47 (the last rope output; the other is inside the box), 47→48, 46→48, 48→49, 49→add1,
+  // add1→norm2, norm2→53, 53→54, add1→add2, 54→add2, add2→norm1 and add2→add1 (carried: the
+  // residual stream into the next block), add2→66, 66→71, targets→71.
+  // Inference adds 48→add1, 53→add2 (no dropout) and 66→77: 23 edges, 2 carried.
+  EXPECT_EQ(d.edges.size(), 23u);
+  EXPECT_EQ(d.carriedEdgeCount(), 2u);
+  // tok_emb V·D = 18,432; per block: 2 RMSNorm weights 2·192, q, k, v, proj 4·192², fc and fc_out
+  // 2·192·768 = 442,752; norm_f 192.
+  constexpr std::int64_t B = 64, T = 256, V = 96, D = 192, H = 6, DH = 32, F = 768;
+  EXPECT_EQ(value(d.metrics, Side::train, "params"),
+            V * D + 4 * (2 * D + 4 * D * D + 2 * D * F) + D);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 1'789'632);
+  // Forward per block: q, k, v, proj 4·2·(B·T)·D·D; scores and attention·v, each
+  // 2·(B·H·T·T)·DH; fc and fc_out 2·2·(B·T)·D·F. Logits 2·(B·T)·D·V.
+  const std::int64_t perBlock = 4 * 2 * (B * T) * D * D + 2 * (2 * (B * H * T * T) * DH) +
+                                2 * 2 * (B * T) * D * F;
+  const std::int64_t forward = 4 * perBlock + 2 * (B * T) * D * V;
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), forward);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 71'470'940'160);
+  // Step: every matmul input depends on a parameter (the embedding feeds block 0; the logits'
+  // right side is tok_emb itself), so each matmul adds two of its own cost: 3 × forward.
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), 3 * forward);
+  // Inference activations, in elements (BTD = B·T·D, BHTT = B·H·T·T, BTF = B·T·F): embedding
+  // BTD; per block norm1 BTD, line 45 k, split, q, split, rope, rope 6·BTD, line 46 2·BTD, line
+  // 47 matmul and mul 2·BHTT (swapAxes is a view), line 48 softmax BHTT, ·v, merge_heads, proj
+  // 3·BTD, add, norm2 2·BTD, mlp fc and gelu 2·BTF, fc_out BTD, add BTD (16·BTD + 3·BHTT +
+  // 2·BTF); norm_f BTD, logits B·T·V; narrow [64,1,96] 6,144; categorical [64,1] 64.
+  const std::int64_t BTD = B * T * D, BHTT = B * H * T * T, BTF = B * T * F;
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"),
+            (BTD + 4 * (16 * BTD + 3 * BHTT + 2 * BTF) + BTD + B * T * V + 64 * 96 + 64) * 4);
+  // Inference kernels: embedding; per block norm1, 2 matmuls and 2 ropes (line 45; split_heads
+  // is a view), 1 matmul (46), matmul and mul (47), softmax, matmul, merge_heads, proj (48),
+  // add, norm2, fc, gelu, fc_out, add = 18; norm_f and the logits matmul; narrow, categorical.
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 1 + 4 * 18 + 2 + 2);
+  // The dropout boxes are training-only boxes inside the folded attention and mlp clusters.
+  const Node& attnDrop = boxWithLabel(d, "return train ? dropout(y, DROPOUT) : y;", 49);
+  EXPECT_EQ(attnDrop.sides, kTrain);
+  ASSERT_GE(attnDrop.cluster, 0);
+  const Cluster& attn = d.clusters[static_cast<std::size_t>(attnDrop.cluster)];
+  EXPECT_EQ(attn.kind, Cluster::Kind::user);
+  EXPECT_EQ(attn.label, "x = add(x, attention(b, b.norm1(x), train));");
+  ASSERT_GE(attn.parent, 0);
+  EXPECT_EQ(d.clusters[static_cast<std::size_t>(attn.parent)].label, "×4");
+}
+
+// ---------------------------------------------------------------------------------------------
+// vae: B=128, 784 pixels, encoder 784→400 (ReLU) → mu, log_var (400→20 each), reparameterised
+// sample, decoder 20→400 (ReLU) → 784; inference decodes prior samples z.
+TEST(DiagramGoldenExamples, VaeSharesOnlyTheDecoder) {
+  const Diagram d = buildDiagram(traced("vae"));
+  // Training: lossFn line 42's call of encode (boxes: line 27 enc+relu, line 28 mu and log_var),
+  // line 43's calls of sampleLatent and decode (both calls on one line: one cluster, boxes line
+  // 33 randn, line 34 mul, exp, mul, add, decode's line 38), then lossFn lines 45, 47, 48.
+  // Inference: predictFn line 52's call of decode (line 38), then its sigmoid.
+  // decode is the only function both sides call: shared decode@38; training-only 27, 28, 33,
+  // 34, 45, 47, 48; inference-only the sigmoid. 1 + 7 + 1 = 9 boxes; inputs images and z.
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 9u);
+  EXPECT_EQ(d.nodes.size(), 11u);
+  EXPECT_EQ(boxesOn(d, kBoth), 1u);
+  EXPECT_EQ(boxesOn(d, kTrain), 7u);
+  EXPECT_EQ(boxesOn(d, kInfer), 1u);
+  // The encode cluster (training only) and the pair of line 43 / line 52 around decode.
+  EXPECT_EQ(d.clusters.size(), 2u);
+  EXPECT_TRUE(loopLabels(d).empty());
+  const Node& dec = boxWithLabel(d, "return m.dec2(relu(m.dec1(z)));");
+  ASSERT_GE(dec.cluster, 0);
+  const Cluster& pair = d.clusters[static_cast<std::size_t>(dec.cluster)];
+  ASSERT_TRUE(pair.trainLabel && pair.inferLabel);
+  EXPECT_EQ(*pair.trainLabel, "Tensor logits = decode(m, sampleLatent(mu, logVar));");
+  // Training: images→27, 27→28, 28→34 (log_var; mu is inside box 28, not drawn), 33→34, 34→38,
+  // 38→45, images→45, 28→47, 45→48, 47→48 (10). Inference: z→38, 38→sigmoid (2). 12.
+  EXPECT_EQ(d.edges.size(), 12u);
+  EXPECT_EQ(d.carriedEdgeCount(), 0u);
+  // enc 784·400+400 = 314,000; mu and log_var 400·20+20 = 8,020 each; dec1 20·400+400 = 8,400;
+  // dec2 400·784+784 = 314,384.
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 314'000 + 2 * 8'020 + 8'400 + 314'384);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 652'824);
+  const std::int64_t enc = 2LL * 128 * 784 * 400, head = 2LL * 128 * 400 * 20;
+  const std::int64_t dec1 = 2LL * 128 * 20 * 400, dec2 = 2LL * 128 * 400 * 784;
+  // Inference: the decoder only.
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), dec1 + dec2);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 82'329'600);
+  // Step: forward enc + mu + log_var + dec1 + dec2; backward dW and dX of dec2, dec1, mu and
+  // log_var (their inputs depend on parameters), enc's dW only (its input is the images).
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"),
+            (enc + 2 * head + dec1 + dec2) + 2 * dec2 + 2 * dec1 + 2 * 2 * head + enc);
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), 419'840'000);
+  // Inference activations: dec1 matmul, add, relu [128,400] (3·51,200), dec2 matmul, add and
+  // the sigmoid [128,784] (3·100,352).
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), (3 * 51'200 + 3 * 100'352) * 4);
+  // Training activations: enc 3·51,200; line 28 four ops at [128,20] (4·2,560); randn 2,560;
+  // line 34 four ops (4·2,560); decode 3·51,200 + 2·100,352; line 45 softplus, mul, sub
+  // (3·100,352) and the sum (1); line 47 add, square, sub, exp, sub (5·2,560), sum, mul (2);
+  // line 48 add, div (2).
+  EXPECT_EQ(value(d.metrics, Side::train, "activations"),
+            (3 * 51'200 + 4 * 2'560 + 2'560 + 4 * 2'560 + 3 * 51'200 + 2 * 100'352 +
+             3 * 100'352 + 1 + 5 * 2'560 + 2 + 2) * 4);
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 6);  // 2·(matmul, add), relu, sigmoid
+}
+
+// ---------------------------------------------------------------------------------------------
+// unet: B=8, 80×80 RGB, DoubleConv (two 3×3 pad-1 convs with bias + ReLU) at 32, 64, 128
+// channels with 2×2 pooling, decoder upsampling ×2 and concatenating the skip, 1×1 head to 5.
+TEST(DiagramGoldenExamples, UnetSkipConnections) {
+  const Diagram d = buildDiagram(traced("unet"));
+  // segment(): line 46's call of doubleConv (its line 37: one box), line 47 (maxPool box, then the
+  // call cluster with doubleConv's box), line 48 likewise, lines 49 and 50 (one call cluster each,
+  // holding upAndJoin's line 41 and doubleConv's line 37), line 51 (head). 1 + 2 + 2 + 2 + 2 + 1
+  // = 10 shared boxes. Training-only: lossFn line 55's permute, line 56's crossEntropy.
+  // Inference-only: predictFn line 60's argmax. 13 boxes; inputs images (both) and masks.
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 13u);
+  EXPECT_EQ(d.nodes.size(), 15u);
+  EXPECT_EQ(boxesOn(d, kBoth), 10u);
+  EXPECT_EQ(boxesOn(d, kTrain), 2u);
+  EXPECT_EQ(boxesOn(d, kInfer), 1u);
+  // The pair (lossFn line 55 / predictFn line 60) and segment's five call clusters; no loop:
+  // the five calls are on five lines, so their signatures differ.
+  EXPECT_EQ(d.clusters.size(), 6u);
+  EXPECT_TRUE(loopLabels(d).empty());
+  const std::vector<std::string> users = userClusterLabels(d);
+  for (const char* line : {"Tensor s1 = doubleConv(m.enc1, images);               // [B, C1, S, S]",
+                           "Tensor u2 = doubleConv(m.dec2, upAndJoin(bottom, s2));  // [B, C2, S/2, S/2]",
+                           "Tensor u1 = doubleConv(m.dec1, upAndJoin(u2, s1));      // [B, C1, S, S]"}) {
+    EXPECT_NE(std::find(users.begin(), users.end(), line), users.end()) << line;
+  }
+  // Training: images→s1, s1→pool1, pool1→s2, s2→pool2, pool2→bottom, bottom→up2, s2→up2 (skip),
+  // up2→u2, u2→up1, s1→up1 (skip), up1→u1, u1→head, head→permute, permute→CE, masks→CE (15).
+  // Inference adds head→argmax. 16.
+  EXPECT_EQ(d.edges.size(), 16u);
+  EXPECT_EQ(d.carriedEdgeCount(), 0u);
+  // out·in·3·3 + out per conv: enc1 (3→32, 32→32) 896 + 9,248; enc2 (32→64, 64→64) 18,496 +
+  // 36,928; mid (64→128, 128→128) 73,856 + 147,584; dec2 (192→64, 64→64) 110,656 + 36,928;
+  // dec1 (96→32, 32→32) 27,680 + 9,248; head 5·32 + 5 = 165.
+  EXPECT_EQ(value(d.metrics, Side::train, "params"),
+            896 + 9'248 + 18'496 + 36'928 + 73'856 + 147'584 + 110'656 + 36'928 + 27'680 + 9'248 +
+                165);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 471'685);
+  // conv FLOPs 2·|out|·in·3·3; |out| at full, half and quarter side: 8·C·6400, 8·C·1600, 8·C·400.
+  auto conv = [](std::int64_t outElems, std::int64_t in, std::int64_t k) { return 2 * outElems * in * k * k; };
+  const std::int64_t full32 = 8 * 32 * 6400, half64 = 8 * 64 * 1600, quarter128 = 8 * 128 * 400;
+  const std::int64_t enc1c1 = conv(full32, 3, 3);
+  const std::int64_t forward = enc1c1 + conv(full32, 32, 3) + conv(half64, 32, 3) +
+                               conv(half64, 64, 3) + conv(quarter128, 64, 3) +
+                               conv(quarter128, 128, 3) + conv(half64, 192, 3) +
+                               conv(half64, 64, 3) + conv(full32, 96, 3) + conv(full32, 32, 3) +
+                               conv(8 * 5 * 6400, 32, 1);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), forward);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 11'429'478'400);
+  // Step: every conv's weight and input gradient (each its forward's cost), except enc1.c1's
+  // input gradient (the images).
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), 3 * forward - enc1c1);
+  // Inference activations: per DoubleConv conv, add, relu twice (6·|out|; the bias reshape is a
+  // view): 6·(full32 + half64 + quarter128 + half64 + full32); pools [8,32,40,40] 409,600 and
+  // [8,64,20,20] 204,800; upsample [8,128,40,40] 1,638,400 and concat [8,192,40,40] 2,457,600;
+  // upsample [8,64,80,80] 3,276,800 and concat [8,96,80,80] 4,915,200; head conv, add
+  // [8,5,80,80] 2·256,000; argmax [8,80,80] 51,200.
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"),
+            (6 * (2 * full32 + 2 * half64 + quarter128) + 409'600 + 204'800 + 1'638'400 +
+             2'457'600 + 3'276'800 + 4'915'200 + 2 * 256'000 + 51'200) * 4);
+  // Inference kernels: 5 DoubleConvs × 6, 2 pools, 2 × (upsample, concat), head conv and add,
+  // argmax.
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 5 * 6 + 2 + 2 * 2 + 2 + 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// nerf: B=1024 2-D coordinates, positional encoding (10 frequencies: 2 + 2·2·10 = 42 features),
+// MLP 42→256→256→256→3 with ReLU and a sigmoid.
+TEST(DiagramGoldenExamples, NerfPositionalEncodingCluster) {
+  const Diagram d = buildDiagram(traced("nerf"));
+  // colourAt(): line 37's call of positionalEncoding (its lines 29, 30, 31, 32: four boxes), then
+  // line 37's in + relu box, lines 38, 39, 40. Shared 8; training-only lossFn line 44's
+  // mean(square(sub)). 9 boxes; inputs coords (both) and colours.
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 9u);
+  EXPECT_EQ(d.nodes.size(), 11u);
+  EXPECT_EQ(boxesOn(d, kBoth), 8u);
+  EXPECT_EQ(boxesOn(d, kTrain), 1u);
+  // The pair (lossFn line 44 / predictFn line 47) and the positionalEncoding call cluster.
+  EXPECT_EQ(d.clusters.size(), 2u);
+  EXPECT_TRUE(loopLabels(d).empty());
+  // 29 has no drawn input (arange); coords→30, 29→30, 30→31, coords→32 (p itself is
+  // concatenated), 31→32, 32→37, 37→38, 38→39, 39→40, 40→loss, colours→loss. Inference draws no
+  // edge of its own. 11.
+  EXPECT_EQ(d.edges.size(), 11u);
+  EXPECT_EQ(d.carriedEdgeCount(), 0u);
+  // in 42·256+256 = 11,008; h1, h2 256·256+256 = 65,792 each; out 256·3+3 = 771.
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 11'008 + 2 * 65'792 + 771);
+  const std::int64_t in = 2LL * 1024 * 42 * 256, hidden = 2LL * 1024 * 256 * 256,
+                     out = 2LL * 1024 * 256 * 3;
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), in + 2 * hidden + out);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 292'028'416);
+  // Step: out, h2, h1 dW and dX; in dW only (the encoding depends on no parameter).
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), 3 * (in + 2 * hidden + out) - in);
+  // Inference activations: line 29 arange, mul, exp, mul [10] (40); line 30 mul [1024,2,10]
+  // 20,480 (two reshapes are views); line 31 sin, cos [1024,2,10] and concat [1024,2,20]
+  // (2·20,480 + 40,960); line 32 concat [1024,42] 43,008; lines 37–39 matmul, add, relu
+  // [1024,256] (3·3·262,144); line 40 matmul, add, sigmoid [1024,3] (3·3,072).
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"),
+            (40 + 20'480 + 2 * 20'480 + 40'960 + 43'008 + 9 * 262'144 + 3 * 3'072) * 4);
+  // Inference kernels: 4 + 1 + 3 + 1 (encoding; reshapes are views) + 4·3.
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 4 + 1 + 3 + 1 + 4 * 3);
+}
+
+}  // namespace
+}  // namespace nndna::diagram
