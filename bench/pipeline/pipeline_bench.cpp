@@ -1,0 +1,98 @@
+// Every example spec file through the whole pipeline a user runs with `nndna diagram model.cpp`:
+// compile (warm precompiled header, no cache), the sandboxed run with its IR read back, the
+// diagram, and Graphviz layout + SVG. One line per example, each stage as a counter (seconds).
+// The compile is also given as CPU time: on a shared machine it is the steadier figure.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <vector>
+
+#include "nndna/diagram.hpp"
+#include "specrun/spec_runner.hpp"
+#include "specrun/temp_dir.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace nndna;
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// One cache for the whole program, so the precompiled header is built once, before any timing.
+const specrun::RunOptions& options(const fs::path& anySpec) {
+  static specrun::TempDir cache(fs::temp_directory_path(), "nndna-bench-pipeline-");
+  static const specrun::RunOptions opts = [&] {
+    specrun::RunOptions o;
+    o.cacheDir = cache.path();
+    specrun::RunReport report;
+    specrun::compileSpecFile(anySpec, o, &report);
+    fmt::print(stderr, "precompiled header built in {:.2f} s\n", report.pchSeconds);
+    return o;
+  }();
+  return opts;
+}
+
+void BM_Pipeline(benchmark::State& state, const fs::path& spec) {
+  specrun::RunOptions fresh = options(spec);
+  fresh.useCache = false;
+  const specrun::RunOptions& cached = options(spec);
+  double compileWall = 0, compileCpu = 0, run = 0, read = 0, build = 0, layout = 0;
+  std::size_t boxes = 0;
+  for (auto _ : state) {
+    specrun::RunReport compiled;
+    specrun::compileSpecFile(spec, fresh, &compiled);
+    specrun::RunReport ran;
+    const ir::TracedModel model = specrun::runSpecFile(spec, cached, &ran);
+    if (!ran.cacheHit) state.SkipWithError("the run compiled again");
+    const auto t0 = Clock::now();
+    const diagram::Diagram d = diagram::buildDiagram(model);
+    build += secondsSince(t0);
+    const auto t1 = Clock::now();
+    std::string svg = diagram::renderSvg(d);
+    layout += secondsSince(t1);
+    benchmark::DoNotOptimize(svg);
+    compileWall += compiled.compileSeconds;
+    compileCpu += compiled.compileCpuSeconds;
+    run += ran.runSeconds;
+    read += ran.readSeconds;
+    boxes = d.layerCount();
+  }
+  const auto n = static_cast<double>(state.iterations());
+  state.counters["compile_s"] = compileWall / n;
+  state.counters["compile_cpu_s"] = compileCpu / n;
+  state.counters["run_s"] = run / n;
+  state.counters["read_ir_s"] = read / n;
+  state.counters["diagram_s"] = build / n;
+  state.counters["layout_svg_s"] = layout / n;
+  state.counters["boxes"] = static_cast<double>(boxes);
+}
+
+void registerExamples() {
+  std::vector<fs::path> specs;
+  for (const auto& entry : fs::directory_iterator(fs::path(NNDNA_SOURCE_DIR) / "examples")) {
+    if (entry.is_regular_file() && entry.path().extension() == ".cpp") specs.push_back(entry.path());
+  }
+  std::sort(specs.begin(), specs.end());
+  for (const fs::path& spec : specs) {
+    benchmark::RegisterBenchmark(("BM_Pipeline/" + spec.stem().string()).c_str(), BM_Pipeline, spec)
+        ->Iterations(1)
+        ->Unit(benchmark::kSecond)
+        ->UseRealTime();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  registerExamples();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
