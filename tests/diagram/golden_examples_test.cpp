@@ -410,5 +410,164 @@ TEST(DiagramGoldenExamples, NerfPositionalEncodingCluster) {
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 4 + 1 + 3 + 1 + 4 * 3);
 }
 
+// ---------------------------------------------------------------------------------------------
+// kan: B=256, layers [2, 16, 16, 1], each edge a linear B-spline over 12 knots plus a SiLU base.
+TEST(DiagramGoldenExamples, KanThreeLayersOnThreeLines) {
+  const Diagram d = buildDiagram(traced("kan"));
+  // kan(): lines 56, 57, 58 each call kanLayer: a cluster holding line 50's call of splineBasis
+  // (its lines 44, 45, 46: three boxes), line 50's reshape + matmul box and line 51's box;
+  // lines 56 and 57 then add a tanh box. 3·5 + 2 = 17 shared; training-only lossFn line 62's
+  // mean(square(sub)). The three layers are called from three lines, so no loop. 18 boxes; inputs
+  // points (both sides) and values.
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 18u);
+  EXPECT_EQ(d.nodes.size(), 20u);
+  EXPECT_EQ(boxesOn(d, kBoth), 17u);
+  EXPECT_EQ(boxesOn(d, kTrain), 1u);
+  EXPECT_TRUE(loopLabels(d).empty());
+  // The pair (lossFn line 62 / predictFn line 65), kan's three call clusters, and a splineBasis
+  // call cluster in each.
+  EXPECT_EQ(d.clusters.size(), 7u);
+  // Per layer, x its input: x→45, 44→45 (the knots), 45→46, 46→50, x→51 (silu), 50→51 (6); then
+  // layer 1's 51→tanh, layer 2's 51→tanh, layer 3's 51→loss, values→loss. 3·6 + 4 = 22; the
+  // inference side draws none of its own.
+  EXPECT_EQ(d.edges.size(), 22u);
+  EXPECT_EQ(d.carriedEdgeCount(), 0u);
+  // base in·out + coeffs in·12·out: l1 2·16 + 24·16, l2 16·16 + 192·16, l3 16·1 + 192·1.
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), (32 + 384) + (256 + 3'072) + (16 + 192));
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 3'952);
+  // Per layer: spline matmul 2·256·(in·12)·out, base matmul 2·256·in·out.
+  auto layer = [](std::int64_t in, std::int64_t out) { return 2 * 256 * (in * 12) * out + 2 * 256 * in * out; };
+  const std::int64_t forward = layer(2, 16) + layer(16, 16) + layer(16, 1);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), forward);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 2'023'424);
+  // Step: every matmul's parameter gradient, and the input gradient of layers 2 and 3 (their
+  // inputs depend on layer 1; layer 1's are functions of the points only).
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), 2 * forward + layer(16, 16) + layer(16, 1));
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), 5'857'280);
+  // Inference activations per layer (n inputs, o outputs): knots arange, mul, add [12] (36);
+  // sub, abs [256,n,12]; div, sub, relu [256,n,12] (reshapes are views); the spline matmul
+  // [256,o]; silu [256,n], base matmul and add [256,o]. Plus two tanh [256,16].
+  auto acts = [](std::int64_t n, std::int64_t o) { return 36 + 5 * 256 * n * 12 + 256 * n + 3 * 256 * o; };
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"),
+            (acts(2, 16) + acts(16, 16) + acts(16, 1) + 2 * 256 * 16) * 4);
+  // Inference kernels: per layer 3 + 2 + 3 + 1 + 3 = 12; two tanh.
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 3 * 12 + 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// flow_matching: B=512 2-D points, sinusoidal time embedding (32), velocity MLP 34→128→128→2 with
+// SiLU; training at one random t, inference 8 Euler steps.
+TEST(DiagramGoldenExamples, FlowMatchingFoldsTheEulerSteps) {
+  const Diagram d = buildDiagram(traced("flow_matching"));
+  // Training: lossFn lines 45 (reshape t), 46 (xt), 47 (target), line 48's call of velocity
+  // (line 35's call of timeEmbedding with boxes 28, 29, 30; then velocity's lines 35, 36, 37),
+  // line 48's mean(square(sub)). Inference: per step line 56 (ones·t) and line 57's call of
+  // velocity (the same 6 boxes) then line 57's mul + add: period 3 at predictFn's level, 8
+  // iterations of 8 boxes: ×8, inference only.
+  // Shared: the 6 velocity/timeEmbedding boxes; training-only 45, 46, 47, 48; inference-only 56,
+  // 57. 12 boxes; inputs noise (both sides), data, t.
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 12u);
+  EXPECT_EQ(d.nodes.size(), 15u);
+  EXPECT_EQ(boxesOn(d, kBoth), 6u);
+  EXPECT_EQ(boxesOn(d, kTrain), 4u);
+  EXPECT_EQ(boxesOn(d, kInfer), 2u);
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×8 (inference)"});
+  // The loop, the pair (line 48 / line 57 calling velocity) inside it, and line 35's call of
+  // timeEmbedding. A shared box takes the path with more loops, so the clusters are the
+  // inference side's; a call cluster's key holds its enclosing loop's key (the seed's
+  // `${frameKey}|${loopKey}`), which only the inference side has, so the timeEmbedding cluster is
+  // drawn as inference-only although training calls it too (as the seed draws it).
+  EXPECT_EQ(d.clusters.size(), 3u);
+  const Node& emb = boxWithLabel(d, "Tensor freqs = exp(mul(arange(half, f32)");
+  EXPECT_EQ(emb.sides, kBoth);
+  ASSERT_GE(emb.cluster, 0);
+  const Cluster& call = d.clusters[static_cast<std::size_t>(emb.cluster)];
+  EXPECT_EQ(call.label, "Tensor h = silu(m.l1(concat({x, timeEmbedding(t)}, -1)));");
+  EXPECT_EQ(call.sides, kInfer);
+  ASSERT_GE(call.parent, 0);
+  const Cluster& pair = d.clusters[static_cast<std::size_t>(call.parent)];
+  ASSERT_TRUE(pair.trainLabel && pair.inferLabel);
+  EXPECT_EQ(*pair.trainLabel, "return mean(square(sub(velocity(m, xt, in[\"t\"]), target)));");
+  EXPECT_EQ(*pair.inferLabel, "x = add(x, mul(velocity(m, x, t), dt));");
+  EXPECT_EQ(pair.sides, kBoth);
+  // Training (15): t→45, 45→46, noise→46, data→46, data→47, noise→47, t→29 (timeEmbedding reads
+  // the raw t), 28→29, 29→30, 46→35, 30→35, 35→36, 36→37, 37→48, 47→48.
+  // Inference adds 6: 56→29, noise→35 and noise→57 (step 0's x), 37→57, and the carried 57→35
+  // and 57→57 (x feeds the next step). 28→29, 29→30, 30→35, 35→36, 36→37 are shared. 21, 2 carried.
+  EXPECT_EQ(d.edges.size(), 21u);
+  EXPECT_EQ(d.carriedEdgeCount(), 2u);
+  // l1 34·128+128 = 4,480; l2 128·128+128 = 16,512; l3 128·2+2 = 258.
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 4'480 + 16'512 + 258);
+  const std::int64_t l1 = 2LL * 512 * 34 * 128, l2 = 2LL * 512 * 128 * 128, l3 = 2LL * 512 * 128 * 2;
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 8 * (l1 + l2 + l3));
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 171'966'464);
+  // Step: one forward; l3 and l2 dW and dX, l1 dW only (its input, the point and the time
+  // embedding, depends on no parameter).
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), (l1 + l2 + l3) + 2 * l3 + 2 * l2 + l1);
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), 60'030'976);
+  // Inference activations per step: ones and mul [512] (2·512); arange, mul, exp [16] (48); mul
+  // [512,16] 8,192 (reshapes are views); sin, cos [512,16], concat [512,32] (32,768); concat
+  // [512,34] 17,408, l1 matmul, add, silu [512,128] (3·65,536); l2 likewise (3·65,536); l3
+  // matmul, add [512,2] (2·1,024); line 57's mul, add [512,2] (2·1,024).
+  const std::int64_t perStep = 2 * 512 + 48 + 8'192 + 32'768 + 17'408 + 6 * 65'536 + 4 * 1'024;
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), 8 * perStep * 4);
+  // Training activations: line 46 sub [512,1] 512, mul, mul, add [512,2] (3·1,024); line 47 sub
+  // 1,024; the velocity call as in one step without line 56 and 57; line 48 sub, square
+  // [512,2] (2·1,024) and the mean (1).
+  EXPECT_EQ(value(d.metrics, Side::train, "activations"),
+            (512 + 3 * 1'024 + 1'024 + (perStep - 2 * 512 - 2 * 1'024) + 2 * 1'024 + 1) * 4);
+  // Inference kernels per step: 2 + 3 + 1 + 3 + 4 + 3 + 2 + 2 = 20.
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 8 * 20);
+}
+
+// ---------------------------------------------------------------------------------------------
+// decoder_96: GPT-2 small's structure (golden_test.cpp) at B=1, T=8192, V=100,000, D=16384,
+// H=128 heads of DH=128, F=4D, 96 blocks.
+TEST(DiagramGoldenExamples, Decoder96FoldsNinetySixBlocks) {
+  const Diagram d = buildDiagram(traced("decoder_96"));
+  // decode(): line 82 (embeddings and their sum), line 83's call cluster holding the 96 blocks
+  // (period 6: ln1, attention call, add, ln2, mlp call, add; 11 boxes each), line 84 (ln_f),
+  // line 85 (logits). block(): lines 76 and 77 give two boxes each; attention() lines 64–69 six;
+  // mlp() line 72 one. 1 + 11 + 2 = 14 shared; training-only lossFn line 90's crossEntropy.
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 15u);
+  EXPECT_EQ(d.nodes.size(), 17u);  // + tokens (both sides), targets
+  EXPECT_EQ(boxesOn(d, kBoth), 14u);
+  EXPECT_EQ(boxesOn(d, kTrain), 1u);
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×96"});
+  // The pair (line 89 / line 93), line 83's call cluster, the loop, attention and mlp calls.
+  EXPECT_EQ(d.clusters.size(), 5u);
+  // tokens→82, 82→ln1, 82→add1, ln1→q, ln1→k, ln1→v, q→scores, k→scores, scores→y, v→y,
+  // y→proj, proj→add1, add1→ln2, ln2→mlp, add1→add2, mlp→add2, add2→ln1 and add2→add1
+  // (carried), add2→84, 84→85, 85→CE, targets→CE. Inference draws a subset. 22, 2 carried.
+  EXPECT_EQ(d.edges.size(), 22u);
+  EXPECT_EQ(d.carriedEdgeCount(), 2u);
+  // The spec's own hand count (its header comment): V·D + T·D + 96·(12·D² + 13·D) + 2·D.
+  constexpr std::int64_t T = 8192, V = 100'000, D = 16384, H = 128, DH = 128, F = 4 * D;
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), V * D + T * D + 96 * (12 * D * D + 13 * D) + 2 * D);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 311'030'743'040);
+  // Forward per block: q, k, v, proj 4·2·T·D²; scores and attention·v 2·(2·H·T·T·DH); fc and
+  // proj 2·2·T·D·F. Logits 2·T·D·V.
+  const std::int64_t perBlock = 4 * 2 * T * D * D + 2 * (2 * H * T * T * DH) + 2 * 2 * T * D * F;
+  const std::int64_t forward = 96 * perBlock + 2 * T * D * V;
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), forward);
+  // Every matmul input depends on a parameter: 3 × forward per step.
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), 3 * forward);
+  // Inference activations (TD = T·D, HTT = H·T·T, TF = T·F): line 82 two embeddings and the add
+  // (3·TD) and arange [T]; per block ln1, q/k/v matmul, bias add, split_heads (9·TD), scores
+  // matmul and scale (2·HTT; swapAxes is a view), softmax (HTT), ·v (TD), merge_heads, proj
+  // matmul and add (3·TD), add, ln2 (2·TD), fc matmul, add, gelu (3·TF), proj matmul, add
+  // (2·TD), add (TD): 19·TD + 3·HTT + 3·TF; ln_f TD; logits T·V.
+  const std::int64_t TD = T * D, HTT = H * T * T, TF = T * F;
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"),
+            (3 * TD + T + 96 * (19 * TD + 3 * HTT + 3 * TF) + TD + T * V) * 4);
+  // Inference kernels: line 82's 4; per block ln1, 3 × (matmul, add), matmul, mul, softmax,
+  // matmul, merge_heads, matmul, add, add, ln2, matmul, add, gelu, matmul, add, add = 22; ln_f,
+  // logits.
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 4 + 96 * 22 + 2);
+}
+
 }  // namespace
 }  // namespace nndna::diagram
