@@ -2,6 +2,9 @@
 // main.cpp only builds the app and dispatches.
 #pragma once
 
+#include <string>
+#include <vector>
+
 namespace CLI {
 class App;
 }
@@ -15,8 +18,14 @@ void addTraceCommands(CLI::App& app);
 void addSpecCommands(CLI::App& app);
 
 // `nndna xray run|view`, `nndna value demo`: execution traces and the Value stepper
-// (xray_commands.cpp).
-void addXrayCommands(CLI::App& app);
+// (xray_commands.cpp). `programTail`: what followed `--` in `nndna xray run`, which belongs to
+// the program verbatim (see takeProgramTail).
+void addXrayCommands(CLI::App& app, std::vector<std::string> programTail);
+
+// For `nndna xray run ... -- PROGRAM ARGS...`: removes the first `--` after `xray run` and
+// everything after it from argv, and returns what it removed (without the `--`). CLI11 would
+// still read options in that part, so it never sees it. Other commands' argv is left alone.
+std::vector<std::string> takeProgramTail(int& argc, char** argv);
 
 // `nndna diagram`: draw a model's architecture as HTML, SVG, DOT or JSON (diagram_commands.cpp).
 void addDiagramCommands(CLI::App& app);

@@ -12,8 +12,8 @@ int main(int argc, char** argv) {
   nndna::cli::addTraceCommands(app);
   nndna::cli::addSpecCommands(app);
   nndna::cli::addDiagramCommands(app);
-  nndna::cli::addXrayCommands(app);
   try {
+    nndna::cli::addXrayCommands(app, nndna::cli::takeProgramTail(argc, argv));
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

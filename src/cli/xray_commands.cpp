@@ -61,8 +61,8 @@ bool noOutputs(const TraceOutputs& out) {
 }
 
 // PROGRAM [ARGS…] with nndna's own options taken out of it: they may follow the program, as in
-// `nndna xray run ./agent --html trace.html`. (CLI11 consumes a `--` separator itself, so these
-// option names cannot be passed on to the program.)
+// `nndna xray run ./agent --html trace.html`. What follows a `--` is not in `rest` (see
+// takeProgramTail): that is how a program receives options of these names.
 std::vector<std::string> splitProgramArgs(std::vector<std::string> rest, TraceOutputs& out,
                                           std::string& events) {
   std::vector<std::string> program;
@@ -117,26 +117,26 @@ int runTraced(const std::vector<std::string>& command, const std::string& events
   return status;
 }
 
-void addXrayRun(CLI::App* xrayCmd) {
+void addXrayRun(CLI::App* xrayCmd, std::vector<std::string> programTail) {
   auto out = std::make_shared<TraceOutputs>();
   auto events = std::make_shared<std::string>();
   auto* run = xrayCmd->add_subcommand(
       "run", "run PROGRAM [ARGS...] (linked with nndna_xray), collect its trace, write the viewer; "
              "the program's exit status is passed on");
-  // PROGRAM and its arguments: positionals (everything after a `--`, too), then, from the first
-  // option nndna does not know, the unparsed rest (prefix_command keeps it in order).
-  auto command = std::make_shared<std::vector<std::string>>();
+  // PROGRAM and its arguments: from the first positional on, CLI11 leaves everything, in order, in
+  // remaining() (prefix_command); what followed a `--` arrives as programTail.
   run->prefix_command();
-  run->add_option("command", *command, "PROGRAM [ARGS...]");
+  run->allow_extras();
   addOutputOptions(run, *out);
   run->add_option("--events", *events, "keep the raw event stream (JSON lines) here");
   run->footer(
-      "nndna's options may also follow PROGRAM (so PROGRAM cannot be given options of these names).\n"
+      "Usage: nndna xray run [OPTIONS] PROGRAM [ARGS...] [OPTIONS] [-- ARGS...]\n"
+      "nndna's options may also follow PROGRAM. Everything after `--` goes to the program as it is,\n"
+      "so `nndna xray run --html t.html -- ./prog --html x` passes `--html x` to ./prog.\n"
       "With no output option, writes <program>_trace.html.");
-  run->callback([run, out, events, command] {
-    std::vector<std::string> all = *command;
-    for (auto& extra : run->remaining()) all.push_back(extra);
-    std::vector<std::string> program = splitProgramArgs(std::move(all), *out, *events);
+  run->callback([run, out, events, tail = std::move(programTail)] {
+    std::vector<std::string> program = splitProgramArgs(run->remaining(), *out, *events);
+    program.insert(program.end(), tail.begin(), tail.end());
     if (program.empty()) throw CLI::RequiredError("PROGRAM");
     std::string stem = fs::path(program[0]).stem().string();
     if (noOutputs(*out)) out->html = stem + "_trace.html";
@@ -240,10 +240,22 @@ void addValueCommands(CLI::App& app) {
 
 }  // namespace
 
-void addXrayCommands(CLI::App& app) {
+std::vector<std::string> takeProgramTail(int& argc, char** argv) {
+  std::vector<std::string> tail;
+  if (argc < 3 || std::string_view(argv[1]) != "xray" || std::string_view(argv[2]) != "run") return tail;
+  for (int i = 3; i < argc; ++i) {
+    if (std::string_view(argv[i]) != "--") continue;
+    tail.assign(argv + i + 1, argv + argc);
+    argc = i;
+    break;
+  }
+  return tail;
+}
+
+void addXrayCommands(CLI::App& app, std::vector<std::string> programTail) {
   auto* xrayCmd = app.add_subcommand("xray", "execution traces of C++ programs linked with nndna_xray");
   xrayCmd->require_subcommand(1);
-  addXrayRun(xrayCmd);
+  addXrayRun(xrayCmd, std::move(programTail));
   addXrayView(xrayCmd);
   addValueCommands(app);
 }
