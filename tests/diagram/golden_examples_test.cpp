@@ -117,6 +117,15 @@ TEST(DiagramGoldenExamples, CnnDigits) {
   EXPECT_EQ(value(d.metrics, Side::train, "activations"), (inferActs + 32'768 + 1) * 4);
   // Inference kernels: 2·(conv, bn, relu, pool) + fc1 matmul, add, relu + fc2 matmul, add = 13.
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 13);
+  // Training-step kernels (src/grad, src/optim). Forward: 2·4 + 3 + dropout + 2 + cross-entropy
+  // = 15. Backward: seed ones 1, cross_entropy_grad 1, fc2 bias sum_to_shape 1 and dX, dW 2,
+  // dropout (the same mask) 1, relu_grad 1, fc1 bias 1 and dX, dW 2 (the reshape's gradient is a
+  // view), then per conv block pool grad 1, relu_grad 1, batch-norm input, weight and bias
+  // (sum_to_shape; its reshape is a view) 3, conv2 input and weight 2 / conv1 weight only 1:
+  // 1 + 1 + 3 + 1 + 1 + 3 + (1 + 1 + 3 + 2) + (1 + 1 + 3 + 1) = 23. SGD with Nesterov momentum
+  // per parameter tensor: momentum, ·momentum, add, update = 4 × 10 tensors. Running mean and
+  // variance of both batch norms: 4.
+  EXPECT_EQ(value(d.metrics, Side::train, "kernels"), 15 + 23 + 4 * 10 + 4);
   // The dropout box is training-only and sits in the wrapper pair with the shared boxes.
   const Node& drop = boxWithLabel(d, "dropout(h, DROPOUT)");
   EXPECT_EQ(drop.sides, kTrain);
@@ -174,6 +183,15 @@ TEST(DiagramGoldenExamples, RnnUnrolledFoldsItsSixteenSteps) {
             (2'048 + 16 * (256 + 5 * 2'048) + 32'768 + 2 * 4'096) * 4);
   // Inference kernels: zeros + 16·(narrow, 2 matmuls, 2 adds, tanh) + stack, matmul, add = 100.
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 1 + 16 * 6 + 3);
+  // Training-step kernels. Forward: the 100 above + sub, square, mean = 103. Backward: seed ones
+  // 1, mean ×1/n 1, square 2, sub 0 (same shapes), head bias sum_to_shape 1, head dX and dW 2
+  // (dW's reshapes and transpose are views), stack: one narrow per step 16 (its reshape is a
+  // view); per step tanh_grad, ih bias sum_to_shape, ih dW, hh dW 4·16, hh dX for steps 1..15
+  // 15; sums of gradients that arrive twice or more: each h_t for t < 15 (from the stack and from
+  // step t+1) 15, and ih.weight, ih.bias, hh.weight (one contribution per step) 3·15. Adam: 3 × 5
+  // parameter tensors.
+  EXPECT_EQ(value(d.metrics, Side::train, "kernels"),
+            103 + (1 + 1 + 2 + 1 + 2 + 16 + 4 * 16 + 15 + 15 + 3 * 15) + 3 * 5);
   // The folded step box carries every step's parameters and FLOPs.
   const Node& step = boxWithLabel(d, "return tanh(add(m.ih(xt), m.hh(h)));");
   ASSERT_TRUE(step.cost.infer);
@@ -408,6 +426,14 @@ TEST(DiagramGoldenExamples, NerfPositionalEncodingCluster) {
             (40 + 20'480 + 2 * 20'480 + 40'960 + 43'008 + 9 * 262'144 + 3 * 3'072) * 4);
   // Inference kernels: 4 + 1 + 3 + 1 (encoding; reshapes are views) + 4·3.
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 4 + 1 + 3 + 1 + 4 * 3);
+  // Training-step kernels (src/grad, src/optim): forward 21 as above + sub, square, mean = 24.
+  // Backward, from the loss: the seed ones({}) 1; mean: ×1/n 1 (the broadcast is a view);
+  // square: x·2 and ·dy 2; sub: nothing (same shapes; the colours need no gradient); sigmoid_grad
+  // 1; per layer bias sum_to_shape 1, then dX and dW matmuls (transposes are views) 2, then
+  // relu_grad 1 for the layer below — out: 1 + 2 + 1, h2: 1 + 2 + 1, h1: 1 + 2 + 1, in: bias 1
+  // and dW only 1 (the encoding needs no gradient) = 19. Adam: moment1, moment2, update per
+  // parameter tensor, 8 tensors = 24.
+  EXPECT_EQ(value(d.metrics, Side::train, "kernels"), 24 + (1 + 1 + 2 + 1 + 3 * 4 + 2) + 3 * 8);
 }
 
 // ---------------------------------------------------------------------------------------------
