@@ -5,6 +5,7 @@
 #include <array>
 #include <span>
 
+#include "diagram/group_tree.hpp"
 #include "diagram/text.hpp"
 #include "nndna/training.hpp"
 
@@ -89,12 +90,14 @@ std::string formatBytes(std::int64_t n) {
 
 std::vector<Metric> sideMetrics(const ir::Graph& trainGraph, const ir::Graph* trainStep,
                                 const ir::Graph& graph, bool inference) {
-  std::vector<char> forward(graph.ops.size(), 0);
-  // Forward intermediates: every forward-phase op (a traced graph holds only what its outputs
-  // need).
-  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
-    forward[i] = graph.ops[i].phase == ir::Phase::forward;
-  }
+  // Forward intermediates: the forward ops the outputs need (the seed's fwdOps). A traced graph
+  // also holds ops whose result the spec never used; they are not part of the model's cost.
+  const std::vector<char> forward = forwardReachable(graph);
+  auto liveKernels = [&] {
+    std::int64_t n = 0;
+    for (ir::OpId o : training::kernelOps(graph)) n += forward[static_cast<std::size_t>(o)] ? 1 : 0;
+    return n;
+  };
   const std::int64_t params = countParams(trainGraph);
   const std::int64_t activations = countActivationBytes(graph, forward);
   std::int64_t flops = 0;
@@ -102,7 +105,7 @@ std::vector<Metric> sideMetrics(const ir::Graph& trainGraph, const ir::Graph* tr
   std::string flopsTip, kernelsTip;
   if (inference) {
     flops = countFlops(graph, forward);
-    kernels = static_cast<std::int64_t>(training::kernelOps(graph).size());
+    kernels = liveKernels();
     flopsTip = "Arithmetic operations per forward pass (matrix multiplies and convolutions).";
     kernelsTip = "GPU kernels one forward pass dispatches (views and inputs launch none).";
   } else if (trainStep) {
@@ -113,7 +116,7 @@ std::vector<Metric> sideMetrics(const ir::Graph& trainGraph, const ir::Graph* tr
     kernelsTip = "GPU kernels one training step dispatches: forward, backward and optimizer.";
   } else {
     flops = countFlops(graph, forward);
-    kernels = static_cast<std::int64_t>(training::kernelOps(graph).size());
+    kernels = liveKernels();
     flopsTip = "Arithmetic operations of the loss's forward pass only: the training step could "
                "not be built for this model.";
     kernelsTip = "GPU kernels of the loss's forward pass only (the training step could not be built).";

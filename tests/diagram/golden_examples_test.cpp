@@ -595,5 +595,33 @@ TEST(DiagramGoldenExamples, Decoder96FoldsNinetySixBlocks) {
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 4 + 96 * 22 + 2);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The metrics count what the seed's do: activations and FLOPs/forward over the ops the outputs
+// need (its fwdOps = forwardReachable), so a spec line whose result is never used (the seed's
+// infer.md: "unused-result ops still trace into the graph") adds nothing. The same holds for the
+// inference kernels (the training step is pruned by dead-code elimination already).
+TEST(DiagramGoldenExamples, UnusedResultsAreNotCounted) {
+  auto fn = [](const Inputs& in) {
+    Tensor unused = matmul(in["x"], in["w"]);  // [4, 8]: traced, never read
+    (void)unused;
+    return sum(matmul(in["x"], in["w2"]));     // [4, 3], then a scalar
+  };
+  const std::vector<InputDecl> inputs{{"x", {4, 8}}, {"w", {8, 8}}, {"w2", {8, 3}}};
+  ir::TracedModel model;
+  model.train = traceFunction(inputs, fn, true);
+  model.hasInfer = true;
+  model.infer = traceFunction(inputs, fn, false);
+  const Diagram d = buildDiagram(model);
+  // Only the used matmul: 2·(4·3)·8 = 192 FLOPs (the unused one would add 2·(4·8)·8 = 512).
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 2 * (4 * 3) * 8);
+  // The matmul [4,3] and the sum (1 element), 4 bytes each (the unused [4,8] would add 128).
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), (4 * 3 + 1) * 4);
+  EXPECT_EQ(value(d.metrics, Side::train, "activations"), (4 * 3 + 1) * 4);
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 2);  // matmul, sum
+  // The step has no parameter, so no backward: its forward, pruned, is the same 2 kernels.
+  EXPECT_EQ(value(d.metrics, Side::train, "kernels"), 2);
+  EXPECT_EQ(d.layerCount(), 1u);  // the loss line; the unused line draws nothing either
+}
+
 }  // namespace
 }  // namespace nndna::diagram
