@@ -574,11 +574,15 @@ TEST(DiagramGoldenExamples, Decoder96FoldsNinetySixBlocks) {
   constexpr std::int64_t T = 8192, V = 100'000, D = 16384, H = 128, DH = 128, F = 4 * D;
   EXPECT_EQ(value(d.metrics, Side::train, "params"), V * D + T * D + 96 * (12 * D * D + 13 * D) + 2 * D);
   EXPECT_EQ(value(d.metrics, Side::train, "params"), 311'030'743'040);
+  // Scaled by 1000 three times: B, with two decimals from that magnitude on (the seed's format).
+  EXPECT_EQ(metric(*d.metrics.train, "params").display, "311.03B parameters");
   // Forward per block: q, k, v, proj 4·2·T·D²; scores and attention·v 2·(2·H·T·T·DH); fc and
   // proj 2·2·T·D·F. Logits 2·T·D·V.
   const std::int64_t perBlock = 4 * 2 * T * D * D + 2 * (2 * H * T * T * DH) + 2 * 2 * T * D * F;
   const std::int64_t forward = 96 * perBlock + 2 * T * D * V;
   EXPECT_EQ(value(d.metrics, Side::infer, "flops"), forward);
+  // 96 · 57,174,604,644,352 + 26,843,545,600,000 = 5,515,605,591,457,792: 5.52 P.
+  EXPECT_EQ(metric(*d.metrics.infer, "flops").display, "5.52P FLOPs/forward");
   // Every matmul input depends on a parameter: 3 × forward per step.
   EXPECT_EQ(value(d.metrics, Side::train, "flops"), 3 * forward);
   // Inference activations (TD = T·D, HTT = H·T·T, TF = T·F): line 82 two embeddings and the add
