@@ -110,8 +110,8 @@ TEST(DiagramGoldenExamples, CnnDigits) {
   // 1,605,632; conv, bn, relu at [256,64,14,14] (3·3,211,264), pool [256,64,7,7] 802,816; the
   // reshape is a view; fc1 matmul, add, relu [256,128] (3·32,768); fc2 matmul, add [256,10]
   // (2·2,560). 31,413,248 elements.
-  const std::int64_t inferActs = 3 * 6'422'528 + 1'605'632 + 3 * 3'211'264 + 802'816 +
-                                 3 * 32'768 + 2 * 2'560;
+  const std::int64_t inferActs =
+      3 * 6'422'528 + 1'605'632 + 3 * 3'211'264 + 802'816 + 3 * 32'768 + 2 * 2'560;
   EXPECT_EQ(value(d.metrics, Side::infer, "activations"), inferActs * 4);
   // Training adds dropout [256,128] and the scalar cross-entropy.
   EXPECT_EQ(value(d.metrics, Side::train, "activations"), (inferActs + 32'768 + 1) * 4);
@@ -132,7 +132,9 @@ TEST(DiagramGoldenExamples, CnnDigits) {
   ASSERT_GE(drop.cluster, 0);
   const Cluster& pair = d.clusters[static_cast<std::size_t>(drop.cluster)];
   ASSERT_TRUE(pair.trainLabel && pair.inferLabel);
-  EXPECT_EQ(*pair.inferLabel, "Tensor predictFn(DigitCNN& m, const Inputs& in) { return classify(m, in[\"images\"], false); }");
+  EXPECT_EQ(*pair.inferLabel,
+            "Tensor predictFn(DigitCNN& m, const Inputs& in) { return classify(m, in[\"images\"], "
+            "false); }");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -155,10 +157,11 @@ TEST(DiagramGoldenExamples, RnnUnrolledFoldsItsSixteenSteps) {
   // line 33's call of step() inside it; laid out with the longer label of the pair. A cluster's
   // label is its call line as written (shape comments are stripped from boxes only).
   EXPECT_EQ(d.clusters.size(), 3u);
-  EXPECT_EQ(userClusterLabels(d),
-            (std::vector<std::string>{
-                "Tensor predictFn(ElmanRNN& m, const Inputs& in) { return forecast(m, in[\"series\"]); }",
-                "h = step(m, xt, h);                                  // [B, HIDDEN]"}));
+  EXPECT_EQ(
+      userClusterLabels(d),
+      (std::vector<std::string>{
+          "Tensor predictFn(ElmanRNN& m, const Inputs& in) { return forecast(m, in[\"series\"]); }",
+          "h = step(m, xt, h);                                  // [B, HIDDEN]"}));
   // series→32, 29→25 (the zero state feeds step 0), 32→25, 25→25 (carried: h feeds the next
   // step), 25→36 (every step's state is stacked: one edge after folding), 36→loss,
   // next→loss. Inference draws the first five, all shared. 7 edges, 1 carried.
@@ -237,8 +240,8 @@ TEST(DiagramGoldenExamples, CharTransformerFoldsFourBlocks) {
   EXPECT_EQ(value(d.metrics, Side::train, "params"), 1'789'632);
   // Forward per block: q, k, v, proj 4·2·(B·T)·D·D; scores and attention·v, each
   // 2·(B·H·T·T)·DH; fc and fc_out 2·2·(B·T)·D·F. Logits 2·(B·T)·D·V.
-  const std::int64_t perBlock = 4 * 2 * (B * T) * D * D + 2 * (2 * (B * H * T * T) * DH) +
-                                2 * 2 * (B * T) * D * F;
+  const std::int64_t perBlock =
+      4 * 2 * (B * T) * D * D + 2 * (2 * (B * H * T * T) * DH) + 2 * 2 * (B * T) * D * F;
   const std::int64_t forward = 4 * perBlock + 2 * (B * T) * D * V;
   EXPECT_EQ(value(d.metrics, Side::infer, "flops"), forward);
   EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 71'470'940'160);
@@ -265,7 +268,14 @@ TEST(DiagramGoldenExamples, CharTransformerFoldsFourBlocks) {
   EXPECT_EQ(attn.kind, Cluster::Kind::user);
   EXPECT_EQ(attn.label, "x = add(x, attention(b, b.norm1(x), train));");
   ASSERT_GE(attn.parent, 0);
-  EXPECT_EQ(d.clusters[static_cast<std::size_t>(attn.parent)].label, "×4");
+  const Cluster& loop = d.clusters[static_cast<std::size_t>(attn.parent)];
+  EXPECT_EQ(loop.label, "×4");
+  // The folded loop costs all four blocks: their parameters (2·D + 4·D² + 2·D·F each) and the
+  // forward FLOPs of every iteration, on each side (dropout has none).
+  ASSERT_TRUE(loop.cost.train && loop.cost.infer);
+  EXPECT_EQ(loop.cost.infer->params, 4 * (2 * D + 4 * D * D + 2 * D * F));
+  EXPECT_EQ(loop.cost.infer->flops, 4 * perBlock);
+  EXPECT_EQ(loop.cost.train->flops, 4 * perBlock);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,8 +329,9 @@ TEST(DiagramGoldenExamples, VaeSharesOnlyTheDecoder) {
   // (3·100,352) and the sum (1); line 47 add, square, sub, exp, sub (5·2,560), sum, mul (2);
   // line 48 add, div (2).
   EXPECT_EQ(value(d.metrics, Side::train, "activations"),
-            (3 * 51'200 + 4 * 2'560 + 2'560 + 4 * 2'560 + 3 * 51'200 + 2 * 100'352 +
-             3 * 100'352 + 1 + 5 * 2'560 + 2 + 2) * 4);
+            (3 * 51'200 + 4 * 2'560 + 2'560 + 4 * 2'560 + 3 * 51'200 + 2 * 100'352 + 3 * 100'352 +
+             1 + 5 * 2'560 + 2 + 2) *
+                4);
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 6);  // 2·(matmul, add), relu, sigmoid
 }
 
@@ -345,9 +356,10 @@ TEST(DiagramGoldenExamples, UnetSkipConnections) {
   EXPECT_EQ(d.clusters.size(), 6u);
   EXPECT_TRUE(loopLabels(d).empty());
   const std::vector<std::string> users = userClusterLabels(d);
-  for (const char* line : {"Tensor s1 = doubleConv(m.enc1, images);               // [B, C1, S, S]",
-                           "Tensor u2 = doubleConv(m.dec2, upAndJoin(bottom, s2));  // [B, C2, S/2, S/2]",
-                           "Tensor u1 = doubleConv(m.dec1, upAndJoin(u2, s1));      // [B, C1, S, S]"}) {
+  for (const char* line :
+       {"Tensor s1 = doubleConv(m.enc1, images);               // [B, C1, S, S]",
+        "Tensor u2 = doubleConv(m.dec2, upAndJoin(bottom, s2));  // [B, C2, S/2, S/2]",
+        "Tensor u1 = doubleConv(m.dec1, upAndJoin(u2, s1));      // [B, C1, S, S]"}) {
     EXPECT_NE(std::find(users.begin(), users.end(), line), users.end()) << line;
   }
   // Training: images→s1, s1→pool1, pool1→s2, s2→pool2, pool2→bottom, bottom→up2, s2→up2 (skip),
@@ -358,19 +370,20 @@ TEST(DiagramGoldenExamples, UnetSkipConnections) {
   // out·in·3·3 + out per conv: enc1 (3→32, 32→32) 896 + 9,248; enc2 (32→64, 64→64) 18,496 +
   // 36,928; mid (64→128, 128→128) 73,856 + 147,584; dec2 (192→64, 64→64) 110,656 + 36,928;
   // dec1 (96→32, 32→32) 27,680 + 9,248; head 5·32 + 5 = 165.
-  EXPECT_EQ(value(d.metrics, Side::train, "params"),
-            896 + 9'248 + 18'496 + 36'928 + 73'856 + 147'584 + 110'656 + 36'928 + 27'680 + 9'248 +
-                165);
+  EXPECT_EQ(
+      value(d.metrics, Side::train, "params"),
+      896 + 9'248 + 18'496 + 36'928 + 73'856 + 147'584 + 110'656 + 36'928 + 27'680 + 9'248 + 165);
   EXPECT_EQ(value(d.metrics, Side::train, "params"), 471'685);
   // conv FLOPs 2·|out|·in·3·3; |out| at full, half and quarter side: 8·C·6400, 8·C·1600, 8·C·400.
-  auto conv = [](std::int64_t outElems, std::int64_t in, std::int64_t k) { return 2 * outElems * in * k * k; };
+  auto conv = [](std::int64_t outElems, std::int64_t in, std::int64_t k) {
+    return 2 * outElems * in * k * k;
+  };
   const std::int64_t full32 = 8 * 32 * 6400, half64 = 8 * 64 * 1600, quarter128 = 8 * 128 * 400;
   const std::int64_t enc1c1 = conv(full32, 3, 3);
-  const std::int64_t forward = enc1c1 + conv(full32, 32, 3) + conv(half64, 32, 3) +
-                               conv(half64, 64, 3) + conv(quarter128, 64, 3) +
-                               conv(quarter128, 128, 3) + conv(half64, 192, 3) +
-                               conv(half64, 64, 3) + conv(full32, 96, 3) + conv(full32, 32, 3) +
-                               conv(8 * 5 * 6400, 32, 1);
+  const std::int64_t forward =
+      enc1c1 + conv(full32, 32, 3) + conv(half64, 32, 3) + conv(half64, 64, 3) +
+      conv(quarter128, 64, 3) + conv(quarter128, 128, 3) + conv(half64, 192, 3) +
+      conv(half64, 64, 3) + conv(full32, 96, 3) + conv(full32, 32, 3) + conv(8 * 5 * 6400, 32, 1);
   EXPECT_EQ(value(d.metrics, Side::infer, "flops"), forward);
   EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 11'429'478'400);
   // Step: every conv's weight and input gradient (each its forward's cost), except enc1.c1's
@@ -383,7 +396,8 @@ TEST(DiagramGoldenExamples, UnetSkipConnections) {
   // [8,5,80,80] 2·256,000; argmax [8,80,80] 51,200.
   EXPECT_EQ(value(d.metrics, Side::infer, "activations"),
             (6 * (2 * full32 + 2 * half64 + quarter128) + 409'600 + 204'800 + 1'638'400 +
-             2'457'600 + 3'276'800 + 4'915'200 + 2 * 256'000 + 51'200) * 4);
+             2'457'600 + 3'276'800 + 4'915'200 + 2 * 256'000 + 51'200) *
+                4);
   // Inference kernels: 5 DoubleConvs × 6, 2 pools, 2 × (upsample, concat), head conv and add,
   // argmax.
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 5 * 6 + 2 + 2 * 2 + 2 + 1);
@@ -463,7 +477,9 @@ TEST(DiagramGoldenExamples, KanThreeLayersOnThreeLines) {
   EXPECT_EQ(value(d.metrics, Side::train, "params"), (32 + 384) + (256 + 3'072) + (16 + 192));
   EXPECT_EQ(value(d.metrics, Side::train, "params"), 3'952);
   // Per layer: spline matmul 2·256·(in·12)·out, base matmul 2·256·in·out.
-  auto layer = [](std::int64_t in, std::int64_t out) { return 2 * 256 * (in * 12) * out + 2 * 256 * in * out; };
+  auto layer = [](std::int64_t in, std::int64_t out) {
+    return 2 * 256 * (in * 12) * out + 2 * 256 * in * out;
+  };
   const std::int64_t forward = layer(2, 16) + layer(16, 16) + layer(16, 1);
   EXPECT_EQ(value(d.metrics, Side::infer, "flops"), forward);
   EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 2'023'424);
@@ -474,7 +490,9 @@ TEST(DiagramGoldenExamples, KanThreeLayersOnThreeLines) {
   // Inference activations per layer (n inputs, o outputs): knots arange, mul, add [12] (36);
   // sub, abs [256,n,12]; div, sub, relu [256,n,12] (reshapes are views); the spline matmul
   // [256,o]; silu [256,n], base matmul and add [256,o]. Plus two tanh [256,16].
-  auto acts = [](std::int64_t n, std::int64_t o) { return 36 + 5 * 256 * n * 12 + 256 * n + 3 * 256 * o; };
+  auto acts = [](std::int64_t n, std::int64_t o) {
+    return 36 + 5 * 256 * n * 12 + 256 * n + 3 * 256 * o;
+  };
   EXPECT_EQ(value(d.metrics, Side::infer, "activations"),
             (acts(2, 16) + acts(16, 16) + acts(16, 1) + 2 * 256 * 16) * 4);
   // Inference kernels: per layer 3 + 2 + 3 + 1 + 3 = 12; two tanh.
@@ -526,7 +544,8 @@ TEST(DiagramGoldenExamples, FlowMatchingFoldsTheEulerSteps) {
   EXPECT_EQ(d.carriedEdgeCount(), 2u);
   // l1 34·128+128 = 4,480; l2 128·128+128 = 16,512; l3 128·2+2 = 258.
   EXPECT_EQ(value(d.metrics, Side::train, "params"), 4'480 + 16'512 + 258);
-  const std::int64_t l1 = 2LL * 512 * 34 * 128, l2 = 2LL * 512 * 128 * 128, l3 = 2LL * 512 * 128 * 2;
+  const std::int64_t l1 = 2LL * 512 * 34 * 128, l2 = 2LL * 512 * 128 * 128,
+                     l3 = 2LL * 512 * 128 * 2;
   EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 8 * (l1 + l2 + l3));
   EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 171'966'464);
   // Step: one forward; l3 and l2 dW and dX, l1 dW only (its input, the point and the time
@@ -572,7 +591,8 @@ TEST(DiagramGoldenExamples, Decoder96FoldsNinetySixBlocks) {
   EXPECT_EQ(d.carriedEdgeCount(), 2u);
   // The spec's own hand count (its header comment): V·D + T·D + 96·(12·D² + 13·D) + 2·D.
   constexpr std::int64_t T = 8192, V = 100'000, D = 16384, H = 128, DH = 128, F = 4 * D;
-  EXPECT_EQ(value(d.metrics, Side::train, "params"), V * D + T * D + 96 * (12 * D * D + 13 * D) + 2 * D);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"),
+            V * D + T * D + 96 * (12 * D * D + 13 * D) + 2 * D);
   EXPECT_EQ(value(d.metrics, Side::train, "params"), 311'030'743'040);
   // Scaled by 1000 three times: B, with two decimals from that magnitude on (the seed's format).
   EXPECT_EQ(metric(*d.metrics.train, "params").display, "311.03B parameters");
@@ -608,7 +628,7 @@ TEST(DiagramGoldenExamples, UnusedResultsAreNotCounted) {
   auto fn = [](const Inputs& in) {
     Tensor unused = matmul(in["x"], in["w"]);  // [4, 8]: traced, never read
     (void)unused;
-    return sum(matmul(in["x"], in["w2"]));     // [4, 3], then a scalar
+    return sum(matmul(in["x"], in["w2"]));  // [4, 3], then a scalar
   };
   const std::vector<InputDecl> inputs{{"x", {4, 8}}, {"w", {8, 8}}, {"w2", {8, 3}}};
   ir::TracedModel model;
