@@ -19,9 +19,16 @@
 //   on a parameter (data inputs do not).
 // - Activations: elements of every non-leaf, non-view (reshape, permute) forward op × 4 bytes.
 // - Inference kernels: every op of the inference graph except leaves and reshape, permute,
-//   split_heads (views); training-step kernels depend on the backward lowering's helper ops and
-//   are not derived here.
+//   split_heads (views). Training-step kernels also count the backward lowering's helper ops
+//   (src/grad: sums of gradients, bias sum_to_shape, ...) and the optimizer's; they are derived
+//   for cnn_digits, rnn_unrolled and nerf.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -167,6 +174,7 @@ TEST(DiagramGoldenExamples, RnnUnrolledFoldsItsSixteenSteps) {
   // next→loss. Inference draws the first five, all shared. 7 edges, 1 carried.
   EXPECT_EQ(d.edges.size(), 7u);
   EXPECT_EQ(d.carriedEdgeCount(), 1u);
+  // ih 8·64+64 = 576, hh 64·64 = 4,096 (no bias), head 64·8+8 = 520.
   EXPECT_EQ(value(d.metrics, Side::train, "params"), 576 + 4'096 + 520);
   // Forward: 16 × (ih 2·32·8·64 + hh 2·32·64·64) + head 2·(32·16·8)·64 = 4,718,592 + 524,288.
   const std::int64_t ih = 2LL * 32 * 8 * 64, hh = 2LL * 32 * 64 * 64;
