@@ -19,9 +19,15 @@
 //   on a parameter (data inputs do not).
 // - Activations: elements of every non-leaf, non-view (reshape, permute) forward op × 4 bytes.
 // - Inference kernels: every op of the inference graph except leaves and reshape, permute,
-//   split_heads (views). Training-step kernels also count the backward lowering's helper ops
-//   (src/grad: sums of gradients, bias sum_to_shape, ...) and the optimizer's; they are derived
-//   for cnn_digits, rnn_unrolled and nerf.
+//   split_heads (views). Training-step kernels (derived for every example) count the forward
+//   ops the loss needs, the backward src/grad emits, and the optimizer's (src/optim), the same
+//   views and broadcast_to excepted. Backward, walking the forward in reverse: the loss's seed
+//   `ones` 1; each op's adjoint rule for the inputs that depend on a parameter (an add or sub of
+//   equal shapes passes dy on with no op; a broadcast operand, such as a bias, gets one
+//   sum_to_shape; a matmul one matmul per such input, the transposes and flattening reshapes
+//   being views; an activation one *_grad); one `add` per extra gradient of a tensor read by
+//   several ops. Optimizer per parameter tensor: Adam/AdamW 3, SGD 1, with momentum 2, Nesterov
+//   4; BatchNorm running statistics 2 per layer.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -268,6 +274,24 @@ TEST(DiagramGoldenExamples, CharTransformerFoldsFourBlocks) {
   // is a view), 1 matmul (46), matmul and mul (47), softmax, matmul, merge_heads, proj (48),
   // add, norm2, fc, gelu, fc_out, add = 18; norm_f and the logits matmul; narrow, categorical.
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 1 + 4 * 18 + 2 + 2);
+  // Training-step kernels (src/grad, src/optim). Forward: embedding 1; per block the 18 above
+  // plus the two dropouts = 20; norm_f, logits matmul 2; cross-entropy 1 (its reshapes are
+  // views): 1 + 4·20 + 2 + 1 = 84.
+  // Backward: seed ones 1, cross_entropy_grad 1; logits matmul dX and dW 2 (dW flattens [B,T,D]
+  // by reshapes; the swapAxes of tok_emb goes back by a permute, a view); norm_f input and weight
+  // grads 2 (RMSNorm has no bias). Per block, from its output: the residual adds pass dy on
+  // (same shapes, no op); mlp: dropout 1, fc_out dX, dW 2, gelu_grad 1, fc dX, dW 2, norm2
+  // input and weight 2, the sum of the two gradients of x after the attention add (norm2 and
+  // the residual) 1 = 9; attention: dropout 1, proj dX, dW 2 (merge_heads' adjoint split_heads
+  // is a view), softmax·v 2, softmax_grad 1, the 1/√DH scale 1, q·kᵀ 2 (kᵀ's permute is a
+  // view), rope_grad for q and k 2, merge_heads for the three split_heads 3, q, k, v dX and dW
+  // 6, the sum of norm1's output's three gradients 2, norm1 input and weight 2, the sum of the
+  // block input's two gradients (norm1 and the residual) 1 = 25; 34 per block. Then
+  // embedding_grad 1 and the sum of tok_emb's two gradients (embedding and logits) 1:
+  // 1 + 1 + 2 + 2 + 4·34 + 2 = 144. AdamW: 3 × 34 parameter tensors (tok_emb, per block norm1,
+  // q, k, v, proj, norm2, fc, fc_out, and norm_f) = 102.
+  EXPECT_EQ(value(d.metrics, Side::train, "kernels"),
+            (1 + 4 * 20 + 2 + 1) + (1 + 1 + 2 + 2 + 4 * (9 + 25) + 2) + 3 * (1 + 4 * 8 + 1));
   // The dropout boxes are training-only boxes inside the folded attention and mlp clusters.
   const Node& attnDrop = boxWithLabel(d, "return train ? dropout(y, DROPOUT) : y;", 49);
   EXPECT_EQ(attnDrop.sides, kTrain);
@@ -341,6 +365,24 @@ TEST(DiagramGoldenExamples, VaeSharesOnlyTheDecoder) {
              1 + 5 * 2'560 + 2 + 2) *
                 4);
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 6);  // 2·(matmul, add), relu, sigmoid
+  // Training-step kernels (src/grad, src/optim). Forward: line 27 3; line 28 4; randn 1; line 34
+  // mul, exp, mul, add 4; decode 5; line 45 softplus, mul, sub, sum 4; line 47 add, square, sub,
+  // exp, sub, sum, mul 7; line 48 add, div 2: 30.
+  // Backward, from the loss: seed ones 1; ÷B (×1/B) 1; add(recon, kl) passes dy on (rank 0);
+  // kl's ·−0.5 1; sum: a broadcast (view); sub(…, exp(lv)) neg 1, exp: ·y 1; sub(…, square(mu))
+  // neg 1, square: x·2 and ·dy 2; add(lv, 1) passes dy on; recon's sum a view, sub neg 1,
+  // mul(x, logits) ·x 1 (the images need no gradient), softplus_grad 1, the sum of the logits'
+  // two gradients 1; dec2 bias sum_to_shape 1, dX and dW 2, relu_grad 1, dec1 bias 1, dX and dW
+  // 2; add(mu, ·) passes dy on; mul(exp(·), eps) ·eps 1 (eps is randn: no gradient), exp ·y 1,
+  // lv·0.5 ×0.5 1; sums: lv has three gradients (the sample, the KL's add and exp) 2, mu two
+  // (the sample, the square) 1; mu and log_var bias 1 and dX, dW 2 each (6); the sum of h's two
+  // gradients 1, relu_grad 1, enc bias 1 and dW 1 (the images need no gradient) = 35.
+  // Adam: 3 × 10 parameter tensors.
+  EXPECT_EQ(value(d.metrics, Side::train, "kernels"),
+            (3 + 4 + 1 + 4 + 5 + 4 + 7 + 2) +
+                (1 + 1 + 1 + 1 + 1 + 1 + 2 + 1 + 1 + 1 + 1 + (1 + 2 + 1 + 1 + 2) + 1 + 1 + 1 +
+                 2 + 1 + 6 + 1 + 1 + 1 + 1) +
+                3 * 10);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -409,6 +451,19 @@ TEST(DiagramGoldenExamples, UnetSkipConnections) {
   // Inference kernels: 5 DoubleConvs × 6, 2 pools, 2 × (upsample, concat), head conv and add,
   // argmax.
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 5 * 6 + 2 + 2 * 2 + 2 + 1);
+  // Training-step kernels (src/grad, src/optim). Forward: the 39 above without argmax, plus the
+  // cross-entropy (permute and reshapes are views) = 39.
+  // Backward: seed ones 1, cross_entropy_grad 1 (the permute and reshapes go back by views);
+  // head: bias sum_to_shape to [5,1,1] 1 (then a reshape, a view), conv input and weight grads
+  // 2. A DoubleConv from its output: relu_grad 1, c2 bias, weight, input 3, relu_grad 1, c1
+  // bias, weight 2 and input 1 = 8 (enc1: 7, the images need no gradient). Joins: each concat
+  // gives one narrow per piece 2 and the upsample its grad 1; s1 and s2 each get two gradients
+  // (pool and skip), summed 1 each; each pool one max_pool2d_grad. dec1 8 + join 3 + dec2 8 +
+  // join 3 + mid 8 + pool 1 + enc2 8 + pool 1 + enc1 7 + sums 2 = 49.
+  // Adam: 3 × 22 parameter tensors (10 convs' weight and bias, the head's).
+  EXPECT_EQ(value(d.metrics, Side::train, "kernels"),
+            (5 * 6 + 2 + 2 * 2 + 2 + 1) + (1 + 1 + 3 + 8 + 3 + 8 + 3 + 8 + 1 + 8 + 1 + 7 + 2) +
+                3 * 22);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -505,6 +560,18 @@ TEST(DiagramGoldenExamples, KanThreeLayersOnThreeLines) {
             (acts(2, 16) + acts(16, 16) + acts(16, 1) + 2 * 256 * 16) * 4);
   // Inference kernels: per layer 3 + 2 + 3 + 1 + 3 = 12; two tanh.
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 3 * 12 + 2);
+  // Training-step kernels (src/grad, src/optim). Forward: the 38 above + sub, square, mean = 41.
+  // Backward: seed ones 1, mean ×1/n 1, square 2, sub passes dy on (same shapes; the values need
+  // no gradient). A layer whose input needs a gradient (layers 3 and 2, from their output): the
+  // add passes dy on (same shapes); spline matmul dX and dW 2 (the basis depends on the input);
+  // relu_grad 1; sub(1, ·) neg 1; ÷SPACING ×1/SPACING 1; abs_grad 1; sub(x, knots) sums dy
+  // [B,n,12] to x's [B,n,1] 1 (the knots come from arange: no gradient; the reshape is a view);
+  // base matmul dX and dW 2, silu_grad 1; x's two gradients (basis and silu) summed 1 = 11, and
+  // the tanh before it tanh_grad 1. Layer 1 reads the points: the spline and base matmuls' dW
+  // only 2 (no gradient flows into its basis or silu). 4 + 2·(11 + 1) + 2 = 30.
+  // Adam: 3 × 6 parameter tensors (base, coeffs per layer).
+  EXPECT_EQ(value(d.metrics, Side::train, "kernels"),
+            (3 * 12 + 2 + 3) + (1 + 1 + 2 + 2 * (11 + 1) + 2) + 3 * 6);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -528,16 +595,17 @@ TEST(DiagramGoldenExamples, FlowMatchingFoldsTheEulerSteps) {
   EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×8 (inference)"});
   // The loop, the pair (line 48 / line 57 calling velocity) inside it, and line 35's call of
   // timeEmbedding. A shared box takes the path with more loops, so the clusters are the
-  // inference side's; a call cluster's key holds its enclosing loop's key (the seed's
-  // `${frameKey}|${loopKey}`), which only the inference side has, so the timeEmbedding cluster is
-  // drawn as inference-only although training calls it too (as the seed draws it).
+  // inference side's. The seed keys a call cluster with its enclosing loop (`${frameKey}|${loopKey}`),
+  // which only the inference side has, and so draws the timeEmbedding cluster as inference-only
+  // although training calls it too; nndna ignores loops in one side's own code (predictFn's
+  // sampling loop) in that key, so the cluster is shared, as its boxes are.
   EXPECT_EQ(d.clusters.size(), 3u);
   const Node& emb = boxWithLabel(d, "Tensor freqs = exp(mul(arange(half, f32)");
   EXPECT_EQ(emb.sides, kBoth);
   ASSERT_GE(emb.cluster, 0);
   const Cluster& call = d.clusters[static_cast<std::size_t>(emb.cluster)];
   EXPECT_EQ(call.label, "Tensor h = silu(m.l1(concat({x, timeEmbedding(t)}, -1)));");
-  EXPECT_EQ(call.sides, kInfer);
+  EXPECT_EQ(call.sides, kBoth);
   ASSERT_GE(call.parent, 0);
   const Cluster& pair = d.clusters[static_cast<std::size_t>(call.parent)];
   ASSERT_TRUE(pair.trainLabel && pair.inferLabel);
@@ -573,6 +641,16 @@ TEST(DiagramGoldenExamples, FlowMatchingFoldsTheEulerSteps) {
             (512 + 3 * 1'024 + 1'024 + (perStep - 2 * 512 - 2 * 1'024) + 2 * 1'024 + 1) * 4);
   // Inference kernels per step: 2 + 3 + 1 + 3 + 4 + 3 + 2 + 2 = 20.
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 8 * 20);
+  // Training-step kernels (src/grad, src/optim). Forward: line 46 sub, mul, mul, add 4 (line
+  // 45's reshape is a view); line 47 sub 1; velocity: timeEmbedding 3 + 1 + 3 = 7, line 35
+  // concat, matmul, add, silu 4, line 36 3, line 37 2 = 16; line 48 sub, square, mean 3: 24.
+  // Backward: seed ones 1, mean ×1/n 1, square 2, sub passes dy on (the target needs none); l3
+  // bias sum_to_shape 1, dX and dW 2, silu_grad 1, l2 bias 1, dX and dW 2, silu_grad 1, l1 bias
+  // 1 and dW only 1: its input concatenates x_t and the time embedding, which depend on no
+  // parameter, so the concat and everything before it get no gradient. 4 + 10 = 14.
+  // AdamW: 3 × 6 parameter tensors.
+  EXPECT_EQ(value(d.metrics, Side::train, "kernels"),
+            (4 + 1 + 16 + 3) + (1 + 1 + 2 + (1 + 2 + 1 + 1 + 2 + 1 + 1 + 1)) + 3 * 6);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -625,6 +703,22 @@ TEST(DiagramGoldenExamples, Decoder96FoldsNinetySixBlocks) {
   // matmul, merge_heads, matmul, add, add, ln2, matmul, add, gelu, matmul, add, add = 22; ln_f,
   // logits.
   EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 4 + 96 * 22 + 2);
+  // Training-step kernels (src/grad, src/optim). Forward: the inference's 4 + 96·22 + 2 and the
+  // cross-entropy 1 (its reshapes are views).
+  // Backward: seed ones 1, cross_entropy_grad 1; logits dX and dW 2 (tok_emb's swapAxes goes
+  // back by a permute, a view); ln_f input, weight and bias (sum_to_shape) 3. Per block, from
+  // its output: the residual adds pass dy on (same shapes); mlp: proj bias 1, dX and dW 2,
+  // gelu_grad 1, fc bias 1, dX and dW 2, ln2 3, the sum of the two gradients of x after the
+  // attention add 1 = 11; attention: proj bias 1, dX and dW 2 (mergeHeads' adjoint is a view),
+  // softmax·v 2, softmax_grad 1, the 1/√DH scale 1, q·kᵀ 2, merge_heads for the three
+  // splitHeads 3, q, k, v bias 3 and dX, dW 6, the sum of ln1's output's three gradients 2, ln1
+  // 3, the sum of the block input's two gradients 1 = 27; 38 per block. Line 82: the positions'
+  // sum_to_shape [1,T,D] → [T,D] 1, two embedding_grads 2, the sum of tok_emb's two gradients
+  // (embedding and logits) 1 = 4. 7 + 96·38 + 4.
+  // AdamW: 3 × (tok_emb, pos_emb + 96 × 16 (ln1, q, k, v, proj, ln2, fc, proj: weight and bias)
+  // + ln_f's 2) parameter tensors.
+  EXPECT_EQ(value(d.metrics, Side::train, "kernels"),
+            (4 + 96 * 22 + 2 + 1) + (1 + 1 + 2 + 3 + 96 * (11 + 27) + 4) + 3 * (2 + 96 * 16 + 2));
 }
 
 // ---------------------------------------------------------------------------------------------
