@@ -42,6 +42,14 @@ TEST(DiagramGolden, DiffusionDenoiserMatchesTheSeed) {
   // l2 likewise (3·32,768), l3 matmul and add, the mul and the sub at [256,32] (4·8,192):
   // 229,376; ×12 steps, ×4 bytes.
   EXPECT_EQ(metric(*d.metrics.infer, "activations").value, 229'376LL * 12 * 4);
+  // Training-step kernels (src/grad, src/optim; views and leaves launch none). Forward: l1, l2
+  // matmul, add, gelu (6), l3 matmul, add (2), trueNoise's sub, the loss's sub, square, mean:
+  // 12. Backward: seed ones 1, mean ×1/n 1, square x·2 and ·dy 2, sub passes dy on to predNoise
+  // (same shapes; trueNoise depends on no parameter); l3 bias sum_to_shape 1, dX and dW 2,
+  // gelu_grad 1, l2 bias 1, dX and dW 2, gelu_grad 1, l1 bias 1 and dW only 1 (the input needs
+  // no gradient) = 14. AdamW: 3 per parameter tensor, 6 tensors.
+  EXPECT_EQ(metric(*d.metrics.train, "kernels").value,
+            12 + (1 + 1 + 2 + (1 + 2 + 1) + (1 + 2 + 1) + (1 + 1)) + 3 * 6);
 }
 
 TEST(DiagramGolden, DiffusionDenoiserCostsPerNodeAndCluster) {
@@ -85,6 +93,14 @@ TEST(DiagramGolden, MlpSinForwardFlopsAndMerge) {
   // Issue 4: 2·256·(1·64 + 64·64 + 64·1) = 2,162,688.
   EXPECT_EQ(metric(*d.metrics.infer, "flops").value, 2'162'688);
   EXPECT_EQ(metric(*d.metrics.infer, "flops").display, "2.2M FLOPs/forward");
+  // Training-step kernels (src/grad, src/optim). Forward: l1, l2 matmul, add, relu (6), l3
+  // matmul, add (2), sub, mul(d, d), mean: 11. Backward: seed ones 1, mean ×1/n 1; mul(d, d)
+  // reads d twice: dy·d for each operand 2 and their sum 1 (square(d) would cost 2); sub passes
+  // dy on (same shapes; y needs none); l3 bias sum_to_shape 1, dX and dW 2, relu_grad 1, l2 bias
+  // 1, dX and dW 2, relu_grad 1, l1 bias 1 and dW only 1 (x needs none) = 15. Adam: 3 × 6
+  // parameter tensors.
+  EXPECT_EQ(metric(*d.metrics.train, "kernels").value,
+            11 + (1 + 1 + 3 + (1 + 2 + 1) + (1 + 2 + 1) + (1 + 1)) + 3 * 6);
 }
 
 // Beyond the seed (a): `for (const Linear& layer : m.layers) h = relu(layer(h));` is one source
@@ -105,6 +121,13 @@ TEST(DiagramGolden, DeepMlpOneLineLoopKeepsItsDepth) {
   EXPECT_EQ(metric(*d.metrics.train, "params").value, 729'866);
   // Forward: 2·128·(784·256 + 8·256·256 + 256·10).
   EXPECT_EQ(metric(*d.metrics.infer, "flops").value, 2LL * 128 * (784 * 256 + 8 * 256 * 256 + 256 * 10));
+  // Training-step kernels (src/grad, src/optim). Forward: input matmul, add, relu 3, 8 × 3, head
+  // matmul, add 2, cross-entropy 1 = 30. Backward: seed ones 1, cross_entropy_grad 1, head bias
+  // sum_to_shape 1 and dX, dW 2; per hidden layer relu_grad 1, bias 1, dX and dW 2 (8 × 4); the
+  // input layer relu_grad 1, bias 1 and dW only 1 (the images need none) = 40. SGD with momentum
+  // (not Nesterov): sgd_momentum and sgd_update per parameter tensor, 2 × 20.
+  EXPECT_EQ(metric(*d.metrics.train, "kernels").value,
+            (3 + 8 * 3 + 2 + 1) + (1 + 1 + 3 + 8 * 4 + 3) + 2 * (2 + 8 * 2 + 2));
   // The folded box carries all 8 layers' parameters and FLOPs.
   const auto loopNode = std::find_if(d.nodes.begin(), d.nodes.end(), [&](const Node& n) {
     return n.cluster >= 0 && d.clusters[static_cast<std::size_t>(n.cluster)].kind == Cluster::Kind::loop;
@@ -130,6 +153,21 @@ TEST(DiagramGolden, Gpt2SmallFoldsItsTwelveBlocks) {
   EXPECT_EQ(d.carriedEdgeCount(), 2u);
   // V·D + T·D + 12·(4·(D²+D) + 2·2D + (D·4D+4D) + (4D·D+D)) + 2D, V=50257, T=1024, D=768.
   EXPECT_EQ(metric(*d.metrics.train, "params").value, 124'439'808);
+  // Training-step kernels (src/grad, src/optim; leaves, reshape, permute, split_heads and
+  // broadcast_to launch none). Forward: line 71 embedding, arange, embedding, add 4; per block
+  // ln1 1, q, k, v matmul + add 6, q·kᵀ 1, scale 1, softmax_causal 1, ·v 1, merge_heads 1, proj
+  // 2, add 1, ln2 1, fc 2, gelu 1, proj 2, add 1 = 22; ln_f, logits matmul 2; cross-entropy 1.
+  // Backward: seed ones 1, cross_entropy_grad 1, logits dX and dW 2, ln_f input, weight, bias 3.
+  // Per block from its output (the residual adds pass dy on): mlp proj bias 1, dX and dW 2,
+  // gelu_grad 1, fc bias 1, dX and dW 2, ln2 3, the sum of x's two gradients after the attention
+  // add 1 = 11; attention proj bias 1, dX and dW 2, softmax·v 2, softmax_grad 1, scale 1, q·kᵀ
+  // 2, merge_heads for the three splitHeads 3, q, k, v bias 3 and dX, dW 6, the sum of ln1's
+  // output's three gradients 2, ln1 3, the sum of the block input's two gradients 1 = 27. Line
+  // 71: the positions' sum_to_shape [B,T,D] → [T,D] 1, two embedding_grads 2, the sum of
+  // tok_emb's two gradients (embedding, logits) 1. AdamW: 3 per tensor, tok_emb, pos_emb, 12 ×
+  // 16 per block, ln_f's 2. docs/ir.md's measured 1,326 agrees.
+  EXPECT_EQ(metric(*d.metrics.train, "kernels").value,
+            (4 + 12 * 22 + 2 + 1) + (1 + 1 + 2 + 3 + 12 * (11 + 27) + 4) + 3 * (2 + 12 * 16 + 2));
 }
 
 // Every example linked into nndna diagrams, lays out and renders (the issue's "each is compiled,
