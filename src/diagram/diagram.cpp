@@ -13,7 +13,6 @@
 #include "diagram/side_model.hpp"
 #include "nndna/diagram.hpp"
 #include "nndna/training.hpp"
-#include "render/svg_render.hpp"
 
 namespace nndna::diagram {
 namespace {
@@ -117,20 +116,6 @@ Diagram buildDiagram(const ir::TracedModel& model, const Options& options) {
   d.metrics.train = detail::sideMetrics(model.train, step ? &*step : nullptr, model.train, false);
   if (model.hasInfer) d.metrics.infer = detail::sideMetrics(model.train, nullptr, model.infer, true);
   return d;
-}
-
-RenderSettings renderSettingsFor(const Diagram& diagram) {
-  // The DOT itself carries the speed settings of a large diagram (nslimit, nslimit1, newrank,
-  // mclimit: see assemble.cpp), so `.dot` output renders the same with the `dot` command. Nothing
-  // is overridden here.
-  (void)diagram;
-  return {};
-}
-
-std::string renderSvg(const Diagram& diagram) {
-  render::LayoutOptions opts;
-  opts.nslimit = renderSettingsFor(diagram).nslimit;
-  return render::renderInlineSvg(diagram.dot, opts);
 }
 
 }  // namespace nndna::diagram

@@ -1,18 +1,13 @@
 #include "render/svg_render.hpp"
 
-#include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
-
-#include <cstring>
-#include <memory>
-#include <mutex>
 #include <string>
 
+#include "render/graphviz_session.hpp"
+
 namespace nndna::render {
+namespace detail {
 namespace {
 
-// libgvc and cgraph keep global state (the error callback, the plugin registry, the layout
-// scratch data): every use goes through this lock.
 std::mutex& graphvizMutex() {
   static std::mutex m;
   return m;
@@ -39,11 +34,6 @@ GVC_t* context() {
   return gvc;
 }
 
-struct GraphCloser {
-  void operator()(Agraph_t* g) const { agclose(g); }
-};
-using GraphPtr = std::unique_ptr<Agraph_t, GraphCloser>;
-
 std::string takeErrors(std::string_view fallback) {
   std::string message = std::move(errorBuffer());
   errorBuffer().clear();
@@ -53,8 +43,8 @@ std::string takeErrors(std::string_view fallback) {
 
 }  // namespace
 
-std::string renderSvg(std::string_view dot, const LayoutOptions& options) {
-  std::lock_guard lock(graphvizMutex());
+LaidOutGraph::LaidOutGraph(std::string_view dot, const LayoutOptions& options)
+    : lock_(graphvizMutex()) {
   errorBuffer().clear();
   agseterrf(collectError);
   // Without this, warnings (e.g. unknown attributes) would also end up in the error text.
@@ -62,26 +52,42 @@ std::string renderSvg(std::string_view dot, const LayoutOptions& options) {
   GVC_t* gvc = context();
 
   // agmemread needs a NUL-terminated buffer.
-  std::string text(dot);
-  GraphPtr graph(agmemread(text.c_str()));
-  if (!graph) throw RenderError(takeErrors("graphviz: cannot parse the DOT text"));
+  const std::string text(dot);
+  graph_ = agmemread(text.c_str());
+  if (graph_ == nullptr) throw RenderError(takeErrors("graphviz: cannot parse the DOT text"));
   if (options.nslimit) {
     std::string value = std::to_string(*options.nslimit);
-    agsafeset(graph.get(), const_cast<char*>("nslimit"), value.data(), const_cast<char*>(""));
+    agsafeset(graph_, const_cast<char*>("nslimit"), value.data(), const_cast<char*>(""));
   }
-  if (gvLayout(gvc, graph.get(), options.engine.c_str()) != 0)
+  if (gvLayout(gvc, graph_, options.engine.c_str()) != 0) {
+    agclose(graph_);
     throw RenderError(takeErrors("graphviz: layout failed"));
+  }
+  laidOut_ = true;
+}
 
+LaidOutGraph::~LaidOutGraph() {
+  if (laidOut_) gvFreeLayout(context(), graph_);
+  agclose(graph_);
+  errorBuffer().clear();
+}
+
+std::string LaidOutGraph::render(const char* format) {
   char* data = nullptr;
   unsigned int length = 0;
-  int rc = gvRenderData(gvc, graph.get(), "svg", &data, &length);
-  std::string svg;
-  if (rc == 0 && data != nullptr) svg.assign(data, length);
+  const int rc = gvRenderData(context(), graph_, format, &data, &length);
+  std::string out;
+  if (rc == 0 && data != nullptr) out.assign(data, length);
   if (data != nullptr) gvFreeRenderData(data);
-  gvFreeLayout(gvc, graph.get());
-  if (rc != 0) throw RenderError(takeErrors("graphviz: SVG rendering failed"));
-  errorBuffer().clear();
-  return svg;
+  if (rc != 0) throw RenderError(takeErrors("graphviz: rendering failed"));
+  return out;
+}
+
+}  // namespace detail
+
+std::string renderSvg(std::string_view dot, const LayoutOptions& options) {
+  detail::LaidOutGraph laidOut(dot, options);
+  return laidOut.render("svg");
 }
 
 std::string renderInlineSvg(std::string_view dot, const LayoutOptions& options) {

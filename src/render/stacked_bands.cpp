@@ -1,0 +1,240 @@
+#include "render/stacked_bands.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "render/escape.hpp"
+#include "render/graphviz_session.hpp"
+
+namespace nndna::render {
+namespace {
+
+// Vertical room between two bands, for the curves that join them (points).
+constexpr double kBandGap = 36;
+// Space between the drawing and the first lane, and between lanes (points).
+constexpr double kLaneMargin = 14;
+constexpr double kLaneStep = 8;
+// Lanes are reused past this many, so a graph with many long edges does not grow without bound.
+constexpr std::size_t kMaxLanes = 16;
+// Graphviz's arrowhead: 10 points long, 7 wide.
+constexpr double kArrowLength = 10;
+constexpr double kArrowHalfWidth = 3.5;
+
+struct Box {
+  double x = 0, top = 0, bottom = 0;  // in the band's SVG user space
+};
+
+struct LaidOutBand {
+  std::string body;  // the band's top <g class="graph"> element, ids made unique
+  double width = 0, height = 0;
+  std::unordered_map<std::string, Box> boxes;  // the cross edges' ends found in this band
+};
+
+std::string fmtNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+// The numbers in the first `key="..."` attribute of `text` (Graphviz writes fixed notation).
+std::vector<double> numbersOfAttribute(std::string_view text, std::string_view key) {
+  std::vector<double> out;
+  const auto at = text.find(key);
+  if (at == std::string_view::npos) return out;
+  const auto begin = at + key.size();
+  const auto end = text.find('"', begin);
+  std::string values(text.substr(begin, end - begin));
+  for (char& c : values) {
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-')) c = ' ';
+  }
+  const char* p = values.c_str();
+  char* next = nullptr;
+  for (double v = std::strtod(p, &next); next != p; v = std::strtod(p, &next)) {
+    out.push_back(v);
+    p = next;
+  }
+  return out;
+}
+
+// Graphviz numbers its own ids from 0 or 1 in every graph; prefix them so the bands' ids stay
+// unique in the stacked document. Ids that the DOT set (n12, c3) are left alone.
+std::string uniquifyAutomaticIds(std::string_view svg, std::size_t band) {
+  static constexpr std::string_view kPrefixes[] = {"graph", "edge", "node", "clust"};
+  static constexpr std::string_view kId = "id=\"";
+  std::string out;
+  out.reserve(svg.size() + 1024);
+  std::size_t pos = 0;
+  for (auto at = svg.find(kId); at != std::string_view::npos; at = svg.find(kId, at + 1)) {
+    const auto value = at + kId.size();
+    for (std::string_view prefix : kPrefixes) {
+      if (svg.compare(value, prefix.size(), prefix) != 0) continue;
+      auto digits = value + prefix.size();
+      auto end = digits;
+      while (end < svg.size() && std::isdigit(static_cast<unsigned char>(svg[end]))) ++end;
+      if (end == digits || end >= svg.size() || svg[end] != '"') continue;
+      out.append(svg.substr(pos, value - pos));
+      out += "b" + std::to_string(band) + "_";
+      pos = value;
+      break;
+    }
+  }
+  out.append(svg.substr(pos));
+  return out;
+}
+
+LaidOutBand layOutBand(const std::string& dot, std::size_t index, std::span<const std::string> ends,
+                       const LayoutOptions& options) {
+  detail::LaidOutGraph laidOut(dot, options);
+  const std::string svg = laidOut.render("svg");
+
+  LaidOutBand band;
+  const std::string_view text(svg);
+  const auto viewBox = numbersOfAttribute(text, "viewBox=\"");
+  const auto graphStart = text.find("<g id=\"graph0\"");
+  const auto svgEnd = text.rfind("</svg>");
+  if (viewBox.size() != 4 || graphStart == std::string_view::npos || svgEnd == std::string_view::npos ||
+      svgEnd < graphStart) {
+    throw RenderError("stacked bands: unexpected SVG from Graphviz for band " + std::to_string(index));
+  }
+  band.width = viewBox[2];
+  band.height = viewBox[3];
+  // translate(tx ty) maps Graphviz's points (y up) to the band's SVG space: (tx + x, ty - y).
+  const auto transform = numbersOfAttribute(text.substr(graphStart), "transform=\"");
+  if (transform.size() < 5) throw RenderError("stacked bands: no graph transform in band " + std::to_string(index));
+  const double tx = transform[transform.size() - 2];
+  const double ty = transform[transform.size() - 1];
+  band.body = uniquifyAutomaticIds(text.substr(graphStart, svgEnd - graphStart), index);
+
+  for (const std::string& name : ends) {
+    Agnode_t* n = agnode(laidOut.graph(), const_cast<char*>(name.c_str()), 0);
+    if (n == nullptr) continue;
+    const double x = tx + ND_coord(n).x;
+    const double y = ty - ND_coord(n).y;
+    const double halfHeight = ND_height(n) * 72.0 / 2.0;
+    band.boxes[name] = Box{x, y - halfHeight, y + halfHeight};
+  }
+  return band;
+}
+
+struct Placed {
+  std::size_t band = 0;
+  double x = 0, top = 0, bottom = 0;  // in the stacked document
+};
+
+// The arrowhead at `tip`, pointing down (dir = 1) or up (dir = -1).
+std::string arrowPoints(double x, double tip, int dir, bool vee) {
+  const double base = tip - dir * kArrowLength;
+  std::string p;
+  auto add = [&](double px, double py) { p += fmtNumber(px) + "," + fmtNumber(py) + " "; };
+  if (vee) {
+    add(x - kArrowHalfWidth - 0.5, base);
+    add(x, tip);
+    add(x + kArrowHalfWidth + 0.5, base);
+    add(x, tip - dir * kArrowLength * 0.6);
+    add(x - kArrowHalfWidth - 0.5, base);
+  } else {
+    add(x + kArrowHalfWidth, base);
+    add(x, tip);
+    add(x - kArrowHalfWidth, base);
+    add(x + kArrowHalfWidth, base);
+  }
+  p.pop_back();
+  return p;
+}
+
+}  // namespace
+
+std::string renderStackedBands(std::span<const std::string> bandDots, std::span<const BandEdge> crossEdges,
+                               const LayoutOptions& options) {
+  std::vector<std::string> ends;
+  for (const BandEdge& e : crossEdges) {
+    ends.push_back(e.tail);
+    ends.push_back(e.head);
+  }
+  std::sort(ends.begin(), ends.end());
+  ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+
+  std::vector<LaidOutBand> bands;
+  bands.reserve(bandDots.size());
+  for (std::size_t i = 0; i < bandDots.size(); ++i) bands.push_back(layOutBand(bandDots[i], i, ends, options));
+
+  double width = 0;
+  for (const LaidOutBand& b : bands) width = std::max(width, b.width);
+  std::vector<double> offsetX, offsetY;
+  double height = 0;
+  for (std::size_t i = 0; i < bands.size(); ++i) {
+    if (i) height += kBandGap;
+    offsetX.push_back((width - bands[i].width) / 2);
+    offsetY.push_back(height);
+    height += bands[i].height;
+  }
+
+  std::unordered_map<std::string, Placed> placed;
+  for (std::size_t i = 0; i < bands.size(); ++i) {
+    for (const auto& [name, box] : bands[i].boxes) {
+      placed.try_emplace(name, Placed{i, offsetX[i] + box.x, offsetY[i] + box.top, offsetY[i] + box.bottom});
+    }
+  }
+
+  // Edges: direct into the next band, along a lane otherwise.
+  std::string edges;
+  std::size_t lanes = 0;
+  for (std::size_t k = 0; k < crossEdges.size(); ++k) {
+    const BandEdge& e = crossEdges[k];
+    const auto t = placed.find(e.tail);
+    const auto h = placed.find(e.head);
+    if (t == placed.end() || h == placed.end()) {
+      throw RenderError("stacked bands: edge " + e.tail + " -> " + e.head + " names a node in no band");
+    }
+    const Placed& s = t->second;
+    const Placed& d = h->second;
+    const bool down = d.band > s.band || (d.band == s.band && d.top >= s.bottom);
+    const int dir = down ? 1 : -1;
+    const double sy = down ? s.bottom : s.top;
+    const double tip = down ? d.top : d.bottom;
+    const double base = tip - dir * kArrowLength;
+    std::string path = "M" + fmtNumber(s.x) + "," + fmtNumber(sy);
+    if (down && d.band <= s.band + 1) {
+      const double mid = (sy + base) / 2;
+      path += "C" + fmtNumber(s.x) + "," + fmtNumber(mid) + " " + fmtNumber(d.x) + "," + fmtNumber(mid) + " " +
+              fmtNumber(d.x) + "," + fmtNumber(base);
+    } else {
+      const double lane = width + kLaneMargin + kLaneStep * static_cast<double>(lanes % kMaxLanes);
+      ++lanes;
+      const double r = 12;
+      auto pt = [](double x, double y) { return fmtNumber(x) + "," + fmtNumber(y) + " "; };
+      path += "C" + pt(s.x, sy + dir * r * 1.5) + pt(lane, sy + dir * r * 0.5) + pt(lane, sy + dir * r * 2);
+      path += "L" + pt(lane, base - dir * r * 2);
+      path += "C" + pt(lane, base - dir * r * 0.5) + pt(d.x, base - dir * r * 1.5) + pt(d.x, base);
+      path.pop_back();
+    }
+    const std::string color = escapeXml(e.color);
+    edges += "<g id=\"xedge" + std::to_string(k) + "\" class=\"edge" + (e.cssClass.empty() ? "" : " ") +
+             escapeXml(e.cssClass) + "\">\n<title>" + escapeXml(e.tail + "->" + e.head) + "</title>\n";
+    edges += "<path fill=\"none\" stroke=\"" + color + "\" stroke-width=\"1.5\"" +
+             (e.dashed ? " stroke-dasharray=\"5,2\"" : "") + " d=\"" + path + "\"/>\n";
+    edges += "<polygon fill=\"" + color + "\" stroke=\"" + color + "\" stroke-width=\"1.5\" points=\"" +
+             arrowPoints(d.x, tip, dir, e.veeArrow) + "\"/>\n</g>\n";
+  }
+
+  const double fullWidth = width + (lanes ? kLaneMargin + kLaneStep * static_cast<double>(std::min(lanes, kMaxLanes)) : 0);
+  std::string svg = "<svg width=\"" + fmtNumber(fullWidth) + "pt\" height=\"" + fmtNumber(height) +
+                    "pt\"\n viewBox=\"0.00 0.00 " + fmtNumber(fullWidth) + " " + fmtNumber(height) +
+                    "\" xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n";
+  svg += "<g id=\"graph0\" class=\"graph stacked-bands\">\n";
+  for (std::size_t i = 0; i < bands.size(); ++i) {
+    svg += "<g id=\"band" + std::to_string(i) + "\" transform=\"translate(" + fmtNumber(offsetX[i]) + " " +
+           fmtNumber(offsetY[i]) + ")\">\n";
+    svg += bands[i].body;
+    svg += "</g>\n";
+  }
+  svg += edges;
+  svg += "</g>\n</svg>\n";
+  return svg;
+}
+
+}  // namespace nndna::render

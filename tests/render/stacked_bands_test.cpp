@@ -1,0 +1,112 @@
+// renderStackedBands: bands laid out apart and stacked, edges between them drawn by hand.
+#include "render/stacked_bands.hpp"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+using nndna::render::BandEdge;
+using nndna::render::RenderError;
+using nndna::render::renderStackedBands;
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
+  return n;
+}
+
+// A fixed-size box: 72 × 36 points. With Graphviz's default pad of 4 points a band holding one
+// such box is 80 × 44 points, the box spanning y = 4 … 40 and centred at x = 40.
+std::string oneBox(const std::string& name) {
+  return "digraph { " + name + " [shape=box width=1 height=0.5 fixedsize=true] }";
+}
+
+// The cross edge <g> element whose title is tail->head.
+std::string crossEdge(const std::string& svg, const std::string& tail, const std::string& head) {
+  const auto title = svg.find("<title>" + tail + "-&gt;" + head + "</title>");
+  if (title == std::string::npos) return "";
+  const auto start = svg.rfind("<g ", title);
+  return svg.substr(start, svg.find("</g>", title) - start);
+}
+
+TEST(StackedBands, StacksBandsWithAGapAndJoinsThemBottomToTop) {
+  const std::vector<std::string> bands = {oneBox("a"), oneBox("b")};
+  const std::vector<BandEdge> edges = {{"a", "b", "#1f77b4", "ti-1 ti-2", false, false}};
+  const std::string svg = renderStackedBands(bands, edges);
+
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  // Height: 44 + the 36-point gap + 44.
+  EXPECT_NE(svg.find("viewBox=\"0.00 0.00 80.00 124.00\""), std::string::npos) << svg.substr(0, 200);
+  EXPECT_NE(svg.find("id=\"band1\" transform=\"translate(0.00 80.00)\""), std::string::npos);
+  EXPECT_EQ(count(svg, "class=\"node\""), 2u);
+
+  const std::string edge = crossEdge(svg, "a", "b");
+  ASSERT_FALSE(edge.empty()) << svg;
+  EXPECT_NE(edge.find("class=\"edge ti-1 ti-2\""), std::string::npos) << edge;
+  // From a's bottom (y 40) to the arrow's base 10 points above b's top (80 + 4 = 84).
+  EXPECT_NE(edge.find("d=\"M40.00,40.00C40.00,57.00 40.00,57.00 40.00,74.00\""), std::string::npos) << edge;
+  EXPECT_NE(edge.find("stroke=\"#1f77b4\""), std::string::npos);
+  EXPECT_EQ(edge.find("stroke-dasharray"), std::string::npos);
+  // The arrowhead's tip touches b's top.
+  EXPECT_NE(edge.find("points=\"43.50,74.00 40.00,84.00 36.50,74.00 43.50,74.00\""), std::string::npos) << edge;
+}
+
+TEST(StackedBands, EdgesSkippingABandOrGoingUpRunAlongALane) {
+  const std::vector<std::string> bands = {oneBox("a"), oneBox("b"), oneBox("c")};
+  const std::vector<BandEdge> edges = {{"a", "c", "#000000", "", true, false},
+                                       {"c", "a", "#000000", "", true, true}};
+  const std::string svg = renderStackedBands(bands, edges);
+  // Two lanes right of the 80-point drawing: at 80 + 14 and 80 + 14 + 8.
+  EXPECT_NE(svg.find("viewBox=\"0.00 0.00 110.00 204.00\""), std::string::npos) << svg.substr(0, 200);
+  const std::string down = crossEdge(svg, "a", "c");
+  EXPECT_NE(down.find("L94.00,"), std::string::npos) << down;
+  EXPECT_NE(down.find("stroke-dasharray=\"5,2\""), std::string::npos);
+  // c's top is 2 × (44 + 36) + 4 = 164.
+  EXPECT_NE(down.find(" 40.00,164.00 "), std::string::npos) << down;
+  const std::string up = crossEdge(svg, "c", "a");
+  EXPECT_NE(up.find("L102.00,"), std::string::npos) << up;
+  // Upwards: leaves c's top (164), the vee's tip touches a's bottom (40).
+  EXPECT_NE(up.find("d=\"M40.00,164.00"), std::string::npos) << up;
+  EXPECT_NE(up.find(" 40.00,40.00 "), std::string::npos) << up;
+}
+
+TEST(StackedBands, GraphvizAutomaticIdsAreUniqueAcrossBands) {
+  const std::vector<std::string> bands = {"digraph { x -> y; subgraph cluster_a { x } }",
+                                          "digraph { u -> v [id=\"mine\"]; subgraph cluster_b { u } }"};
+  const std::vector<BandEdge> edges = {{"y", "u", "#000000", "", false, false}};
+  const std::string svg = renderStackedBands(bands, edges);
+  std::multiset<std::string> ids;
+  const std::regex id("id=\"([^\"]*)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), id); it != std::sregex_iterator(); ++it) {
+    ids.insert((*it)[1].str());
+  }
+  for (const std::string& i : ids) EXPECT_EQ(ids.count(i), 1u) << "duplicate id " << i;
+  EXPECT_TRUE(ids.contains("mine"));
+  EXPECT_TRUE(ids.contains("b0_edge1"));
+  EXPECT_TRUE(ids.contains("b1_clust1"));
+  EXPECT_EQ(count(svg, "class=\"edge"), 3u);
+  EXPECT_EQ(count(svg, "class=\"cluster"), 2u);
+}
+
+TEST(StackedBands, AnEdgeToAMissingNodeOrABadBandIsAnError) {
+  const std::vector<std::string> bands = {oneBox("a"), oneBox("b")};
+  const std::vector<BandEdge> missing = {{"a", "zz", "#000000", "", false, false}};
+  EXPECT_THROW(renderStackedBands(bands, missing), RenderError);
+  const std::vector<std::string> broken = {oneBox("a"), "digraph { a -> ; }"};
+  EXPECT_THROW(renderStackedBands(broken, {}), RenderError);
+}
+
+TEST(StackedBands, UserTextInEdgeClassesIsEscaped) {
+  const std::vector<std::string> bands = {oneBox("a"), oneBox("b")};
+  const std::vector<BandEdge> edges = {{"a", "b", "#000000", "x\"><script>", false, false}};
+  const std::string svg = renderStackedBands(bands, edges);
+  EXPECT_EQ(svg.find("<script>"), std::string::npos);
+  EXPECT_NE(svg.find("x&quot;&gt;&lt;script&gt;"), std::string::npos);
+}
+
+}  // namespace
