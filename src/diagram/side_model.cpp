@@ -262,7 +262,10 @@ class SideExtractor {
 
   // Leaves become nodes; user clusters and loop runs become steps on their path. A loop is keyed
   // by its first node and a user cluster carries its nearest loop's key, so both sides name the
-  // same loop and cluster alike.
+  // same loop and cluster alike. Beyond the seed: only a loop in shared code counts as a call
+  // cluster's loop. A loop in one side's own code (a sampling loop in the predict function) is
+  // context the other side cannot have; keyed by it, a shared call inside it (a time embedding
+  // both sides compute) would be drawn as one side's only, its frame faded around solid boxes.
   void walk(int cluster, std::size_t begin, std::size_t end, int owner,
             const std::vector<ir::FrameId>& frames, const std::vector<PathStep>& path,
             const std::string& loopKey) {
@@ -281,7 +284,11 @@ class SideExtractor {
         if (loop.foldable) {
           std::vector<PathStep> inner = path;
           inner.push_back({base, true, "×" + n, false});
-          walk(cluster, loop.start, loop.start + loop.period, owner, frames, inner, base);
+          const std::string sideOnly = std::string(sideName(side_)) + ":";
+          const bool inSharedCode =
+              !frameKey(tree_, frames, side_, keying_.shared).starts_with(sideOnly);
+          walk(cluster, loop.start, loop.start + loop.period, owner, frames, inner,
+               inSharedCode ? base : loopKey);
         } else {
           for (std::size_t it = 0; it < loop.iterations; ++it) {
             const std::string key = base + "#" + std::to_string(it);

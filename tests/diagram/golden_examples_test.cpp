@@ -595,16 +595,17 @@ TEST(DiagramGoldenExamples, FlowMatchingFoldsTheEulerSteps) {
   EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×8 (inference)"});
   // The loop, the pair (line 48 / line 57 calling velocity) inside it, and line 35's call of
   // timeEmbedding. A shared box takes the path with more loops, so the clusters are the
-  // inference side's; a call cluster's key holds its enclosing loop's key (the seed's
-  // `${frameKey}|${loopKey}`), which only the inference side has, so the timeEmbedding cluster is
-  // drawn as inference-only although training calls it too (as the seed draws it).
+  // inference side's. The seed keys a call cluster with its enclosing loop (`${frameKey}|${loopKey}`),
+  // which only the inference side has, and so draws the timeEmbedding cluster as inference-only
+  // although training calls it too; nndna ignores loops in one side's own code (predictFn's
+  // sampling loop) in that key, so the cluster is shared, as its boxes are.
   EXPECT_EQ(d.clusters.size(), 3u);
   const Node& emb = boxWithLabel(d, "Tensor freqs = exp(mul(arange(half, f32)");
   EXPECT_EQ(emb.sides, kBoth);
   ASSERT_GE(emb.cluster, 0);
   const Cluster& call = d.clusters[static_cast<std::size_t>(emb.cluster)];
   EXPECT_EQ(call.label, "Tensor h = silu(m.l1(concat({x, timeEmbedding(t)}, -1)));");
-  EXPECT_EQ(call.sides, kInfer);
+  EXPECT_EQ(call.sides, kBoth);
   ASSERT_GE(call.parent, 0);
   const Cluster& pair = d.clusters[static_cast<std::size_t>(call.parent)];
   ASSERT_TRUE(pair.trainLabel && pair.inferLabel);
