@@ -226,8 +226,21 @@ const std::string_view kPageScript = R"JS(
     const home = { x: base.x, y: base.y, w: base.width, h: base.height };
     svg.removeAttribute('width');
     svg.style.height = Math.min(home.h * 1.33, window.innerHeight * 0.85) + 'px';
-    let vb = Object.assign({}, home);
     const apply = () => svg.setAttribute('viewBox', vb.x + ' ' + vb.y + ' ' + vb.w + ' ' + vb.h);
+    // The first view: the whole diagram when it fits at a readable size (half of natural size or
+    // more); otherwise a large diagram would open as a speck, so it opens at natural size (or the
+    // width, if narrower), on its top, where the inputs are. Fit shows the whole.
+    const start = () => {
+      const r = svg.getBoundingClientRect();
+      const natural = 1.33;  // px per point at 100%
+      if (r.width <= 0 || r.height <= 0) return Object.assign({}, home);
+      if (Math.min(r.width / home.w, r.height / home.h) >= natural / 2) return Object.assign({}, home);
+      const k = Math.min(natural, r.width / home.w);
+      const w = r.width / k, h = r.height / k;
+      return { x: home.x + (home.w - w) / 2, y: home.y, w, h };
+    };
+    let vb = start();
+    apply();
     const toSvg = (cx, cy) => {
       const r = svg.getBoundingClientRect();
       const k = Math.max(vb.w / r.width, vb.h / r.height);

@@ -2,6 +2,7 @@
 // runs to its end with no console error, and a hostile spec's markup stays text.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -59,6 +60,20 @@ void expectCleanRender(const BrowserRun& run) {
   EXPECT_EQ(run.log.find(":CONSOLE("), std::string::npos) << run.log;
 }
 
+// The viewBox of the first <svg> in `html` (the training view's), as {x, y, w, h}.
+std::array<double, 4> firstViewBox(const std::string& html) {
+  std::array<double, 4> box{};
+  const auto svg = html.find("<svg");
+  const auto at = html.find("viewBox=\"", svg);
+  if (svg == std::string::npos || at == std::string::npos) {
+    ADD_FAILURE() << "no <svg viewBox=...>";
+    return box;
+  }
+  std::istringstream in(html.substr(at + 9, html.find('"', at + 9) - at - 9));
+  in >> box[0] >> box[1] >> box[2] >> box[3];
+  return box;
+}
+
 class Browser : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -73,6 +88,23 @@ TEST_F(Browser, DiffusionDenoiserPageRenders) {
   EXPECT_NE(run.dom.find("Training graph"), std::string::npos);
   EXPECT_NE(run.dom.find("×12 (inference)"), std::string::npos);
   EXPECT_NE(run.dom.find("24.9K parameters"), std::string::npos);
+}
+
+// A small diagram opens whole; a large one opens at a readable size on its top (the inputs),
+// instead of shrunk to a speck, and Fit still shows the whole.
+TEST_F(Browser, OpeningViewIsReadable) {
+  // The page as written holds Graphviz's SVG with the whole diagram's viewBox.
+  const std::string smallPage = renderHtml(buildDiagram(testing::traced("diffusion_denoiser")));
+  const auto whole = firstViewBox(smallPage);
+  const auto opened = firstViewBox(openInChromium(smallPage, "small-view").dom);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(opened[i], whole[i], 0.01) << i;
+
+  const std::string largePage = renderHtml(buildDiagram(testing::traced("unfoldable_1000")));
+  const auto all = firstViewBox(largePage);
+  const auto top = firstViewBox(openInChromium(largePage, "large-view").dom);
+  EXPECT_NEAR(top[1], all[1], 0.01);        // starts at the top
+  EXPECT_LT(top[3], all[3] / 10);           // shows a part of the height
+  EXPECT_GT(top[3], 100);                   // ... a readable one, not a sliver
 }
 
 TEST_F(Browser, HostileSpecStaysText) {
