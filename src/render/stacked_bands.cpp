@@ -13,8 +13,9 @@
 namespace nndna::render {
 namespace {
 
-// Vertical room between two bands, for the curves that join them (points).
-constexpr double kBandGap = 36;
+// Vertical room between two bands (points): about Graphviz's own spacing of stacked clusters
+// plus the bands' padding; the edges joining them need no more.
+constexpr double kBandGap = 16;
 // Space between the drawing and the first lane, and between lanes (points).
 constexpr double kLaneMargin = 14;
 constexpr double kLaneStep = 8;
@@ -164,11 +165,22 @@ std::string renderStackedBands(std::span<const std::string> bandDots, std::span<
 
   double width = 0;
   for (const LaidOutBand& b : bands) width = std::max(width, b.width);
+  // A band sits under the previous one so that the first edge joining them runs straight down
+  // (a layered network reads as one column), as far as the drawing's width allows; centred when
+  // no edge joins them.
   std::vector<double> offsetX, offsetY;
   double height = 0;
   for (std::size_t i = 0; i < bands.size(); ++i) {
     if (i) height += kBandGap;
-    offsetX.push_back((width - bands[i].width) / 2);
+    double x = (width - bands[i].width) / 2;
+    for (std::size_t k = 0; i > 0 && k < crossEdges.size(); ++k) {
+      const auto head = bands[i].boxes.find(crossEdges[k].head);
+      const auto tail = bands[i - 1].boxes.find(crossEdges[k].tail);
+      if (head == bands[i].boxes.end() || tail == bands[i - 1].boxes.end()) continue;
+      x = std::clamp(offsetX[i - 1] + tail->second.x - head->second.x, 0.0, width - bands[i].width);
+      break;
+    }
+    offsetX.push_back(x);
     offsetY.push_back(height);
     height += bands[i].height;
   }

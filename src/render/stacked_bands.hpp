@@ -23,8 +23,10 @@ struct BandEdge {
   bool veeArrow = false;   // Graphviz's arrowhead=vee instead of the normal triangle
 };
 
-// Lays out each band (a complete DOT graph) and stacks the drawings top to bottom, each centred,
-// into one SVG document without XML prolog. An edge into the next band is a curve from the
+// Lays out each band (a complete DOT graph) and stacks the drawings top to bottom into one SVG
+// document without XML prolog. A band is placed so that the first edge from the band above runs
+// straight down, within the widest band's width; centred when no edge joins them. An edge into
+// the next band is a curve from the
 // tail's bottom to the head's top; one that skips bands, or runs upwards, goes along a lane to
 // the right of the drawing. Graphviz's automatic ids (graph0, edgeN, nodeN, clustN) are made
 // unique per band; ids the DOT sets are kept. Throws RenderError when a band does not lay out

@@ -40,20 +40,45 @@ TEST(StackedBands, StacksBandsWithAGapAndJoinsThemBottomToTop) {
   const std::string svg = renderStackedBands(bands, edges);
 
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
-  // Height: 44 + the 36-point gap + 44.
-  EXPECT_NE(svg.find("viewBox=\"0.00 0.00 80.00 124.00\""), std::string::npos) << svg.substr(0, 200);
-  EXPECT_NE(svg.find("id=\"band1\" transform=\"translate(0.00 80.00)\""), std::string::npos);
+  // Height: 44 + the 16-point gap + 44.
+  EXPECT_NE(svg.find("viewBox=\"0.00 0.00 80.00 104.00\""), std::string::npos) << svg.substr(0, 200);
+  EXPECT_NE(svg.find("id=\"band1\" transform=\"translate(0.00 60.00)\""), std::string::npos);
   EXPECT_EQ(count(svg, "class=\"node\""), 2u);
 
   const std::string edge = crossEdge(svg, "a", "b");
   ASSERT_FALSE(edge.empty()) << svg;
   EXPECT_NE(edge.find("class=\"edge ti-1 ti-2\""), std::string::npos) << edge;
-  // From a's bottom (y 40) to the arrow's base 10 points above b's top (80 + 4 = 84).
-  EXPECT_NE(edge.find("d=\"M40.00,40.00C40.00,57.00 40.00,57.00 40.00,74.00\""), std::string::npos) << edge;
+  // From a's bottom (y 40) to the arrow's base 10 points above b's top (60 + 4 = 64).
+  EXPECT_NE(edge.find("d=\"M40.00,40.00C40.00,47.00 40.00,47.00 40.00,54.00\""), std::string::npos) << edge;
   EXPECT_NE(edge.find("stroke=\"#1f77b4\""), std::string::npos);
   EXPECT_EQ(edge.find("stroke-dasharray"), std::string::npos);
   // The arrowhead's tip touches b's top.
-  EXPECT_NE(edge.find("points=\"43.50,74.00 40.00,84.00 36.50,74.00 43.50,74.00\""), std::string::npos) << edge;
+  EXPECT_NE(edge.find("points=\"43.50,54.00 40.00,64.00 36.50,54.00 43.50,54.00\""), std::string::npos) << edge;
+}
+
+// Two such boxes side by side (Graphviz's default nodesep, 18 points, between them): 170 × 44
+// points, centres at x = 40 and x = 130.
+std::string twoBoxes(const std::string& left, const std::string& right) {
+  return "digraph { " + left + " [shape=box width=1 height=0.5 fixedsize=true]; " + right +
+         " [shape=box width=1 height=0.5 fixedsize=true] }";
+}
+
+TEST(StackedBands, ABandSitsUnderTheEdgeThatEntersIt) {
+  // b (x 130) -> c: the one-box band moves right by 130 - 40 so the edge runs straight down.
+  const std::vector<std::string> bands = {twoBoxes("a", "b"), oneBox("c")};
+  const std::vector<BandEdge> edges = {{"b", "c", "#000000", "", false, false}, {"a", "c", "#000000", "", false, false}};
+  const std::string svg = renderStackedBands(bands, edges);
+  EXPECT_NE(svg.find("id=\"band1\" transform=\"translate(90.00 60.00)\""), std::string::npos) << svg;
+  EXPECT_NE(crossEdge(svg, "b", "c").find("d=\"M130.00,40.00C130.00,47.00 130.00,47.00 130.00,54.00\""),
+            std::string::npos);
+
+  // Within the drawing's width: the narrow first band is centred ((170 - 80) / 2 = 45); c -> e
+  // (x 130 in its band) would put the wide band at 45 + 40 - 130 = -45, so it stays at 0.
+  const std::vector<std::string> other = {oneBox("c"), twoBoxes("d", "e")};
+  const std::vector<BandEdge> into = {{"c", "e", "#000000", "", false, false}};
+  const std::string clamped = renderStackedBands(other, into);
+  EXPECT_NE(clamped.find("id=\"band0\" transform=\"translate(45.00 0.00)\""), std::string::npos) << clamped;
+  EXPECT_NE(clamped.find("id=\"band1\" transform=\"translate(0.00 60.00)\""), std::string::npos);
 }
 
 TEST(StackedBands, EdgesSkippingABandOrGoingUpRunAlongALane) {
@@ -62,16 +87,16 @@ TEST(StackedBands, EdgesSkippingABandOrGoingUpRunAlongALane) {
                                        {"c", "a", "#000000", "", true, true}};
   const std::string svg = renderStackedBands(bands, edges);
   // Two lanes right of the 80-point drawing: at 80 + 14 and 80 + 14 + 8.
-  EXPECT_NE(svg.find("viewBox=\"0.00 0.00 110.00 204.00\""), std::string::npos) << svg.substr(0, 200);
+  EXPECT_NE(svg.find("viewBox=\"0.00 0.00 110.00 164.00\""), std::string::npos) << svg.substr(0, 200);
   const std::string down = crossEdge(svg, "a", "c");
   EXPECT_NE(down.find("L94.00,"), std::string::npos) << down;
   EXPECT_NE(down.find("stroke-dasharray=\"5,2\""), std::string::npos);
-  // c's top is 2 × (44 + 36) + 4 = 164.
-  EXPECT_NE(down.find(" 40.00,164.00 "), std::string::npos) << down;
+  // c's top is 2 × (44 + 16) + 4 = 124.
+  EXPECT_NE(down.find(" 40.00,124.00 "), std::string::npos) << down;
   const std::string up = crossEdge(svg, "c", "a");
   EXPECT_NE(up.find("L102.00,"), std::string::npos) << up;
-  // Upwards: leaves c's top (164), the vee's tip touches a's bottom (40).
-  EXPECT_NE(up.find("d=\"M40.00,164.00"), std::string::npos) << up;
+  // Upwards: leaves c's top (124), the vee's tip touches a's bottom (40).
+  EXPECT_NE(up.find("d=\"M40.00,124.00"), std::string::npos) << up;
   EXPECT_NE(up.find(" 40.00,40.00 "), std::string::npos) << up;
 }
 
