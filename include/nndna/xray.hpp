@@ -266,6 +266,7 @@ class ContextScope {
 
  private:
   detail::ThreadState* thread_ = nullptr;
+  std::uint32_t depth_ = 0;
 };
 
 // Wraps a callable so that it runs under the caller's current span, wherever it is invoked

@@ -22,14 +22,14 @@ CxaThrow realCxaThrow() {
   return real;
 }
 
-thread_local bool t_inHook = false;
+[[gnu::tls_model("initial-exec")]] thread_local bool t_inHook = false;
 
 void noteException(void* object, std::type_info* type) noexcept {
   if (t_inHook) return;
   t_inHook = true;
   try {
     auto* thread = nndna::xray::detail::existingThreadState();
-    if (thread != nullptr && !thread->stack.empty()) {
+    if (thread != nullptr && thread->depth.load(std::memory_order_relaxed) > 0) {
       std::string text = nndna::xray::detail::demangle(type->name());
       // libstdc++'s own catch matching: is the thrown object a std::exception?
       void* adjusted = object;

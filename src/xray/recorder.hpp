@@ -1,19 +1,49 @@
-// Internal: where spans live while open, and where they go when they close (the in-process
-// session buffers and the event stream). Shared by span.cpp, session.cpp and stream.cpp.
+// Internal: how spans are recorded. Shared by span.cpp, thread_state.cpp, session.cpp,
+// stream.cpp and the exception hook.
+//
+// The common case decides the design: a span that opens and closes on one thread while a
+// Session is active. Each thread owns
+//   - a stack of open spans in fixed slots (blocks that never move), written only by that
+//     thread; other threads may read a consistent copy of a slot (a seqlock whose sequence is
+//     the span id) to mark it open at Session::finish or at exit;
+//   - fixed-size records of its finished spans, appended to a chunk without any lock and
+//     published by a release store of the chunk's count; the thread's mutex is taken only to
+//     swap chunks (once per Chunk::kCapacity spans) and by the collector.
+// Names live inline in the records (up to ShortName::kCapacity bytes), timestamps are raw ticks
+// converted to nanoseconds only when a trace is assembled, and what most spans never set
+// (inputs, output, error, tags, metadata, a long name) lives in SpanDetails, allocated only when
+// needed.
 #pragma once
 
 #include <nndna/xray.hpp>
 
+#include <array>
+#include <atomic>
+#include <bit>
 #include <chrono>
-#include <memory>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+// Nothing here is part of the library's interface: hidden symbols are called directly (no PLT)
+// and may be inlined across the library's own calls.
+#pragma GCC visibility push(hidden)
+
 namespace nndna::xray::detail {
+
+// ============================================================================================
+// Time
+// ============================================================================================
 
 inline std::int64_t nowNs() noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -21,81 +51,298 @@ inline std::int64_t nowNs() noexcept {
       .count();
 }
 
-// What most spans never set, kept out of line so the hot record stays small: a session holds
-// one record per span, and memory traffic is most of an enabled span's cost.
+// True when the x86 time-stamp counter is invariant (constant rate in every power state,
+// CPUID 0x80000007 EDX bit 8) and NNDNA_XRAY_CLOCK is not "steady".
+bool detectInvariantTsc() noexcept;
+// Whether spans are stamped with the time-stamp counter; decided once per process.
+inline bool ticksAreTsc() noexcept {
+  static const bool tsc = detectInvariantTsc();
+  return tsc;
+}
+
+// A span timestamp: the time-stamp counter (a few ns to read, against ~20–30 ns for
+// steady_clock::now through the vDSO), or steady_clock nanoseconds where the counter is not
+// usable. Converted to nanoseconds with a TickScale when a trace is assembled or streamed.
+inline std::int64_t ticks() noexcept {
+#if defined(__x86_64__)
+  if (ticksAreTsc()) return static_cast<std::int64_t>(__rdtsc());
+#endif
+  return nowNs();
+}
+
+// Maps ticks to steady_clock nanoseconds: linear through two (ticks, ns) readings, the first
+// taken when the library was loaded and the second when the scale is made, so the longer the
+// process runs the finer the rate. Identity when ticks are nanoseconds already.
+struct TickScale {
+  std::int64_t tick0 = 0;
+  std::int64_t ns0 = 0;
+  double nsPerTick = 1.0;
+  std::int64_t toNs(std::int64_t tick) const noexcept {
+    return ns0 + static_cast<std::int64_t>(static_cast<double>(tick - tick0) * nsPerTick);
+  }
+};
+TickScale currentTickScale() noexcept;
+
+// ============================================================================================
+// Span records
+// ============================================================================================
+
+// A span name stored inline: the first kCapacity bytes and the length. A longer name keeps its
+// first bytes here (all that other threads can see of it) and the whole name in SpanDetails.
+struct ShortName {
+  static constexpr std::size_t kCapacity = 23;
+  std::array<char, kCapacity + 1> bytes{};  // the last byte holds the stored length
+
+  static ShortName of(std::string_view name) noexcept {
+    ShortName n;
+    std::size_t size = name.size() < kCapacity ? name.size() : kCapacity;
+    if (size > 0) std::memcpy(n.bytes.data(), name.data(), size);
+    n.bytes[kCapacity] = static_cast<char>(size);
+    return n;
+  }
+  std::string_view view() const noexcept {
+    return {bytes.data(), static_cast<std::size_t>(static_cast<unsigned char>(bytes[kCapacity]))};
+  }
+};
+static_assert(sizeof(ShortName) == 24);
+using NameWords = std::array<std::uint64_t, 3>;
+
+// What most spans never set, kept out of line so the hot records stay small.
 struct SpanDetails {
+  std::string longName;  // the whole name when it is longer than ShortName::kCapacity
   std::vector<std::pair<std::string, std::string>> inputs;
   std::optional<std::string> output;
   std::optional<std::string> error;
   std::string kind;
   std::vector<std::string> tags;
   nlohmann::json meta;  // null until something is annotated
+  bool captureOutput = true;
 };
 
-struct SpanRecord {
-  std::uint64_t id = 0;
-  std::uint64_t parent = 0;  // 0: a root
-  std::int64_t startNs = 0;
-  std::int64_t endNs = 0;
-  std::uint64_t generation = 0;  // the session it was opened in (0: none)
-  int thread = 0;
-  bool captureOutput = true;
-  bool open = false;
-  std::string name;
+// One slot of a thread's open-span stack. The atomic fields are written by the owning thread
+// only and may be read by any thread (readOpenSpans); `details` is the owner's alone.
+struct OpenSpan {
+  std::atomic<std::uint64_t> id{0};  // 0 while the slot is being rewritten (the seqlock)
+  std::atomic<std::uint64_t> parent{0};
+  std::atomic<std::int64_t> startTicks{0};
+  std::atomic<std::uint64_t> generation{0};  // the session it was opened in (0: none)
+  std::array<std::atomic<std::uint64_t>, 3> name{};  // a ShortName
+  // A ContextScope's entry: `id` is another thread's span, the parent of this thread's next
+  // spans; not a span of this thread.
+  std::atomic<bool> marker{false};
   std::unique_ptr<SpanDetails> details;
 
   SpanDetails& more() {
     if (!details) details = std::make_unique<SpanDetails>();
     return *details;
   }
-  SpanRecord clone() const {
-    SpanRecord copy{id, parent, startNs, endNs, generation, thread, captureOutput, open, name, nullptr};
-    if (details) copy.details = std::make_unique<SpanDetails>(*details);
-    return copy;
+  ShortName shortName() const noexcept {
+    NameWords words{name[0].load(std::memory_order_relaxed), name[1].load(std::memory_order_relaxed),
+                    name[2].load(std::memory_order_relaxed)};
+    return std::bit_cast<ShortName>(words);
   }
 };
 
-// An entry of a thread's span stack: a real span, or a marker that a ContextScope pushed to
-// parent this thread's next spans under another thread's span.
-struct StackEntry {
-  SpanRecord record;
-  bool marker = false;
+struct OpenBlock {
+  static constexpr std::size_t kSlots = 64;
+  std::array<OpenSpan, kSlots> slots;
+  std::atomic<OpenBlock*> next{nullptr};  // the chain other threads follow
 };
 
-struct ThreadState {
-  ThreadState();
-  ~ThreadState();
+// A finished span: 64 bytes, one cache line.
+struct FinishedSpan {
+  std::uint64_t id = 0;
+  std::uint64_t parent = 0;  // 0: a root
+  std::int64_t startTicks = 0;
+  std::int64_t endTicks = 0;
+  std::unique_ptr<SpanDetails> details;
+  ShortName name;
+};
+static_assert(sizeof(FinishedSpan) == 64);
+
+// Finished spans of one thread and one session, in one block of memory. Only the owning thread
+// appends; records below `count` never change again, so a collector may read them while the
+// owner appends more. Records are constructed as they are appended, so a chunk's memory is
+// touched only as it fills.
+class Chunk {
+ public:
+  // A thread's first chunk of a session is small (64 KiB); a thread that fills it gets large
+  // ones (2 MiB, advised as a huge page where the kernel supports it: one page fault per
+  // 32,768 spans rather than one per 64 — fresh-memory faults were a large part of a span).
+  static constexpr std::uint32_t kSmall = 1024;
+  static constexpr std::uint32_t kLarge = 32768;
+
+  explicit Chunk(std::uint32_t capacity);  // throws std::bad_alloc
+  ~Chunk();
+  Chunk(const Chunk&) = delete;
+  Chunk& operator=(const Chunk&) = delete;
+
+  std::uint32_t capacity() const noexcept { return capacity_; }
+  std::uint32_t size(std::memory_order order = std::memory_order_acquire) const noexcept { return count_.load(order); }
+  bool full() const noexcept { return count_.load(std::memory_order_relaxed) == capacity_; }
+  FinishedSpan& operator[](std::uint32_t i) noexcept { return records_[i]; }
+  // The owner only; requires !full().
+  void append(FinishedSpan&& span) noexcept {
+    std::uint32_t n = count_.load(std::memory_order_relaxed);
+    std::construct_at(records_ + n, std::move(span));
+    count_.store(n + 1, std::memory_order_release);
+  }
+  // Destroys the records; only when no other thread reads or appends.
+  void clear() noexcept;
+
+  std::uint64_t generation = 0;
+  int thread = 0;
+
+ private:
+  struct FreeMemory {
+    std::size_t bytes;
+    void operator()(void* p) const noexcept;
+  };
+  static void* allocate(std::size_t bytes);
+  std::uint32_t capacity_;
+  std::atomic<std::uint32_t> count_{0};
+  std::unique_ptr<void, FreeMemory> memory_;
+  FinishedSpan* records_;
+};
+
+// A consistent copy of another thread's open span.
+struct OpenSpanView {
+  std::uint64_t id = 0;
+  std::uint64_t parent = 0;
+  std::int64_t startTicks = 0;
+  std::uint64_t generation = 0;
+  ShortName name;
+  int thread = 0;
+};
+
+// ============================================================================================
+// Threads
+// ============================================================================================
+
+struct [[gnu::visibility("hidden")]] ThreadState {
+  explicit ThreadState(int index);
   ThreadState(const ThreadState&) = delete;
   ThreadState& operator=(const ThreadState&) = delete;
 
-  int index = 0;
-  std::vector<StackEntry> stack;
-  // Finished spans of the active session, in fixed-capacity chunks (growing one big vector
-  // would move every record at each doubling); collected by Session::finish under the mutex.
-  std::mutex mutex;
-  std::vector<std::vector<SpanRecord>> finished;
+  const int index;
+
+  // --- open spans ---
+  // Number of open slots; written by the owner (release), read by anyone (acquire).
+  std::atomic<std::uint32_t> depth{0};
+  OpenSpan& slot(std::uint32_t at) {
+    return at < OpenBlock::kSlots ? first.slots[at] : slotBeyondFirst(at);
+  }
+  // The slot at `at`, allocating blocks as the stack grows. May throw std::bad_alloc.
+  OpenSpan& slotForPush(std::uint32_t at) {
+    return at < OpenBlock::kSlots ? first.slots[at] : growTo(at);
+  }
+  const OpenBlock& firstBlock() const noexcept { return first; }
+  // Drops the slots from `at` up (the owner's details included) and publishes the new depth.
+  void popTo(std::uint32_t at) noexcept {
+    std::uint32_t top = depth.load(std::memory_order_relaxed);
+    for (std::uint32_t i = at; i < top; ++i) slot(i).details.reset();
+    depth.store(at, std::memory_order_release);
+  }
+
+  // --- ids: taken in blocks from a process-wide counter, so no shared cache line per span ---
+  std::uint64_t nextId() noexcept {
+    if (idNext_ == idEnd_) [[unlikely]]
+      refillIds();
+    return idNext_++;
+  }
+
+  // --- finished spans of the active session ---
+  // Appends a closed span to this thread's chunk for `generation`. No lock in the common case.
+  void keep(std::uint64_t generation, FinishedSpan&& span) {
+    Chunk* chunk = current.get();
+    if (chunk == nullptr || chunk->generation != generation || chunk->full()) [[unlikely]]
+      chunk = &chunkFor(generation);
+    chunk->append(std::move(span));
+  }
+  std::mutex mutex;  // guards the swap of `current` and the `full` list (not its records)
+  std::unique_ptr<Chunk> current;
+  std::vector<std::unique_ptr<Chunk>> full;
+
   // "TypeName: what()" of the last exception thrown on this thread while a span was open
   // (filled by the __cxa_throw hook); RAII spans left by unwinding record it.
   std::string lastException;
+
+ private:
+  OpenSpan& slotBeyondFirst(std::uint32_t at) {
+    return more_[at / OpenBlock::kSlots - 1]->slots[at % OpenBlock::kSlots];
+  }
+  OpenSpan& growTo(std::uint32_t at);
+  void refillIds() noexcept;
+  Chunk& chunkFor(std::uint64_t generation);
+
+  OpenBlock first;
+  std::vector<std::unique_ptr<OpenBlock>> more_;  // the owner's index of the blocks after `first`
+  std::uint64_t idNext_ = 0;
+  std::uint64_t idEnd_ = 0;
 };
 
-ThreadState& threadState();
+// This thread's state, created on first use; nullptr once the thread's storage is being torn
+// down (spans opened then are not recorded).
+ThreadState* threadState();
 // This thread's state if it already exists; never creates it (safe where the registry lock may
 // be held, e.g. inside the throw hook).
 ThreadState* existingThreadState() noexcept;
-// Every live ThreadState is registered so a session can collect its finished spans; a thread
-// that exits hands its leftovers to the registry.
-void registerThread(ThreadState* thread);
-void unregisterThread(ThreadState* thread);
-std::uint64_t nextSpanId() noexcept;
+
+// Copies the open spans of `thread` (markers excluded) that are consistent at the time of
+// reading; a slot being rewritten is skipped. Safe from any thread while the registry lock is
+// held (the state cannot be destroyed meanwhile).
+void readOpenSpans(const ThreadState& thread, std::vector<OpenSpanView>& out);
+
+// ============================================================================================
+// The registry: every live thread state, finished chunks of exited threads, spare chunks
+// ============================================================================================
+
+// An empty chunk of `capacity` records: a spare one if there is one, else a new one. May throw
+// std::bad_alloc.
+std::unique_ptr<Chunk> takeChunk(std::uint32_t capacity);
+// Keeps emptied chunks for reuse, up to a bound; frees the rest.
+void recycleChunks(std::vector<std::unique_ptr<Chunk>>&& chunks) noexcept;
+
+// Everything a session recorded, taken out of the registry at Session::finish.
+struct Harvest {
+  std::vector<std::unique_ptr<Chunk>> chunks;  // may hold other generations: filter
+  std::vector<std::pair<FinishedSpan, int>> loose;  // from chunks that stay with their thread
+  std::vector<OpenSpanView> open;                  // still open on other threads
+};
+// Stops the session `generation` and takes its spans. `self` (may be null) is skipped for open
+// spans: the caller reads its own stack with the details.
+Harvest stopAndHarvest(std::uint64_t generation, const ThreadState* self);
+// Starts session `generation` (throws std::logic_error if one is active) and drops old buffers.
+void startSessionBuffers(std::uint64_t generation, std::int64_t startTicks);
+std::int64_t sessionStartTicks() noexcept;
+
+// Ids of the spans open on every thread, for the exit and terminate lines. Takes the registry
+// lock only if it is free within a short wait (a dying process must not hang); nullopt if not.
+std::optional<std::vector<std::uint64_t>> openSpanIdsForExit(std::int64_t sinceTicks) noexcept;
+
 std::string spanIdText(std::uint64_t id);
 
-// Sinks.
-std::uint64_t activeGeneration() noexcept;  // 0 when no session is active
-void keepForSession(ThreadState& thread, SpanRecord&& record);
-bool streamingActive() noexcept;
-void streamBegin(const SpanRecord& record);
-void streamEnd(const SpanRecord& record);
+// ============================================================================================
+// Sinks
+// ============================================================================================
+
+// Read on every span, so inline: the generation of the active session (0: none) and the
+// stream's file descriptor (-1: not streaming).
+extern std::atomic<std::uint64_t> g_generation;
+extern std::atomic<int> g_streamFd;
+inline std::uint64_t activeGeneration() noexcept { return g_generation.load(std::memory_order_relaxed); }
+inline bool streamingActive() noexcept { return g_streamFd.load(std::memory_order_relaxed) >= 0; }
+
+struct StreamedBegin {
+  std::uint64_t id;
+  std::uint64_t parent;
+  std::string_view name;
+  std::int64_t startTicks;
+  int thread;
+  const SpanDetails* details;
+};
+void streamBegin(const StreamedBegin& span);
+void streamEnd(std::uint64_t id, std::int64_t endTicks, const SpanDetails* details);
 // Recomputes g_enabled from the session and stream states.
 void refreshEnabled() noexcept;
 
@@ -108,3 +355,5 @@ struct FlatSpan {
 Trace assembleTrace(std::vector<FlatSpan> spans);
 
 }  // namespace nndna::xray::detail
+
+#pragma GCC visibility pop

@@ -1,8 +1,7 @@
-// In-process capture: the thread registry, session generations, Session::finish.
-#include <algorithm>
+// In-process capture: Session start and finish (turning recorded spans into a Trace).
 #include <atomic>
-#include <mutex>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "xray/recorder.hpp"
 
@@ -10,93 +9,45 @@ namespace nndna::xray {
 namespace detail {
 namespace {
 
-struct Registry {
-  std::mutex mutex;
-  std::vector<ThreadState*> threads;
-  std::vector<std::vector<SpanRecord>> orphans;  // finished spans of threads that have exited
-  std::int64_t sessionStartNs = 0;
-};
-
-Registry& registry() {
-  // Leaked on purpose: threads may exit (and unregister) after static destruction began.
-  static auto* r = new Registry();
-  return *r;
-}
-
-std::atomic<std::uint64_t> g_generation{0};  // of the active session; 0 = none
 std::atomic<std::uint64_t> g_lastGeneration{0};
 
-}  // namespace
+double msBetween(std::int64_t fromNs, std::int64_t toNs) { return static_cast<double>(toNs - fromNs) / 1e6; }
 
-void registerThread(ThreadState* thread) {
-  auto& r = registry();
-  std::lock_guard lock(r.mutex);
-  r.threads.push_back(thread);
-}
+struct Converter {
+  TickScale scale;
+  std::int64_t originNs;
+  std::int64_t endTicks;
 
-void unregisterThread(ThreadState* thread) {
-  auto& r = registry();
-  std::lock_guard lock(r.mutex);
-  std::erase(r.threads, thread);
-  std::lock_guard threadLock(thread->mutex);
-  for (auto& chunk : thread->finished) r.orphans.push_back(std::move(chunk));
-  thread->finished.clear();
-}
-
-std::uint64_t activeGeneration() noexcept { return g_generation.load(std::memory_order_relaxed); }
-
-void keepForSession(ThreadState& thread, SpanRecord&& record) {
-  constexpr std::size_t kChunk = 1024;
-  std::lock_guard lock(thread.mutex);
-  auto& chunks = thread.finished;
-  if (chunks.empty() || chunks.back().size() == kChunk) {
-    chunks.emplace_back();
-    chunks.back().reserve(kChunk);
+  FlatSpan node(std::uint64_t id, std::uint64_t parent, std::int64_t startTicks, std::int64_t endTick,
+                std::string_view shortName, SpanDetails* details, int thread, bool open) const {
+    FlatSpan flat;
+    auto& n = flat.node;
+    n.id = spanIdText(id);
+    std::int64_t startNs = scale.toNs(startTicks);
+    n.startMs = msBetween(originNs, startNs);
+    n.latencyMs = msBetween(startNs, scale.toNs(endTick));
+    n.name = details != nullptr && !details->longName.empty() ? std::move(details->longName) : std::string(shortName);
+    if (details != nullptr) {
+      n.inputs = std::move(details->inputs);
+      n.output = std::move(details->output);
+      n.error = std::move(details->error);
+      n.kind = std::move(details->kind);
+      n.tags = std::move(details->tags);
+      if (details->meta.is_object()) n.meta = std::move(details->meta);
+    }
+    n.open = open;
+    n.thread = thread;
+    if (parent != 0) flat.parentId = spanIdText(parent);
+    return flat;
   }
-  chunks.back().push_back(std::move(record));
-}
+};
 
-namespace {
-FlatSpan toFlat(SpanRecord&& r, std::int64_t originNs) {
-  FlatSpan flat;
-  auto& n = flat.node;
-  n.id = spanIdText(r.id);
-  n.name = std::move(r.name);
-  n.startMs = static_cast<double>(r.startNs - originNs) / 1e6;
-  n.latencyMs = static_cast<double>(r.endNs - r.startNs) / 1e6;
-  if (auto& d = r.details) {
-    n.inputs = std::move(d->inputs);
-    n.output = std::move(d->output);
-    n.error = std::move(d->error);
-    n.kind = std::move(d->kind);
-    n.tags = std::move(d->tags);
-    if (d->meta.is_object()) n.meta = std::move(d->meta);
-  }
-  n.open = r.open;
-  n.thread = r.thread;
-  if (r.parent != 0) flat.parentId = spanIdText(r.parent);
-  return flat;
-}
 }  // namespace
-
 }  // namespace detail
 
 Session::Session() {
-  auto& r = detail::registry();
-  std::unique_lock lock(r.mutex);
-  if (detail::g_generation.load() != 0) {
-    lock.unlock();
-    throw std::logic_error("nndna::xray::Session: another session is already active");
-  }
-  r.orphans.clear();
-  for (auto* thread : r.threads) {
-    std::lock_guard threadLock(thread->mutex);
-    thread->finished.clear();
-  }
   generation_ = detail::g_lastGeneration.fetch_add(1) + 1;
-  r.sessionStartNs = detail::nowNs();
-  detail::g_generation.store(generation_);
-  detail::refreshEnabled();
+  detail::startSessionBuffers(generation_, detail::ticks());
 }
 
 Session::~Session() {
@@ -112,37 +63,51 @@ Session::~Session() {
 Trace Session::finish() {
   if (finished_) throw std::logic_error("nndna::xray::Session::finish called twice");
   finished_ = true;
-  std::int64_t endNs = detail::nowNs();
-  std::vector<std::vector<detail::SpanRecord>> chunks;
-  auto& r = detail::registry();
-  {
-    std::lock_guard lock(r.mutex);
-    detail::g_generation.store(0);
-    detail::refreshEnabled();
-    chunks = std::move(r.orphans);
-    r.orphans.clear();
-    for (auto* thread : r.threads) {
-      std::lock_guard threadLock(thread->mutex);
-      for (auto& chunk : thread->finished) chunks.push_back(std::move(chunk));
-      thread->finished.clear();
-    }
-  }
-  std::size_t total = 0;
-  for (const auto& chunk : chunks) total += chunk.size();
+  std::int64_t endTicks = detail::ticks();
+  detail::ThreadState* self = detail::existingThreadState();
+  detail::Harvest harvest = detail::stopAndHarvest(generation_, self);
+  detail::TickScale scale = detail::currentTickScale();
+  const detail::Converter convert{scale, scale.toNs(detail::sessionStartTicks()), endTicks};
+
+  // A span that closed while it was being collected can be both finished and open: finished wins.
+  std::unordered_set<std::uint64_t> openElsewhere;
+  for (const auto& v : harvest.open) openElsewhere.insert(v.id);
+
+  std::size_t total = harvest.loose.size() + harvest.open.size();
+  for (const auto& chunk : harvest.chunks) total += chunk->size();
   std::vector<detail::FlatSpan> flat;
-  flat.reserve(total + detail::threadState().stack.size());
-  for (auto& chunk : chunks) {
-    for (auto& record : chunk)
-      if (record.generation == generation_) flat.push_back(detail::toFlat(std::move(record), r.sessionStartNs));
-    std::vector<detail::SpanRecord>().swap(chunk);  // release as we go
+  flat.reserve(total + (self != nullptr ? self->depth.load(std::memory_order_relaxed) : 0));
+  auto addFinished = [&](detail::FinishedSpan& s, int thread) {
+    if (!openElsewhere.empty()) openElsewhere.erase(s.id);
+    flat.push_back(convert.node(s.id, s.parent, s.startTicks, s.endTicks, s.name.view(), s.details.get(), thread, false));
+  };
+  for (auto& chunk : harvest.chunks) {
+    if (chunk->generation != generation_) continue;
+    std::uint32_t n = chunk->size();
+    for (std::uint32_t i = 0; i < n; ++i) addFinished((*chunk)[i], chunk->thread);
   }
-  // Spans still open on this thread: recorded as open, lasting until now.
-  for (const auto& entry : detail::threadState().stack) {
-    if (entry.marker || entry.record.generation != generation_) continue;
-    detail::SpanRecord copy = entry.record.clone();
-    copy.open = true;
-    copy.endNs = endNs;
-    flat.push_back(detail::toFlat(std::move(copy), r.sessionStartNs));
+  detail::recycleChunks(std::move(harvest.chunks));
+  for (auto& [span, thread] : harvest.loose) addFinished(span, thread);
+
+  // Spans still open on other threads: what their slots show (name, start, parent); their
+  // inputs and annotations belong to the running thread and are not read from here.
+  for (const auto& v : harvest.open)
+    if (openElsewhere.contains(v.id))
+      flat.push_back(convert.node(v.id, v.parent, v.startTicks, endTicks, v.name.view(), nullptr, v.thread, true));
+
+  // Spans still open on this thread: everything, details included.
+  if (self != nullptr) {
+    std::uint32_t depth = self->depth.load(std::memory_order_relaxed);
+    for (std::uint32_t i = 0; i < depth; ++i) {
+      detail::OpenSpan& s = self->slot(i);
+      if (s.marker.load(std::memory_order_relaxed) || s.generation.load(std::memory_order_relaxed) != generation_)
+        continue;
+      std::unique_ptr<detail::SpanDetails> copy;
+      if (s.details) copy = std::make_unique<detail::SpanDetails>(*s.details);
+      flat.push_back(convert.node(s.id.load(std::memory_order_relaxed), s.parent.load(std::memory_order_relaxed),
+                                  s.startTicks.load(std::memory_order_relaxed), endTicks, s.shortName().view(),
+                                  copy.get(), self->index, true));
+    }
   }
   return detail::assembleTrace(std::move(flat));
 }

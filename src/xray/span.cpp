@@ -1,74 +1,62 @@
-// Span lifecycle: per-thread stacks of open spans, ids, context hand-off, annotations.
+// Span lifecycle on the owning thread: open (push a slot), close (append a finished record,
+// stream the end, pop), annotations, context hand-off.
 #include <cxxabi.h>
 
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <mutex>
 
 #include "xray/recorder.hpp"
 
 namespace nndna::xray {
 namespace detail {
 namespace {
-std::atomic<std::uint64_t> g_nextId{1};
-std::atomic<int> g_nextThread{0};
-}  // namespace
 
-namespace {
-thread_local ThreadState* t_existing = nullptr;
+// Writes a slot for other threads to read consistently (see readOpenSpans): the id is zeroed
+// before the fields change and set last.
+void publishSlot(OpenSpan& slot, std::uint64_t id, std::uint64_t parent, std::int64_t startTicks,
+                 std::uint64_t generation, const ShortName& name, bool marker) noexcept {
+  slot.id.store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  slot.parent.store(parent, std::memory_order_relaxed);
+  slot.startTicks.store(startTicks, std::memory_order_relaxed);
+  slot.generation.store(generation, std::memory_order_relaxed);
+  auto words = std::bit_cast<NameWords>(name);
+  for (std::size_t i = 0; i < words.size(); ++i) slot.name[i].store(words[i], std::memory_order_relaxed);
+  slot.marker.store(marker, std::memory_order_relaxed);
+  slot.id.store(id, std::memory_order_release);
 }
 
-ThreadState::ThreadState() : index(g_nextThread.fetch_add(1, std::memory_order_relaxed)) {
-  stack.reserve(64);
-  registerThread(this);
-  t_existing = this;
-}
-
-ThreadState::~ThreadState() {
-  t_existing = nullptr;
-  unregisterThread(this);
-}
-
-ThreadState* existingThreadState() noexcept { return t_existing; }
-
-ThreadState& threadState() {
-  thread_local ThreadState state;
-  return state;
-}
-
-std::uint64_t nextSpanId() noexcept { return g_nextId.fetch_add(1, std::memory_order_relaxed); }
-
-std::string spanIdText(std::uint64_t id) { return "s" + std::to_string(id); }
-
-namespace {
 // The innermost real span of this thread (markers are other threads' spans: not ours to edit).
-SpanRecord* currentRecord() {
+OpenSpan* currentSpan() noexcept {
   if (!enabled()) return nullptr;
-  auto& stack = threadState().stack;
-  if (stack.empty() || stack.back().marker) return nullptr;
-  return &stack.back().record;
+  ThreadState* thread = existingThreadState();
+  if (thread == nullptr) return nullptr;
+  std::uint32_t depth = thread->depth.load(std::memory_order_relaxed);
+  if (depth == 0) return nullptr;
+  OpenSpan& top = thread->slot(depth - 1);
+  return top.marker.load(std::memory_order_relaxed) ? nullptr : &top;
 }
-}  // namespace
 
+}  // namespace
 }  // namespace detail
 
 void Span::begin(const detail::SpanSpec& spec) {
-  auto& thread = detail::threadState();
-  auto& stack = thread.stack;
-  depth_ = static_cast<std::uint32_t>(stack.size());
-  auto& entry = stack.emplace_back();
-  auto& r = entry.record;
-  r.id = detail::nextSpanId();
-  r.parent = depth_ > 0 ? stack[depth_ - 1].record.id : 0;
-  r.name.assign(spec.name);
-  if (!spec.kind.empty()) r.more().kind.assign(spec.kind);
-  r.thread = thread.index;
-  r.captureOutput = spec.captureOutput;
-  r.generation = detail::activeGeneration();
-  if (!spec.tags.empty()) r.more().tags.assign(spec.tags.begin(), spec.tags.end());
+  detail::ThreadState* thread = detail::threadState();
+  if (thread == nullptr) return;  // the thread is ending: nothing to record into
+
+  // Everything that may throw happens before the stack changes.
+  std::unique_ptr<detail::SpanDetails> details;
+  auto more = [&details]() -> detail::SpanDetails& {
+    if (!details) details = std::make_unique<detail::SpanDetails>();
+    return *details;
+  };
+  if (spec.name.size() > detail::ShortName::kCapacity) more().longName.assign(spec.name);
+  if (!spec.kind.empty()) more().kind.assign(spec.kind);
+  if (!spec.tags.empty()) more().tags.assign(spec.tags.begin(), spec.tags.end());
+  if (!spec.captureOutput) more().captureOutput = false;
   if (!spec.inputs.empty()) {
-    auto& inputs = r.more().inputs;
+    auto& inputs = more().inputs;
     inputs.reserve(spec.inputs.size());
     for (const Arg& arg : spec.inputs) {
       bool secret = looksSecret(arg.name()) ||
@@ -76,72 +64,106 @@ void Span::begin(const detail::SpanSpec& spec) {
       inputs.emplace_back(std::string(arg.name()), secret ? std::string(kRedacted) : arg.text());
     }
   }
-  thread_ = &thread;
+  std::uint32_t depth = thread->depth.load(std::memory_order_relaxed);
+  detail::OpenSpan& slot = thread->slotForPush(depth);
+
+  std::uint64_t id = thread->nextId();
+  std::uint64_t parent = depth > 0 ? thread->slot(depth - 1).id.load(std::memory_order_relaxed) : 0;
+  std::uint64_t generation = detail::activeGeneration();
   uncaughtAtStart_ = std::uncaught_exceptions();
-  r.startNs = detail::nowNs();
-  if (detail::streamingActive()) detail::streamBegin(r);
+  std::int64_t startTicks = detail::ticks();
+  slot.details = std::move(details);
+  detail::publishSlot(slot, id, parent, startTicks, generation, detail::ShortName::of(spec.name), false);
+  thread->depth.store(depth + 1, std::memory_order_release);
+  thread_ = thread;
+  depth_ = depth;
+
+  if (detail::streamingActive()) [[unlikely]] {
+    try {
+      detail::streamBegin({id, parent, spec.name, startTicks, thread->index, slot.details.get()});
+    } catch (...) {
+      // No memory for the line: the span is still recorded in process.
+    }
+  }
 }
 
 void Span::end() noexcept {
-  std::int64_t endNs = detail::nowNs();
-  auto& stack = thread_->stack;
-  // RAII keeps spans LIFO; should a span outlive inner ones anyway, they close with it.
-  while (stack.size() > depth_ + 1) stack.pop_back();
-  if (stack.size() != depth_ + 1) return;
-  detail::SpanRecord record = std::move(stack.back().record);
-  stack.pop_back();
-  record.endNs = endNs;
-  if (std::uncaught_exceptions() > uncaughtAtStart_ && !(record.details && record.details->error)) {
+  std::int64_t endTicks = detail::ticks();
+  detail::ThreadState& thread = *thread_;
+  std::uint32_t top = thread.depth.load(std::memory_order_relaxed);
+  if (top <= depth_) return;  // already closed with an enclosing span that ended first
+  // RAII keeps spans LIFO; should a span outlive inner ones anyway, they are dropped with it.
+  if (top > depth_ + 1) thread.popTo(depth_ + 1);
+  detail::OpenSpan& slot = thread.slot(depth_);
+  if (slot.marker.load(std::memory_order_relaxed)) return;  // our slot was popped and reused
+
+  if (std::uncaught_exceptions() > uncaughtAtStart_ && !(slot.details && slot.details->error)) {
     try {
-      record.more().error = thread_->lastException.empty() ? std::string("exception") : thread_->lastException;
+      slot.more().error = thread.lastException.empty() ? std::string("exception") : thread.lastException;
     } catch (...) {
       // Out of memory while unwinding: the span keeps no error text rather than terminating.
     }
   }
-  try {
-    if (detail::streamingActive()) detail::streamEnd(record);
-    if (record.generation != 0 && record.generation == detail::activeGeneration())
-      detail::keepForSession(*thread_, std::move(record));
-  } catch (...) {
-    // A destructor must not throw; a span that cannot be recorded (no memory) is dropped.
+  std::uint64_t id = slot.id.load(std::memory_order_relaxed);
+  if (detail::streamingActive()) [[unlikely]] {
+    try {
+      detail::streamEnd(id, endTicks, slot.details.get());
+    } catch (...) {
+      // A destructor must not throw; the line is lost, the span shows as unfinished.
+    }
   }
+  std::uint64_t generation = slot.generation.load(std::memory_order_relaxed);
+  if (generation != 0 && generation == detail::activeGeneration()) {
+    try {
+      thread.keep(generation, {id, slot.parent.load(std::memory_order_relaxed),
+                               slot.startTicks.load(std::memory_order_relaxed), endTicks, std::move(slot.details),
+                               slot.shortName()});
+    } catch (...) {
+      // No memory for a new chunk: the span is dropped.
+    }
+  }
+  // Published as finished before it leaves the open stack (the collector relies on the order).
+  thread.popTo(depth_);
 }
 
-bool Span::wantsOutput() const noexcept { return thread_->stack[depth_].record.captureOutput; }
+bool Span::wantsOutput() const noexcept {
+  const auto& details = thread_->slot(depth_).details;
+  return !details || details->captureOutput;
+}
 
-void Span::setOutputText(std::string text) { thread_->stack[depth_].record.more().output = std::move(text); }
+void Span::setOutputText(std::string text) { thread_->slot(depth_).more().output = std::move(text); }
 
 void Span::error(std::string_view message) {
-  if (active()) thread_->stack[depth_].record.more().error = std::string(message);
+  if (active()) thread_->slot(depth_).more().error = std::string(message);
 }
 
 void Span::tag(std::string_view tag) {
-  if (active()) thread_->stack[depth_].record.more().tags.emplace_back(tag);
+  if (active()) thread_->slot(depth_).more().tags.emplace_back(tag);
 }
 
 void Span::meta(std::string_view key, nlohmann::json value) {
   if (!active()) return;
-  auto& meta = thread_->stack[depth_].record.more().meta;
+  auto& meta = thread_->slot(depth_).more().meta;
   if (!meta.is_object()) meta = nlohmann::json::object();
   meta[std::string(key)] = std::move(value);
 }
 
 void annotate(std::string_view key, nlohmann::json value) {
-  if (auto* r = detail::currentRecord()) {
-    auto& meta = r->more().meta;
+  if (auto* span = detail::currentSpan()) {
+    auto& meta = span->more().meta;
     if (!meta.is_object()) meta = nlohmann::json::object();
     meta[std::string(key)] = std::move(value);
   }
 }
 
 void annotateError(std::string_view message) {
-  if (auto* r = detail::currentRecord()) r->more().error = std::string(message);
+  if (auto* span = detail::currentSpan()) span->more().error = std::string(message);
 }
 
 void annotate(const LlmUsage& usage) {
-  auto* r = detail::currentRecord();
-  if (r == nullptr) return;
-  auto& m = r->more().meta;
+  auto* span = detail::currentSpan();
+  if (span == nullptr) return;
+  auto& m = span->more().meta;
   if (!m.is_object()) m = nlohmann::json::object();
   if (!usage.model.empty()) m["model"] = std::string(usage.model);
   m["prompt_tokens"] = usage.promptTokens;
@@ -152,27 +174,29 @@ void annotate(const LlmUsage& usage) {
 
 Context currentContext() noexcept {
   if (!enabled()) return Context();
-  auto& stack = detail::threadState().stack;
-  return stack.empty() ? Context() : Context(stack.back().record.id);
+  detail::ThreadState* thread = detail::existingThreadState();
+  if (thread == nullptr) return Context();
+  std::uint32_t depth = thread->depth.load(std::memory_order_relaxed);
+  return depth == 0 ? Context() : Context(thread->slot(depth - 1).id.load(std::memory_order_relaxed));
 }
 
 ContextScope::ContextScope(Context context) {
   if (!enabled() || !context) return;
-  thread_ = &detail::threadState();
-  auto& entry = thread_->stack.emplace_back();
-  entry.marker = true;
-  entry.record.id = context.spanId();
+  detail::ThreadState* thread = detail::threadState();
+  if (thread == nullptr) return;
+  std::uint32_t depth = thread->depth.load(std::memory_order_relaxed);
+  detail::OpenSpan& slot = thread->slotForPush(depth);
+  slot.details.reset();
+  detail::publishSlot(slot, context.spanId(), 0, 0, 0, {}, true);
+  thread->depth.store(depth + 1, std::memory_order_release);
+  thread_ = thread;
+  depth_ = depth;
 }
 
 ContextScope::~ContextScope() {
   if (thread_ == nullptr) return;
   // Pop our marker (and anything a misbehaving caller left above it).
-  auto& stack = thread_->stack;
-  while (!stack.empty()) {
-    bool mine = stack.back().marker;
-    stack.pop_back();
-    if (mine) break;
-  }
+  if (thread_->depth.load(std::memory_order_relaxed) > depth_) thread_->popTo(depth_);
 }
 
 namespace detail {

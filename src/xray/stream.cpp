@@ -17,16 +17,27 @@ namespace nndna::xray {
 namespace detail {
 namespace {
 
-std::atomic<int> g_fd{-1};
 std::atomic<std::int64_t> g_streamStartNs{0};
+std::atomic<std::int64_t> g_streamStartTicks{0};
 std::terminate_handler g_previousTerminate = nullptr;
 
 double msSinceStart(std::int64_t ns) {
   return static_cast<double>(ns - g_streamStartNs.load(std::memory_order_relaxed)) / 1e6;
 }
+double msSinceStartTicks(std::int64_t ticks) { return msSinceStart(currentTickScale().toNs(ticks)); }
+
+// The spans open on every thread when the process ends, as a JSON array of ids; null when the
+// threads could not be read in time (the reader then relies on the missing closing lines).
+nlohmann::json openSpansNow() {
+  auto ids = openSpanIdsForExit(g_streamStartTicks.load(std::memory_order_relaxed));
+  if (!ids) return nullptr;
+  nlohmann::json list = nlohmann::json::array();
+  for (std::uint64_t id : *ids) list.push_back(spanIdText(id));
+  return list;
+}
 
 void writeLine(const nlohmann::json& event) {
-  int fd = g_fd.load(std::memory_order_relaxed);
+  int fd = g_streamFd.load(std::memory_order_relaxed);
   if (fd < 0) return;
   // Invalid UTF-8 in user text must not make the line unwritable.
   std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -46,14 +57,14 @@ void writeLine(const nlohmann::json& event) {
 
 void writeExitLine() noexcept {
   try {
-    writeLine({{"ev", "exit"}, {"t", msSinceStart(nowNs())}});
+    writeLine({{"ev", "exit"}, {"t", msSinceStart(nowNs())}, {"open", openSpansNow()}});
   } catch (...) {
   }
 }
 
 [[noreturn]] void onTerminate() {
   try {
-    nlohmann::json event{{"ev", "terminate"}, {"t", msSinceStart(nowNs())}};
+    nlohmann::json event{{"ev", "terminate"}, {"t", msSinceStart(nowNs())}, {"open", openSpansNow()}};
     if (std::current_exception()) event["error"] = describeCurrentException();
     writeLine(event);
   } catch (...) {
@@ -62,10 +73,10 @@ void writeExitLine() noexcept {
   std::abort();
 }
 
-nlohmann::json inputsObject(const SpanRecord& r) {
+nlohmann::json inputsObject(const SpanDetails* details) {
   nlohmann::json inputs = nlohmann::json::object();
-  if (r.details)
-    for (const auto& [name, text] : r.details->inputs) inputs[name] = text;
+  if (details != nullptr)
+    for (const auto& [name, text] : details->inputs) inputs[name] = text;
   return inputs;
 }
 
@@ -87,30 +98,30 @@ nlohmann::json inputsObject(const SpanRecord& r) {
 
 }  // namespace
 
-bool streamingActive() noexcept { return g_fd.load(std::memory_order_relaxed) >= 0; }
+std::atomic<int> g_streamFd{-1};
 
 void refreshEnabled() noexcept {
   g_enabled.store(activeGeneration() != 0 || streamingActive(), std::memory_order_relaxed);
 }
 
-void streamBegin(const SpanRecord& r) {
+void streamBegin(const StreamedBegin& span) {
   nlohmann::json event{{"ev", "B"},
-                       {"id", spanIdText(r.id)},
-                       {"parent", r.parent != 0 ? nlohmann::json(spanIdText(r.parent)) : nlohmann::json()},
-                       {"name", r.name},
-                       {"t", msSinceStart(r.startNs)},
-                       {"thread", r.thread},
-                       {"inputs", inputsObject(r)}};
-  if (const auto* d = r.details.get()) {
+                       {"id", spanIdText(span.id)},
+                       {"parent", span.parent != 0 ? nlohmann::json(spanIdText(span.parent)) : nlohmann::json()},
+                       {"name", span.name},
+                       {"t", msSinceStartTicks(span.startTicks)},
+                       {"thread", span.thread},
+                       {"inputs", inputsObject(span.details)}};
+  if (const auto* d = span.details) {
     if (!d->kind.empty()) event["kind"] = d->kind;
     if (!d->tags.empty()) event["tags"] = d->tags;
   }
   writeLine(event);
 }
 
-void streamEnd(const SpanRecord& r) {
-  nlohmann::json event{{"ev", "E"}, {"id", spanIdText(r.id)}, {"t", msSinceStart(r.endNs)}};
-  if (const auto* d = r.details.get()) {
+void streamEnd(std::uint64_t id, std::int64_t endTicks, const SpanDetails* d) {
+  nlohmann::json event{{"ev", "E"}, {"id", spanIdText(id)}, {"t", msSinceStartTicks(endTicks)}};
+  if (d != nullptr) {
     if (d->output) event["output"] = *d->output;
     if (d->error) event["error"] = *d->error;
     if (d->meta.is_object() && !d->meta.empty()) event["meta"] = d->meta;
@@ -125,8 +136,9 @@ void startStreaming(const std::string& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) throw std::system_error(errno, std::generic_category(), "cannot open " + path);
   stopStreaming();
+  detail::g_streamStartTicks.store(detail::ticks());
   detail::g_streamStartNs.store(detail::nowNs());
-  detail::g_fd.store(fd);
+  detail::g_streamFd.store(fd);
   auto unixMs = std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::chrono::system_clock::now().time_since_epoch())
                     .count();
@@ -146,7 +158,7 @@ void startStreaming(const std::string& path) {
 bool streaming() noexcept { return detail::streamingActive(); }
 
 void stopStreaming() noexcept {
-  int fd = detail::g_fd.exchange(-1);
+  int fd = detail::g_streamFd.exchange(-1);
   detail::refreshEnabled();
   if (fd >= 0) ::close(fd);
 }
