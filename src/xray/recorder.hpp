@@ -91,18 +91,26 @@ TickScale currentTickScale() noexcept;
 // first bytes here (all that other threads can see of it) and the whole name in SpanDetails.
 struct ShortName {
   static constexpr std::size_t kCapacity = 23;
-  std::array<char, kCapacity + 1> bytes{};  // the last byte holds the stored length
+  std::array<char, kCapacity + 1> bytes{};  // the last byte: stored length, and whether cut
 
   static ShortName of(std::string_view name) noexcept {
     ShortName n;
-    std::size_t size = name.size() < kCapacity ? name.size() : kCapacity;
+    std::size_t size = name.size();
+    if (size > kCapacity) {
+      size = kCapacity;  // cut on a UTF-8 character boundary
+      while (size > 0 && (static_cast<unsigned char>(name[size]) & 0xC0) == 0x80) --size;
+    }
     if (size > 0) std::memcpy(n.bytes.data(), name.data(), size);
-    n.bytes[kCapacity] = static_cast<char>(size);
+    n.bytes[kCapacity] = static_cast<char>(size | (name.size() > kCapacity ? kCutFlag : 0));
     return n;
   }
-  std::string_view view() const noexcept {
-    return {bytes.data(), static_cast<std::size_t>(static_cast<unsigned char>(bytes[kCapacity]))};
-  }
+  // True when the name is longer than what is stored here.
+  bool cut() const noexcept { return (lengthByte() & kCutFlag) != 0; }
+  std::string_view view() const noexcept { return {bytes.data(), lengthByte() & ~kCutFlag}; }
+
+ private:
+  static constexpr std::size_t kCutFlag = 0x80;
+  std::size_t lengthByte() const noexcept { return static_cast<unsigned char>(bytes[kCapacity]); }
 };
 static_assert(sizeof(ShortName) == 24);
 using NameWords = std::array<std::uint64_t, 3>;

@@ -91,9 +91,13 @@ Trace Session::finish() {
 
   // Spans still open on other threads: what their slots show (name, start, parent); their
   // inputs and annotations belong to the running thread and are not read from here.
-  for (const auto& v : harvest.open)
-    if (openElsewhere.contains(v.id))
-      flat.push_back(convert.node(v.id, v.parent, v.startTicks, endTicks, v.name.view(), nullptr, v.thread, true));
+  for (const auto& v : harvest.open) {
+    if (!openElsewhere.contains(v.id)) continue;
+    // A long name's rest is with the running thread too: its first bytes and "…".
+    std::string name(v.name.view());
+    if (v.name.cut()) name += "\u2026";
+    flat.push_back(convert.node(v.id, v.parent, v.startTicks, endTicks, name, nullptr, v.thread, true));
+  }
 
   // Spans still open on this thread: everything, details included.
   if (self != nullptr) {

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nndna/xray.hpp>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,27 @@ const xr::TraceNode& named(const xr::Trace& t, std::string_view name) {
   throw std::runtime_error("no span " + std::string(name));
 }
 
+// The last record of the stream: the exit or terminate line.
+nlohmann::json lastEvent(const std::string& raw) {
+  std::istringstream lines(raw);
+  std::string line, last;
+  while (std::getline(lines, line))
+    if (!line.empty()) last = line;
+  return nlohmann::json::parse(last);
+}
+
+// The ids the exit (or terminate) line lists as still open on any thread.
+std::set<std::string> listedOpen(const ChildRun& run, std::string_view ev) {
+  nlohmann::json last = lastEvent(run.raw);
+  EXPECT_EQ(last.value("ev", ""), ev);
+  std::set<std::string> ids;
+  if (last.contains("open") && last["open"].is_array())
+    for (const auto& id : last["open"]) ids.insert(id.get<std::string>());
+  else
+    ADD_FAILURE() << "no open list in " << last.dump();
+  return ids;
+}
+
 void expectFinishedPart(const xr::Trace& trace) {
   ASSERT_EQ(trace.roots.size(), 1u);
   const auto& main = trace.nodes[trace.roots[0]];
@@ -76,6 +99,7 @@ TEST(Process, NormalExitClosesEverySpan) {
   EXPECT_EQ(xr::summarize(run.trace).open, 0u);
   EXPECT_EQ(run.trace.exitNote, "");
   EXPECT_EQ(run.raw.find("sk-secret"), std::string::npos);
+  EXPECT_EQ(listedOpen(run, "exit"), std::set<std::string>{});
 }
 
 TEST(Process, ExitInsideSpansLeavesThemOpen) {
@@ -86,6 +110,7 @@ TEST(Process, ExitInsideSpansLeavesThemOpen) {
   EXPECT_TRUE(named(run.trace, "main").open);
   EXPECT_TRUE(named(run.trace, "crash_site").open);
   EXPECT_EQ(run.trace.exitNote, "");  // it did exit normally
+  EXPECT_EQ(listedOpen(run, "exit"), (std::set<std::string>{named(run.trace, "main").id, named(run.trace, "crash_site").id}));
 }
 
 TEST(Process, AbortMidRunLeavesAValidPartialTrace) {
@@ -114,6 +139,41 @@ TEST(Process, UncaughtExceptionRecordsTheTerminateReason) {
   // The HTML is made afterwards from the file.
   std::string html = xr::toHtml(run.trace);
   EXPECT_NE(html.find("id=\"stat-open\""), std::string::npos);
+}
+
+// A second thread is blocked inside two spans (nested under crash_site through bindContext)
+// when the main thread ends: every thread's open spans are marked open, in the trace and in the
+// exit or terminate line.
+void expectEveryThreadsSpansOpen(const ChildRun& run, std::string_view ev) {
+  expectFinishedPart(run.trace);
+  const auto& main = named(run.trace, "main");
+  const auto& crashSite = named(run.trace, "crash_site");
+  const auto& blocked = named(run.trace, "blocked_worker");
+  const auto& wait = named(run.trace, "blocked_wait");
+  for (const auto* n : {&main, &crashSite, &blocked, &wait}) EXPECT_TRUE(n->open) << n->name;
+  EXPECT_EQ(xr::summarize(run.trace).open, 4u);
+  EXPECT_NE(blocked.thread, main.thread);
+  EXPECT_EQ(wait.thread, blocked.thread);
+  ASSERT_TRUE(blocked.parent && wait.parent);
+  EXPECT_EQ(run.trace.nodes[*blocked.parent].id, crashSite.id);
+  EXPECT_EQ(run.trace.nodes[*wait.parent].id, blocked.id);
+  EXPECT_EQ(listedOpen(run, ev), (std::set<std::string>{main.id, crashSite.id, blocked.id, wait.id}));
+}
+
+TEST(Process, ExitWhileAnotherThreadIsInsideSpansMarksEveryThreadsSpansOpen) {
+  ChildRun run = runChild("exit_with_thread");
+  ASSERT_TRUE(WIFEXITED(run.status));
+  EXPECT_EQ(WEXITSTATUS(run.status), 4);
+  EXPECT_EQ(run.trace.exitNote, "");
+  expectEveryThreadsSpansOpen(run, "exit");
+}
+
+TEST(Process, TerminateWhileAnotherThreadIsInsideSpansMarksEveryThreadsSpansOpen) {
+  ChildRun run = runChild("terminate_with_thread");
+  ASSERT_TRUE(WIFSIGNALED(run.status));
+  EXPECT_EQ(WTERMSIG(run.status), SIGABRT);
+  EXPECT_EQ(run.trace.exitNote, "terminated: std::runtime_error: unhandled while another thread waits");
+  expectEveryThreadsSpansOpen(run, "terminate");
 }
 
 }  // namespace

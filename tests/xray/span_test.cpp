@@ -1,8 +1,12 @@
 // Spans and sessions: nesting, inputs and outputs as text, redaction, exceptions, LLM metadata,
-// context hand-off across threads, and 8 threads x 100,000 spans with nothing lost.
+// context hand-off across threads, 8 threads x 100,000 spans with nothing lost, spans still open
+// on any thread at finish, deep nesting, long names, consecutive sessions.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <map>
+#include <memory>
 #include <nndna/xray.hpp>
 #include <stdexcept>
 #include <thread>
@@ -321,6 +325,167 @@ TEST(Session, EightThreadsTimesHundredThousandSpansLoseNothingAndKeepNesting) {
     }
   }
   EXPECT_EQ(rootThreads.size(), static_cast<std::size_t>(kThreads));
+}
+
+void waitFor(const std::atomic<bool>& flag) {
+  while (!flag) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+// Chain of `depth` nested spans named `name`, closed innermost first when destroyed.
+class NestedSpans {
+ public:
+  NestedSpans(int depth, const char* name) {
+    for (int i = 0; i < depth; ++i) spans_.push_back(std::make_unique<xr::Span>(name));
+  }
+  ~NestedSpans() {
+    while (!spans_.empty()) spans_.pop_back();
+  }
+
+ private:
+  std::vector<std::unique_ptr<xr::Span>> spans_;
+};
+
+TEST(Session, SpansStillOpenOnEveryThreadAreMarkedOpen) {
+  const std::string longName = "a span name longer than the twenty-three inline bytes";
+  std::atomic<bool> openedBefore{false}, opened{false}, release{false};
+  // Opened before the session: not part of it, even though still open at finish.
+  std::thread before([&] {
+    XRAY_SPAN("before_session");
+    openedBefore = true;
+    waitFor(release);
+  });
+  xr::Trace trace;
+  std::thread worker;
+  {
+    std::unique_ptr<xr::Session> session;
+    waitFor(openedBefore);
+    session = std::make_unique<xr::Session>();
+    XRAY_SPAN("request", {{"id", 7}});
+    worker = std::thread(xr::bindContext([&] {
+      XRAY_SPAN("handler", {{"not", "visible from another thread"}});
+      xr::Span named(longName);
+      // Its name is a temporary (copied at once); byte 23 falls inside "é" (bytes 22–23).
+      xr::Span utf8(std::string(22, 'x') + "\u00e9tail");
+      NestedSpans deep(100, "level");  // crosses the 64-slot blocks of the open stack
+      opened = true;
+      waitFor(release);
+    }));
+    waitFor(opened);
+    trace = session->finish();
+  }
+  release = true;
+  worker.join();
+  before.join();
+
+  ASSERT_EQ(trace.nodes.size(), 104u);
+  EXPECT_EQ(xr::summarize(trace).open, 104u);
+  const auto& request = only(trace, "request");
+  const auto& handler = only(trace, "handler");
+  EXPECT_TRUE(request.open);
+  EXPECT_EQ(input(request, "id"), "7");  // this thread's own open span keeps its details
+  EXPECT_TRUE(handler.open);
+  EXPECT_TRUE(handler.inputs.empty());  // another thread's details stay with that thread
+  EXPECT_NE(handler.thread, request.thread);
+  ASSERT_TRUE(handler.parent);
+  EXPECT_EQ(trace.nodes[*handler.parent].id, request.id);
+  // Long names of another thread's open spans: their first bytes (whole characters) and "…".
+  const auto& cutName = only(trace, "a span name longer than\u2026");
+  const auto& cutUtf8 = only(trace, std::string(22, 'x') + "\u2026");
+  EXPECT_EQ(trace.nodes[*cutName.parent].id, handler.id);
+  EXPECT_EQ(trace.nodes[*cutUtf8.parent].id, cutName.id);
+  // Then 100 "level" spans, each under the previous.
+  std::size_t levels = 0;
+  const xr::TraceNode* at = &cutUtf8;
+  while (!at->children.empty()) {
+    ASSERT_EQ(at->children.size(), 1u);
+    at = &trace.nodes[at->children[0]];
+    EXPECT_EQ(at->name, "level");
+    EXPECT_TRUE(at->open);
+    EXPECT_EQ(at->thread, handler.thread);
+    ++levels;
+  }
+  EXPECT_EQ(levels, 100u);
+  for (const auto& n : trace.nodes) EXPECT_NE(n.name, "before_session");
+}
+
+TEST(Session, DeepNestingKeepsEveryParent) {
+  xr::Session session;
+  {
+    NestedSpans deep(300, "frame");
+  }
+  auto trace = session.finish();
+  ASSERT_EQ(trace.nodes.size(), 300u);
+  ASSERT_EQ(trace.roots.size(), 1u);
+  std::size_t depth = 1;
+  const xr::TraceNode* at = &trace.nodes[trace.roots[0]];
+  while (!at->children.empty()) {
+    ASSERT_EQ(at->children.size(), 1u);
+    const auto& child = trace.nodes[at->children[0]];
+    EXPECT_EQ(trace.nodes[*child.parent].id, at->id);
+    EXPECT_FALSE(child.open);
+    at = &child;
+    ++depth;
+  }
+  EXPECT_EQ(depth, 300u);
+}
+
+TEST(Span, LongNamesAreKeptWhole) {
+  const std::string finished(40, 'f');
+  const std::string open = "\u00e9t\u00e9 " + std::string(30, 'o');  // UTF-8 beyond the inline bytes
+  xr::Session session;
+  {
+    XRAY_SPAN(finished);
+  }
+  xr::Span stillOpen(open);
+  auto trace = session.finish();
+  EXPECT_FALSE(only(trace, finished).open);
+  EXPECT_TRUE(only(trace, open).open);
+}
+
+TEST(Session, ConsecutiveSessionsKeepTheirOwnSpans) {
+  // A long-lived thread records in two sessions (its buffers outlive the first one), and a
+  // span that opens in the first session and closes in the second belongs to neither.
+  std::atomic<int> step{0};
+  std::atomic<bool> done{false};
+  auto waitStep = [&](int s) {
+    while (step < s) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  std::unique_ptr<xr::Span> straddling;
+  std::thread pool([&] {
+    waitStep(1);
+    for (int i = 0; i < 5000; ++i) {
+      XRAY_SPAN("first_session_work");
+    }
+    done = true;
+    waitStep(2);
+    for (int i = 0; i < 3; ++i) {
+      XRAY_SPAN("second_session_work");
+    }
+    done = false;
+  });
+  xr::Trace first, second;
+  {
+    xr::Session session;
+    straddling = std::make_unique<xr::Span>("straddling");
+    step = 1;
+    waitFor(done);
+    first = session.finish();
+  }
+  {
+    xr::Session session;
+    step = 2;
+    while (done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    straddling.reset();
+    {
+      XRAY_SPAN("second_session_main");
+    }
+    second = session.finish();
+  }
+  pool.join();
+  ASSERT_EQ(first.nodes.size(), 5001u);  // 5,000 + straddling (open at the end of the first)
+  EXPECT_TRUE(only(first, "straddling").open);
+  ASSERT_EQ(second.nodes.size(), 4u);
+  for (const auto& n : second.nodes) EXPECT_TRUE(n.name == "second_session_work" || n.name == "second_session_main") << n.name;
 }
 
 }  // namespace
