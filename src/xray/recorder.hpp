@@ -21,6 +21,7 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -115,16 +116,76 @@ struct ShortName {
 static_assert(sizeof(ShortName) == 24);
 using NameWords = std::array<std::uint64_t, 3>;
 
-// What most spans never set, kept out of line so the hot records stay small.
-struct SpanDetails {
-  std::string longName;  // the whole name when it is longer than ShortName::kCapacity
-  std::vector<std::pair<std::string, std::string>> inputs;
+// A span's named inputs in one buffer (one allocation for all of them): for each input, the
+// name's and the text's lengths (4 bytes each), then the name and the text.
+class PackedInputs {
+ public:
+  void reserve(std::size_t bytes) { bytes_.reserve(bytes); }
+  void add(std::string_view name, std::string_view text) {
+    appendLength(name.size());
+    appendLength(text.size());
+    bytes_.append(name);
+    bytes_.append(text);
+  }
+  bool empty() const noexcept { return bytes_.empty(); }
+  // fn(std::string_view name, std::string_view text) for each input, in order.
+  template <class Fn>
+  void forEach(Fn&& fn) const {
+    std::string_view rest = bytes_;
+    while (rest.size() >= 8) {
+      std::uint32_t nameSize = readLength(rest.data());
+      std::uint32_t textSize = readLength(rest.data() + 4);
+      rest.remove_prefix(8);
+      fn(rest.substr(0, nameSize), rest.substr(nameSize, textSize));
+      rest.remove_prefix(std::size_t{nameSize} + textSize);
+    }
+  }
+
+ private:
+  void appendLength(std::size_t size) {
+    // Texts are cut to maxTextLength() and names are identifiers: 4 GiB is a usage error.
+    auto length = static_cast<std::uint32_t>(size < UINT32_MAX ? size : UINT32_MAX);
+    char bytes[4];
+    std::memcpy(bytes, &length, 4);
+    bytes_.append(bytes, 4);
+  }
+  static std::uint32_t readLength(const char* at) noexcept {
+    std::uint32_t length = 0;
+    std::memcpy(&length, at, 4);
+    return length;
+  }
+  std::string bytes_;
+};
+
+// What few spans set: kept behind one more pointer so a span with inputs allocates little.
+struct SpanExtras {
   std::optional<std::string> output;
   std::optional<std::string> error;
   std::string kind;
   std::vector<std::string> tags;
   nlohmann::json meta;  // null until something is annotated
+};
+
+// What most spans never set, kept out of line so the hot records stay small.
+struct SpanDetails {
+  std::string longName;  // the whole name when it is longer than ShortName::kCapacity
+  PackedInputs inputs;
+  std::unique_ptr<SpanExtras> extras;
   bool captureOutput = true;
+
+  SpanDetails() = default;
+  SpanDetails(const SpanDetails& other)
+      : longName(other.longName),
+        inputs(other.inputs),
+        extras(other.extras ? std::make_unique<SpanExtras>(*other.extras) : nullptr),
+        captureOutput(other.captureOutput) {}
+  SpanDetails& operator=(const SpanDetails&) = delete;
+
+  SpanExtras& extra() {
+    if (!extras) extras = std::make_unique<SpanExtras>();
+    return *extras;
+  }
+  bool hasError() const noexcept { return extras && extras->error; }
 };
 
 // One slot of a thread's open-span stack. The atomic fields are written by the owning thread

@@ -28,12 +28,14 @@ struct Converter {
     n.latencyMs = msBetween(startNs, scale.toNs(endTick));
     n.name = details != nullptr && !details->longName.empty() ? std::move(details->longName) : std::string(shortName);
     if (details != nullptr) {
-      n.inputs = std::move(details->inputs);
-      n.output = std::move(details->output);
-      n.error = std::move(details->error);
-      n.kind = std::move(details->kind);
-      n.tags = std::move(details->tags);
-      if (details->meta.is_object()) n.meta = std::move(details->meta);
+      details->inputs.forEach([&n](std::string_view name, std::string_view text) { n.inputs.emplace_back(name, text); });
+      if (auto* e = details->extras.get()) {
+        n.output = std::move(e->output);
+        n.error = std::move(e->error);
+        n.kind = std::move(e->kind);
+        n.tags = std::move(e->tags);
+        if (e->meta.is_object()) n.meta = std::move(e->meta);
+      }
     }
     n.open = open;
     n.thread = thread;

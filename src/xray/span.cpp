@@ -52,16 +52,19 @@ void Span::begin(const detail::SpanSpec& spec) {
     return *details;
   };
   if (spec.name.size() > detail::ShortName::kCapacity) more().longName.assign(spec.name);
-  if (!spec.kind.empty()) more().kind.assign(spec.kind);
-  if (!spec.tags.empty()) more().tags.assign(spec.tags.begin(), spec.tags.end());
+  if (!spec.kind.empty()) more().extra().kind.assign(spec.kind);
+  if (!spec.tags.empty()) more().extra().tags.assign(spec.tags.begin(), spec.tags.end());
   if (!spec.captureOutput) more().captureOutput = false;
   if (!spec.inputs.empty()) {
     auto& inputs = more().inputs;
-    inputs.reserve(spec.inputs.size());
+    std::size_t guess = 0;  // lengths, names and short texts
+    for (const Arg& arg : spec.inputs) guess += 8 + arg.name().size() + 16;
+    inputs.reserve(guess);
     for (const Arg& arg : spec.inputs) {
       bool secret = looksSecret(arg.name()) ||
                     std::find(spec.redact.begin(), spec.redact.end(), arg.name()) != spec.redact.end();
-      inputs.emplace_back(std::string(arg.name()), secret ? std::string(kRedacted) : arg.text());
+      if (secret) inputs.add(arg.name(), kRedacted);
+      else inputs.add(arg.name(), arg.text());
     }
   }
   std::uint32_t depth = thread->depth.load(std::memory_order_relaxed);
@@ -97,9 +100,9 @@ void Span::end() noexcept {
   detail::OpenSpan& slot = thread.slot(depth_);
   if (slot.marker.load(std::memory_order_relaxed)) return;  // our slot was popped and reused
 
-  if (std::uncaught_exceptions() > uncaughtAtStart_ && !(slot.details && slot.details->error)) {
+  if (std::uncaught_exceptions() > uncaughtAtStart_ && !(slot.details && slot.details->hasError())) {
     try {
-      slot.more().error = thread.lastException.empty() ? std::string("exception") : thread.lastException;
+      slot.more().extra().error = thread.lastException.empty() ? std::string("exception") : thread.lastException;
     } catch (...) {
       // Out of memory while unwinding: the span keeps no error text rather than terminating.
     }
@@ -131,39 +134,39 @@ bool Span::wantsOutput() const noexcept {
   return !details || details->captureOutput;
 }
 
-void Span::setOutputText(std::string text) { thread_->slot(depth_).more().output = std::move(text); }
+void Span::setOutputText(std::string text) { thread_->slot(depth_).more().extra().output = std::move(text); }
 
 void Span::error(std::string_view message) {
-  if (active()) thread_->slot(depth_).more().error = std::string(message);
+  if (active()) thread_->slot(depth_).more().extra().error = std::string(message);
 }
 
 void Span::tag(std::string_view tag) {
-  if (active()) thread_->slot(depth_).more().tags.emplace_back(tag);
+  if (active()) thread_->slot(depth_).more().extra().tags.emplace_back(tag);
 }
 
 void Span::meta(std::string_view key, nlohmann::json value) {
   if (!active()) return;
-  auto& meta = thread_->slot(depth_).more().meta;
+  auto& meta = thread_->slot(depth_).more().extra().meta;
   if (!meta.is_object()) meta = nlohmann::json::object();
   meta[std::string(key)] = std::move(value);
 }
 
 void annotate(std::string_view key, nlohmann::json value) {
   if (auto* span = detail::currentSpan()) {
-    auto& meta = span->more().meta;
+    auto& meta = span->more().extra().meta;
     if (!meta.is_object()) meta = nlohmann::json::object();
     meta[std::string(key)] = std::move(value);
   }
 }
 
 void annotateError(std::string_view message) {
-  if (auto* span = detail::currentSpan()) span->more().error = std::string(message);
+  if (auto* span = detail::currentSpan()) span->more().extra().error = std::string(message);
 }
 
 void annotate(const LlmUsage& usage) {
   auto* span = detail::currentSpan();
   if (span == nullptr) return;
-  auto& m = span->more().meta;
+  auto& m = span->more().extra().meta;
   if (!m.is_object()) m = nlohmann::json::object();
   if (!usage.model.empty()) m["model"] = std::string(usage.model);
   m["prompt_tokens"] = usage.promptTokens;

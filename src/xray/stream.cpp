@@ -76,7 +76,7 @@ void writeExitLine() noexcept {
 nlohmann::json inputsObject(const SpanDetails* details) {
   nlohmann::json inputs = nlohmann::json::object();
   if (details != nullptr)
-    for (const auto& [name, text] : details->inputs) inputs[name] = text;
+    details->inputs.forEach([&inputs](std::string_view name, std::string_view text) { inputs[std::string(name)] = text; });
   return inputs;
 }
 
@@ -112,20 +112,20 @@ void streamBegin(const StreamedBegin& span) {
                        {"t", msSinceStartTicks(span.startTicks)},
                        {"thread", span.thread},
                        {"inputs", inputsObject(span.details)}};
-  if (const auto* d = span.details) {
-    if (!d->kind.empty()) event["kind"] = d->kind;
-    if (!d->tags.empty()) event["tags"] = d->tags;
+  if (const auto* e = span.details != nullptr ? span.details->extras.get() : nullptr) {
+    if (!e->kind.empty()) event["kind"] = e->kind;
+    if (!e->tags.empty()) event["tags"] = e->tags;
   }
   writeLine(event);
 }
 
 void streamEnd(std::uint64_t id, std::int64_t endTicks, const SpanDetails* d) {
   nlohmann::json event{{"ev", "E"}, {"id", spanIdText(id)}, {"t", msSinceStartTicks(endTicks)}};
-  if (d != nullptr) {
-    if (d->output) event["output"] = *d->output;
-    if (d->error) event["error"] = *d->error;
-    if (d->meta.is_object() && !d->meta.empty()) event["meta"] = d->meta;
-    if (!d->tags.empty()) event["tags"] = d->tags;
+  if (const auto* e = d != nullptr ? d->extras.get() : nullptr) {
+    if (e->output) event["output"] = *e->output;
+    if (e->error) event["error"] = *e->error;
+    if (e->meta.is_object() && !e->meta.empty()) event["meta"] = e->meta;
+    if (!e->tags.empty()) event["tags"] = e->tags;
   }
   writeLine(event);
 }
