@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <memory>
@@ -412,15 +411,27 @@ class BatchNorm2d : public Module {
 };
 
 // ===== Specs ====================================================================================
+//
+// Every spec file compiles this part, so it is written for the compiler's sake too: the types a
+// spec body constructs (InputDecl, DimDecl, LearningRate, the optimizer, their vectors) have their
+// constructors, copies and destructors in libnndna, and a forward function is held by ForwardFn
+// rather than std::function. A spec's compile then instantiates almost no library templates
+// (docs/specrun.md, "Why the spec header is shaped this way").
 
 struct InputDecl {
   std::string name;
   Shape shape;
   DType dtype = DType::f32;
 
-  InputDecl() = default;
-  InputDecl(std::string name_, Shape shape_, DType dtype_ = DType::f32)
-      : name(std::move(name_)), shape(std::move(shape_)), dtype(dtype_) {}
+  InputDecl();
+  InputDecl(std::string_view name_, std::initializer_list<std::int64_t> shape_,
+            DType dtype_ = DType::f32);
+  InputDecl(std::string_view name_, const Shape& shape_, DType dtype_ = DType::f32);
+  InputDecl(const InputDecl&);
+  InputDecl(InputDecl&&) noexcept;
+  InputDecl& operator=(const InputDecl&);
+  InputDecl& operator=(InputDecl&&) noexcept;
+  ~InputDecl();
 };
 
 // The named inputs of a forward function.
@@ -447,8 +458,13 @@ struct LearningRate {
   double gamma = 0.1;      // staircase / multiStep decay factor
   std::vector<std::int64_t> milestones;  // multiStep
 
-  LearningRate() = default;
-  LearningRate(double constant) : value(constant) {}  // NOLINT: implicit (`.lr = 1e-3`)
+  LearningRate();
+  LearningRate(double constant);  // NOLINT: implicit (`.lr = 1e-3`)
+  LearningRate(const LearningRate&);
+  LearningRate(LearningRate&&) noexcept;
+  LearningRate& operator=(const LearningRate&);
+  LearningRate& operator=(LearningRate&&) noexcept;
+  ~LearningRate();
 };
 namespace lr {
 // LinearLR: from `start` to `end` over `steps`, then constant.
@@ -483,19 +499,139 @@ struct SGD {
 };
 using Optimizer = std::variant<Adam, AdamW, SGD>;
 
+// The optimizer field of a Spec: an Optimizer that a spec sets from Adam{...}, AdamW{...},
+// SGD{...} or an Optimizer. Stored in place but opaque here, so that a spec's compile does not
+// instantiate std::variant's machinery; libnndna reads it with get().
+class SpecOptimizer {
+ public:
+  SpecOptimizer();  // Adam{}
+  SpecOptimizer(const Adam& adam);     // NOLINT: implicit (`.optimizer = Adam{}`)
+  SpecOptimizer(const AdamW& adamW);   // NOLINT: implicit
+  SpecOptimizer(const SGD& sgd);       // NOLINT: implicit
+  SpecOptimizer(const Optimizer& optimizer);  // NOLINT: implicit
+  SpecOptimizer(const SpecOptimizer& other);
+  SpecOptimizer(SpecOptimizer&& other) noexcept;
+  SpecOptimizer& operator=(const SpecOptimizer& other);
+  SpecOptimizer& operator=(SpecOptimizer&& other) noexcept;
+  ~SpecOptimizer();
+
+  const Optimizer& get() const;
+  Optimizer& get();
+  operator const Optimizer&() const { return get(); }  // NOLINT: implicit, reads as an Optimizer
+
+ private:
+  // Room for the variant (checked in libnndna with static_asserts).
+  alignas(8) unsigned char storage_[128];
+};
+
 struct DimDecl {
   std::int64_t size = 0;
   std::string name;
   std::string desc;
   std::string color;  // optional "#rrggbb"
 
-  DimDecl() = default;
-  DimDecl(std::int64_t size_, std::string name_, std::string desc_ = {}, std::string color_ = {})
-      : size(size_), name(std::move(name_)), desc(std::move(desc_)), color(std::move(color_)) {}
+  DimDecl();
+  DimDecl(std::int64_t size_, std::string_view name_, std::string_view desc_ = {},
+          std::string_view color_ = {});
+  DimDecl(const DimDecl&);
+  DimDecl(DimDecl&&) noexcept;
+  DimDecl& operator=(const DimDecl&);
+  DimDecl& operator=(DimDecl&&) noexcept;
+  ~DimDecl();
 };
 
+}  // namespace nndna
+
+// Instantiated once, in libnndna (spec_types.cpp), rather than in every spec's compile.
+extern template class std::vector<nndna::InputDecl>;
+extern template class std::vector<nndna::DimDecl>;
+
+namespace nndna {
+
+namespace detail {
+// A forward function over the base Module, type-erased without std::function (whose per-type
+// instantiations a spec would pay for): a plain function is held as a pointer; any other
+// callable (a lambda with captures) as an owned heap copy. Copies, moves and the destructor are
+// in libnndna; the library turns it into an ErasedForward (trace.hpp).
+class ForwardCallable {
+ public:
+  ForwardCallable() = default;
+  ForwardCallable(const ForwardCallable& other);
+  ForwardCallable(ForwardCallable&& other) noexcept;
+  ForwardCallable& operator=(const ForwardCallable& other);
+  ForwardCallable& operator=(ForwardCallable&& other) noexcept;
+  ~ForwardCallable();
+
+  explicit operator bool() const { return invoke_ != nullptr; }
+  // Calls the function with the model, which must be of the type the function was made for.
+  Tensor operator()(Module& model, const Inputs& in) const { return invoke_(*this, model, in); }
+
+ protected:
+  using Invoke = Tensor (*)(const ForwardCallable& self, Module& model, const Inputs& in);
+  // How an owned callable is copied and deleted (one pair per callable type).
+  struct ObjectOps {
+    void* (*copy)(const void* object);
+    void (*destroy)(void* object) noexcept;
+  };
+  using AnyFunction = void (*)();  // a function pointer, round-tripped through reinterpret_cast
+
+  Invoke invoke_ = nullptr;
+  AnyFunction function_ = nullptr;     // the plain-function case
+  void* object_ = nullptr;             // the owned-callable case
+  const ObjectOps* objectOps_ = nullptr;
+};
+}  // namespace detail
+
+// A forward function of a model of type M: `Tensor f(M&, const Inputs&)`, a lambda with that
+// signature (with or without captures), or any callable std::function would accept. Empty when
+// default-constructed (`.predict = {}`).
 template <class M>
-using ForwardFn = std::function<Tensor(M&, const Inputs&)>;
+class ForwardFn : public detail::ForwardCallable {
+ public:
+  using Function = Tensor (*)(M&, const Inputs&);
+
+  ForwardFn() = default;
+  ForwardFn(std::nullptr_t) {}  // NOLINT: implicit, like std::function
+  ForwardFn(Function fn) {      // NOLINT: implicit (`.loss = lossFn`)
+    setFunction(fn);
+  }
+  template <class F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, ForwardFn> &&
+             std::is_invocable_r_v<Tensor, std::decay_t<F>&, M&, const Inputs&>)
+  ForwardFn(F&& f) {  // NOLINT: implicit, like std::function
+    using Callable = std::decay_t<F>;
+    if constexpr (std::is_convertible_v<Callable, Function>) {
+      setFunction(static_cast<Function>(f));  // a lambda without captures
+    } else {
+      // Type erasure owns its target: the one place this header allocates by hand.
+      object_ = new Callable(std::forward<F>(f));
+      objectOps_ = &kObjectOps<Callable>;
+      invoke_ = &callObject<Callable>;
+    }
+  }
+
+  Tensor operator()(M& model, const Inputs& in) const { return invoke_(*this, model, in); }
+
+ private:
+  void setFunction(Function fn) {
+    if (fn == nullptr) return;
+    function_ = reinterpret_cast<AnyFunction>(fn);
+    invoke_ = &callFunction;
+  }
+  static Tensor callFunction(const ForwardCallable& self, Module& model, const Inputs& in) {
+    const auto& me = static_cast<const ForwardFn&>(self);
+    return reinterpret_cast<Function>(me.function_)(static_cast<M&>(model), in);
+  }
+  template <class Callable>
+  static Tensor callObject(const ForwardCallable& self, Module& model, const Inputs& in) {
+    const auto& me = static_cast<const ForwardFn&>(self);
+    return (*static_cast<Callable*>(me.object_))(static_cast<M&>(model), in);
+  }
+  template <class Callable>
+  static constexpr ObjectOps kObjectOps = {
+      [](const void* object) -> void* { return new Callable(*static_cast<const Callable*>(object)); },
+      [](void* object) noexcept { delete static_cast<Callable*>(object); }};
+};
 
 // What NNDNA_SPEC's body returns. Field order matters for designated initializers.
 template <class M>
@@ -504,7 +640,7 @@ struct Spec {
   std::string description;
   ForwardFn<M> loss;
   std::vector<InputDecl> inputs;
-  Optimizer optimizer = Adam{};
+  SpecOptimizer optimizer = Adam{};
   ForwardFn<M> predict;  // optional
   std::vector<InputDecl> predictInputs;
   std::vector<DimDecl> dims;
@@ -512,44 +648,27 @@ struct Spec {
 
 // ----- Registration (used by NNDNA_SPEC; specs do not call these directly) ---------------------
 
-// A built model with its spec, type-erased. Owned by value; the model lives as long as it does.
-struct LoadedSpec;
-using ErasedForward = std::function<Tensor(Module&, const Inputs&)>;
-
 namespace detail {
-struct ErasedSpec {
-  std::string label;
-  std::string description;
-  ErasedForward loss;
-  std::vector<InputDecl> inputs;
-  Optimizer optimizer;
-  ErasedForward predict;
-  std::vector<InputDecl> predictInputs;
-  std::vector<DimDecl> dims;
-};
+struct ErasedSpec;  // trace.hpp
 
-// Runs `build` (which constructs the model and its spec) inside a parameter-registration scope.
-using SpecBuilder = std::function<ErasedSpec(std::unique_ptr<Module>&)>;
-bool registerSpec(const char* sourceFile, SpecBuilder builder);
+// Moves a spec's fields into the library's ErasedSpec (out of line: no copies in the spec).
+void setSpec(ErasedSpec& out, std::string&& label, std::string&& description,
+             ForwardCallable&& loss, std::vector<InputDecl>&& inputs, SpecOptimizer&& optimizer,
+             ForwardCallable&& predict, std::vector<InputDecl>&& predictInputs,
+             std::vector<DimDecl>&& dims);
 
-template <class M>
-ErasedForward erase(ForwardFn<M> fn) {
-  if (!fn) return {};
-  return [fn = std::move(fn)](Module& model, const Inputs& in) {
-    return fn(static_cast<M&>(model), in);
-  };
-}
+// Builds the model into `model` and evaluates the spec body into `spec`; the library runs it
+// inside a parameter-registration scope.
+using SpecBuildFunction = void (*)(std::unique_ptr<Module>& model, ErasedSpec& spec);
+bool registerSpecFunction(const char* sourceFile, SpecBuildFunction build);
 
-template <class M>
-bool registerTyped(const char* sourceFile, Spec<M> (*specFn)()) {
-  return registerSpec(sourceFile, [specFn](std::unique_ptr<Module>& model) {
-    model = std::make_unique<M>();
-    Spec<M> s = specFn();
-    return ErasedSpec{std::move(s.label),    std::move(s.description),
-                      erase<M>(std::move(s.loss)),   std::move(s.inputs),
-                      std::move(s.optimizer), erase<M>(std::move(s.predict)),
-                      std::move(s.predictInputs), std::move(s.dims)};
-  });
+template <class M, Spec<M> (*Body)()>
+void buildSpec(std::unique_ptr<Module>& model, ErasedSpec& spec) {
+  model = std::make_unique<M>();
+  Spec<M> s = Body();
+  setSpec(spec, std::move(s.label), std::move(s.description), std::move(s.loss),
+          std::move(s.inputs), std::move(s.optimizer), std::move(s.predict),
+          std::move(s.predictInputs), std::move(s.dims));
 }
 }  // namespace detail
 
@@ -563,5 +682,6 @@ bool registerTyped(const char* sourceFile, Spec<M> (*specFn)()) {
 #define NNDNA_SPEC(Model)                                                                     \
   static ::nndna::Spec<Model> nndnaSpecBody();                                                \
   [[maybe_unused]] static const bool nndnaSpecRegistered =                                    \
-      ::nndna::detail::registerTyped<Model>(__FILE__, &nndnaSpecBody);                        \
+      ::nndna::detail::registerSpecFunction(__FILE__,                                          \
+                                            &::nndna::detail::buildSpec<Model, &nndnaSpecBody>); \
   static ::nndna::Spec<Model> nndnaSpecBody()

@@ -14,6 +14,29 @@
 
 namespace nndna {
 
+// A forward function over the base Module: how the library holds a spec's loss and predict.
+using ErasedForward = std::function<Tensor(Module&, const Inputs&)>;
+
+namespace detail {
+// A spec with its model type erased (what NNDNA_SPEC's body returned).
+struct ErasedSpec {
+  std::string label;
+  std::string description;
+  ErasedForward loss;
+  std::vector<InputDecl> inputs;
+  Optimizer optimizer;
+  ErasedForward predict;
+  std::vector<InputDecl> predictInputs;
+  std::vector<DimDecl> dims;
+};
+
+// Constructs the model into its argument and returns the spec; run inside a
+// parameter-registration scope. NNDNA_SPEC registers through registerSpecFunction (nndna.hpp);
+// tests and tools may register any callable here.
+using SpecBuilder = std::function<ErasedSpec(std::unique_ptr<Module>&)>;
+bool registerSpec(const char* sourceFile, SpecBuilder builder);
+}  // namespace detail
+
 // A parameter or state tensor declared while a model was built.
 struct ParamDecl {
   std::string name;  // dotted path

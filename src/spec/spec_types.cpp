@@ -1,0 +1,133 @@
+// The out-of-line members of the spec types in nndna.hpp. They live here, compiled once, so that
+// a spec file's compile does not instantiate string, vector and variant code for them.
+#include <new>
+
+#include "nndna/trace.hpp"
+
+// The vectors a spec body fills, instantiated once (nndna.hpp declares them extern).
+template class std::vector<nndna::InputDecl>;
+template class std::vector<nndna::DimDecl>;
+
+namespace nndna {
+
+// ----- InputDecl --------------------------------------------------------------------------------
+
+InputDecl::InputDecl() = default;
+InputDecl::InputDecl(std::string_view name_, std::initializer_list<std::int64_t> shape_, DType dtype_)
+    : name(name_), shape(shape_), dtype(dtype_) {}
+InputDecl::InputDecl(std::string_view name_, const Shape& shape_, DType dtype_)
+    : name(name_), shape(shape_), dtype(dtype_) {}
+InputDecl::InputDecl(const InputDecl&) = default;
+InputDecl::InputDecl(InputDecl&&) noexcept = default;
+InputDecl& InputDecl::operator=(const InputDecl&) = default;
+InputDecl& InputDecl::operator=(InputDecl&&) noexcept = default;
+InputDecl::~InputDecl() = default;
+
+// ----- DimDecl ----------------------------------------------------------------------------------
+
+DimDecl::DimDecl() = default;
+DimDecl::DimDecl(std::int64_t size_, std::string_view name_, std::string_view desc_, std::string_view color_)
+    : size(size_), name(name_), desc(desc_), color(color_) {}
+DimDecl::DimDecl(const DimDecl&) = default;
+DimDecl::DimDecl(DimDecl&&) noexcept = default;
+DimDecl& DimDecl::operator=(const DimDecl&) = default;
+DimDecl& DimDecl::operator=(DimDecl&&) noexcept = default;
+DimDecl::~DimDecl() = default;
+
+// ----- LearningRate -----------------------------------------------------------------------------
+
+LearningRate::LearningRate() = default;
+LearningRate::LearningRate(double constant) : value(constant) {}
+LearningRate::LearningRate(const LearningRate&) = default;
+LearningRate::LearningRate(LearningRate&&) noexcept = default;
+LearningRate& LearningRate::operator=(const LearningRate&) = default;
+LearningRate& LearningRate::operator=(LearningRate&&) noexcept = default;
+LearningRate::~LearningRate() = default;
+
+// ----- SpecOptimizer: an Optimizer constructed in place in opaque storage ----------------------
+
+static_assert(sizeof(Optimizer) <= sizeof(SpecOptimizer), "SpecOptimizer's storage is too small");
+static_assert(alignof(Optimizer) <= 8, "SpecOptimizer's storage is under-aligned");
+
+SpecOptimizer::SpecOptimizer() : SpecOptimizer(Optimizer(Adam{})) {}
+SpecOptimizer::SpecOptimizer(const Adam& adam) : SpecOptimizer(Optimizer(adam)) {}
+SpecOptimizer::SpecOptimizer(const AdamW& adamW) : SpecOptimizer(Optimizer(adamW)) {}
+SpecOptimizer::SpecOptimizer(const SGD& sgd) : SpecOptimizer(Optimizer(sgd)) {}
+SpecOptimizer::SpecOptimizer(const Optimizer& optimizer) { new (storage_) Optimizer(optimizer); }
+SpecOptimizer::SpecOptimizer(const SpecOptimizer& other) { new (storage_) Optimizer(other.get()); }
+SpecOptimizer::SpecOptimizer(SpecOptimizer&& other) noexcept {
+  new (storage_) Optimizer(std::move(other.get()));
+}
+SpecOptimizer& SpecOptimizer::operator=(const SpecOptimizer& other) {
+  get() = other.get();
+  return *this;
+}
+SpecOptimizer& SpecOptimizer::operator=(SpecOptimizer&& other) noexcept {
+  get() = std::move(other.get());
+  return *this;
+}
+SpecOptimizer::~SpecOptimizer() { get().~Optimizer(); }
+const Optimizer& SpecOptimizer::get() const { return *std::launder(reinterpret_cast<const Optimizer*>(storage_)); }
+Optimizer& SpecOptimizer::get() { return *std::launder(reinterpret_cast<Optimizer*>(storage_)); }
+
+// ----- ForwardCallable --------------------------------------------------------------------------
+
+namespace detail {
+
+ForwardCallable::ForwardCallable(const ForwardCallable& other)
+    : invoke_(other.invoke_), function_(other.function_), objectOps_(other.objectOps_) {
+  if (other.object_ != nullptr) object_ = objectOps_->copy(other.object_);
+}
+ForwardCallable::ForwardCallable(ForwardCallable&& other) noexcept
+    : invoke_(std::exchange(other.invoke_, nullptr)),
+      function_(std::exchange(other.function_, nullptr)),
+      object_(std::exchange(other.object_, nullptr)),
+      objectOps_(std::exchange(other.objectOps_, nullptr)) {}
+ForwardCallable& ForwardCallable::operator=(const ForwardCallable& other) {
+  if (this != &other) *this = ForwardCallable(other);
+  return *this;
+}
+ForwardCallable& ForwardCallable::operator=(ForwardCallable&& other) noexcept {
+  if (this != &other) {
+    if (object_ != nullptr) objectOps_->destroy(object_);
+    invoke_ = std::exchange(other.invoke_, nullptr);
+    function_ = std::exchange(other.function_, nullptr);
+    object_ = std::exchange(other.object_, nullptr);
+    objectOps_ = std::exchange(other.objectOps_, nullptr);
+  }
+  return *this;
+}
+ForwardCallable::~ForwardCallable() {
+  if (object_ != nullptr) objectOps_->destroy(object_);
+}
+
+namespace {
+ErasedForward toErased(ForwardCallable&& fn) {
+  if (!fn) return {};
+  return [fn = std::move(fn)](Module& model, const Inputs& in) { return fn(model, in); };
+}
+}  // namespace
+
+void setSpec(ErasedSpec& out, std::string&& label, std::string&& description, ForwardCallable&& loss,
+             std::vector<InputDecl>&& inputs, SpecOptimizer&& optimizer, ForwardCallable&& predict,
+             std::vector<InputDecl>&& predictInputs, std::vector<DimDecl>&& dims) {
+  out.label = std::move(label);
+  out.description = std::move(description);
+  out.loss = toErased(std::move(loss));
+  out.inputs = std::move(inputs);
+  out.optimizer = std::move(optimizer.get());
+  out.predict = toErased(std::move(predict));
+  out.predictInputs = std::move(predictInputs);
+  out.dims = std::move(dims);
+}
+
+bool registerSpecFunction(const char* sourceFile, SpecBuildFunction build) {
+  return registerSpec(sourceFile, [build](std::unique_ptr<Module>& model) {
+    ErasedSpec spec;
+    build(model, spec);
+    return spec;
+  });
+}
+
+}  // namespace detail
+}  // namespace nndna
