@@ -193,7 +193,9 @@ fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunRep
   argv.insert(argv.end(), {absolute.string(), tc.specMain.string(), tc.library.string(),
                            "-Wl,-rpath," + tc.library.parent_path().string(), "-o", "spec",
                            "-MMD", "-MF", "spec.d"});
-  if (tc.mold) argv.push_back("-fuse-ld=mold");
+  // --no-fork: by default mold finishes in a forked child that nobody waits for, so its CPU time
+  // would be missing from the compile's (RunReport::compileCpuSeconds).
+  if (tc.mold) argv.insert(argv.end(), {"-fuse-ld=mold", "-Wl,--no-fork"});
   const SandboxResult result = runSandboxed(argv, compilerEnvironment(work.path()), work.path(),
                                             options.compileLimits);
   if (report != nullptr) {

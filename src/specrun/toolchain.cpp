@@ -105,8 +105,9 @@ Toolchain toolchain() { return locate(); }
 std::vector<std::string> specCompileFlags() {
   // -O0 and frame pointers: call sites resolve to the user's lines by walking frames. -g1 keeps
   // the line table (with columns) that call-site resolution reads and compiles faster than -g.
-  return {"-std=c++20", "-O0", "-g1", "-fno-omit-frame-pointer", "-fdiagnostics-color=never",
-          "-fmax-errors=20"};
+  // -pipe: the assembler reads the compiler's output as it is written (no temporary .s file).
+  return {"-std=c++20", "-O0", "-g1", "-fno-omit-frame-pointer", "-pipe",
+          "-fdiagnostics-color=never", "-fmax-errors=20"};
 }
 
 }  // namespace nndna::specrun
