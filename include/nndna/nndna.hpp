@@ -8,10 +8,10 @@
 // compile pays for what it includes. Bodies live in libnndna.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -650,21 +650,26 @@ struct Spec {
 
 namespace detail {
 struct ErasedSpec;  // trace.hpp
+struct ModelSlot;   // trace.hpp: the library's owner of a built model
 
 // Moves a spec's fields into the library's ErasedSpec (out of line: no copies in the spec).
 void setSpec(ErasedSpec& out, std::string&& label, std::string&& description,
              ForwardCallable&& loss, std::vector<InputDecl>&& inputs, SpecOptimizer&& optimizer,
              ForwardCallable&& predict, std::vector<InputDecl>&& predictInputs,
              std::vector<DimDecl>&& dims);
+// Gives a newly built model to the library, which owns it from then on. This header does not
+// include <memory> (the heaviest header a spec's compile would load), so the model arrives as
+// the pointer a new-expression returned and is adopted at once.
+void adoptModel(ModelSlot& slot, Module* model) noexcept;
 
 // Builds the model into `model` and evaluates the spec body into `spec`; the library runs it
 // inside a parameter-registration scope.
-using SpecBuildFunction = void (*)(std::unique_ptr<Module>& model, ErasedSpec& spec);
+using SpecBuildFunction = void (*)(ModelSlot& model, ErasedSpec& spec);
 bool registerSpecFunction(const char* sourceFile, SpecBuildFunction build);
 
 template <class M, Spec<M> (*Body)()>
-void buildSpec(std::unique_ptr<Module>& model, ErasedSpec& spec) {
-  model = std::make_unique<M>();
+void buildSpec(ModelSlot& model, ErasedSpec& spec) {
+  adoptModel(model, new M());  // owned by `model` before anything else can throw
   Spec<M> s = Body();
   setSpec(spec, std::move(s.label), std::move(s.description), std::move(s.loss),
           std::move(s.inputs), std::move(s.optimizer), std::move(s.predict),

@@ -30,6 +30,11 @@ struct ErasedSpec {
   std::vector<DimDecl> dims;
 };
 
+// Where NNDNA_SPEC's buildSpec puts the model it constructs (adoptModel).
+struct ModelSlot {
+  std::unique_ptr<Module> model;
+};
+
 // Constructs the model into its argument and returns the spec; run inside a
 // parameter-registration scope. NNDNA_SPEC registers through registerSpecFunction (nndna.hpp);
 // tests and tools may register any callable here.

@@ -121,10 +121,14 @@ void setSpec(ErasedSpec& out, std::string&& label, std::string&& description, Fo
   out.dims = std::move(dims);
 }
 
+void adoptModel(ModelSlot& slot, Module* model) noexcept { slot.model.reset(model); }
+
 bool registerSpecFunction(const char* sourceFile, SpecBuildFunction build) {
   return registerSpec(sourceFile, [build](std::unique_ptr<Module>& model) {
+    ModelSlot slot;
     ErasedSpec spec;
-    build(model, spec);
+    build(slot, spec);
+    model = std::move(slot.model);
     return spec;
   });
 }

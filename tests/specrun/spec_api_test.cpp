@@ -182,9 +182,10 @@ Spec<Net> specBody() {
 }
 
 TEST(SpecRegistration, BuildSpecErasesEveryField) {
-  std::unique_ptr<Module> model;
+  detail::ModelSlot slot;
   detail::ErasedSpec spec;
-  detail::buildSpec<Net, &specBody>(model, spec);
+  detail::buildSpec<Net, &specBody>(slot, spec);
+  const std::unique_ptr<Module>& model = slot.model;
   ASSERT_NE(dynamic_cast<Net*>(model.get()), nullptr);
   EXPECT_EQ(spec.label, "L");
   EXPECT_EQ(spec.description, "D");
@@ -205,9 +206,9 @@ TEST(SpecRegistration, BuildSpecErasesEveryField) {
 Spec<Net> lossOnly() { return {.loss = first, .predict = {}}; }
 
 TEST(SpecRegistration, AnEmptyPredictStaysEmpty) {
-  std::unique_ptr<Module> model;
+  detail::ModelSlot slot;
   detail::ErasedSpec spec;
-  detail::buildSpec<Net, &lossOnly>(model, spec);
+  detail::buildSpec<Net, &lossOnly>(slot, spec);
   EXPECT_TRUE(spec.loss);
   EXPECT_FALSE(spec.predict);
   EXPECT_TRUE(std::holds_alternative<Adam>(spec.optimizer));  // the default
