@@ -211,7 +211,7 @@ bool isTraining();
 // How a parameter is initialised (used by the reference evaluator; tracing ignores values).
 struct Init {
   enum class Kind : std::uint8_t { automatic, zeros, ones, normal, uniform };
-  Kind kind = Kind::automatic;  // automatic: the layer's default (PyTorch's)
+  Kind kind = Kind::automatic;  // layers: their PyTorch default; a raw param: normal(0, 0.02)
   double a = 0.0;               // normal: std; uniform: low
   double b = 0.0;               // uniform: high
 };
