@@ -23,6 +23,8 @@ BENCHMARK(BM_SpanDisabled);
 
 // A session keeps every span until it finishes, so it is restarted (outside the timing) every
 // 1M iterations, and the iteration count is fixed: finishing a session is not part of a span.
+// The figures include the first touch of the memory holding the spans (most of a span's cost
+// where page faults are slow, e.g. in a VM); docs/xray.md has measured figures.
 constexpr std::int64_t kSessionIterations = 3'000'000;
 template <class Body>
 void runInSessions(benchmark::State& state, Body body) {
