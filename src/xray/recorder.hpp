@@ -377,13 +377,13 @@ struct Harvest {
   std::vector<std::unique_ptr<Chunk>> chunks;  // may hold other generations: filter
   std::vector<std::pair<FinishedSpan, int>> loose;  // from chunks that stay with their thread
   std::vector<OpenSpanView> open;                  // still open on other threads
+  std::int64_t sessionStartTicks = 0;  // read with the rest: a new session may start right after
 };
 // Stops the session `generation` and takes its spans. `self` (may be null) is skipped for open
 // spans: the caller reads its own stack with the details.
 Harvest stopAndHarvest(std::uint64_t generation, const ThreadState* self);
 // Starts session `generation` (throws std::logic_error if one is active) and drops old buffers.
 void startSessionBuffers(std::uint64_t generation, std::int64_t startTicks);
-std::int64_t sessionStartTicks() noexcept;
 
 // Ids of the spans open on every thread, for the exit and terminate lines. Takes the registry
 // lock only if it is free within a short wait (a dying process must not hang); nullopt if not.

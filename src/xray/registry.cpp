@@ -117,8 +117,6 @@ void recycleChunks(std::vector<std::unique_ptr<Chunk>>&& chunks) noexcept {
 
 std::atomic<std::uint64_t> g_generation{0};
 
-std::int64_t sessionStartTicks() noexcept { return g_sessionStartTicks.load(std::memory_order_relaxed); }
-
 void startSessionBuffers(std::uint64_t generation, std::int64_t startTicks) {
   std::vector<std::unique_ptr<Chunk>> old;
   {
@@ -143,6 +141,7 @@ void startSessionBuffers(std::uint64_t generation, std::int64_t startTicks) {
 Harvest stopAndHarvest(std::uint64_t generation, const ThreadState* self) {
   Harvest harvest;
   RegistryLock lock;
+  harvest.sessionStartTicks = g_sessionStartTicks.load(std::memory_order_relaxed);
   g_generation.store(0);
   refreshEnabled();
   auto& r = registry();

@@ -69,7 +69,7 @@ Trace Session::finish() {
   detail::ThreadState* self = detail::existingThreadState();
   detail::Harvest harvest = detail::stopAndHarvest(generation_, self);
   detail::TickScale scale = detail::currentTickScale();
-  const detail::Converter convert{scale, scale.toNs(detail::sessionStartTicks()), endTicks};
+  const detail::Converter convert{scale, scale.toNs(harvest.sessionStartTicks), endTicks};
 
   // A span that closed while it was being collected can be both finished and open: finished wins.
   std::unordered_set<std::uint64_t> openElsewhere;
