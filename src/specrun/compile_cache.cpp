@@ -7,6 +7,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "specrun/cache_pruning.hpp"
 #include "specrun/diagnostics.hpp"
 #include "specrun/sha256.hpp"
 #include "specrun/spec_runner.hpp"
@@ -128,7 +129,10 @@ std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& c
   for (const std::string& f : specCompileFlags()) flags += f + " ";
   const fs::path dir = cache / "pch" / sha256Hex(tc.identity + "\n" + flags).substr(0, 24);
   const fs::path header = dir / kPchHeader;
-  if (fs::exists(fs::path(header.string() + ".gch"))) return header;
+  if (fs::exists(fs::path(header.string() + ".gch"))) {
+    touchCacheEntry(dir);
+    return header;
+  }
 
   TempDir work(cache / "tmp", "pch-");
   {
@@ -181,6 +185,7 @@ fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunRep
   }
   if (options.useCache && fs::exists(binary) && dependenciesUnchanged(binary)) {
     if (report != nullptr) report->cacheHit = true;
+    touchCacheEntry(binary);
     return binary;
   }
 
@@ -230,6 +235,7 @@ fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunRep
   }
   publish(work.path() / "spec.deps", fs::path(binary.string() + ".deps"));
   publish(work.path() / "spec", binary);
+  pruneCache(cache, binary);  // only after a compile: a cache hit stays a hash and a stat
   return binary;
 }
 

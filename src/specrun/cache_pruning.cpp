@@ -1,0 +1,101 @@
+#include "specrun/cache_pruning.hpp"
+
+#include <algorithm>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace nndna::specrun {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Entry {
+  fs::path path;
+  fs::file_time_type used;
+  std::uintmax_t bytes = 0;
+};
+
+// The entries of `dir` that `include` accepts, most recently used first.
+template <class Include>
+std::vector<Entry> entriesByRecency(const fs::path& dir, Include include) {
+  std::vector<Entry> entries;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!include(it->path())) continue;
+    std::error_code statError;
+    const auto used = fs::last_write_time(it->path(), statError);
+    if (statError) continue;  // removed meanwhile
+    const auto bytes = it->is_regular_file(statError) ? fs::file_size(it->path(), statError) : 0;
+    entries.push_back({it->path(), used, statError ? 0 : bytes});
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.used > b.used; });
+  return entries;
+}
+
+bool isDepsFile(const fs::path& p) { return p.extension() == ".deps"; }
+
+void pruneBinaries(const fs::path& bin, const fs::path& keep, const CacheLimits& limits) {
+  const std::vector<Entry> binaries = entriesByRecency(bin, [](const fs::path& p) { return !isDepsFile(p); });
+  std::size_t kept = 0;
+  std::uintmax_t bytes = 0;
+  for (const Entry& e : binaries) {
+    const bool fits = kept < limits.maxBinaries && bytes + e.bytes <= limits.maxBinaryBytes;
+    if (fits || e.path == keep) {
+      ++kept;
+      bytes += e.bytes;
+      continue;
+    }
+    std::error_code ec;
+    fs::remove(e.path, ec);
+    fs::remove(fs::path(e.path.string() + ".deps"), ec);
+  }
+  // A .deps whose binary is gone (removed by hand, or a run killed between the two renames).
+  for (const Entry& e : entriesByRecency(bin, isDepsFile)) {
+    std::error_code ec;
+    const fs::path binary = fs::path(e.path).replace_extension();
+    if (!fs::exists(binary, ec) && !ec) fs::remove(e.path, ec);
+  }
+}
+
+void prunePrecompiledHeaders(const fs::path& pch, const fs::path& keep, const CacheLimits& limits) {
+  std::size_t kept = 0;
+  for (const Entry& e : entriesByRecency(pch, [](const fs::path&) { return true; })) {
+    if (kept < limits.maxPrecompiledHeaders || e.path == keep) {
+      ++kept;
+      continue;
+    }
+    std::error_code ec;
+    fs::remove_all(e.path, ec);
+  }
+}
+
+void pruneStaleTemp(const fs::path& tmp, const CacheLimits& limits) {
+  const auto cutoff = fs::file_time_type::clock::now() - limits.staleTemp;
+  for (const Entry& e : entriesByRecency(tmp, [](const fs::path&) { return true; })) {
+    if (e.used >= cutoff) continue;
+    std::error_code ec;
+    fs::remove_all(e.path, ec);
+  }
+}
+
+}  // namespace
+
+void touchCacheEntry(const fs::path& entry) noexcept {
+  std::error_code ec;
+  fs::last_write_time(entry, fs::file_time_type::clock::now(), ec);
+}
+
+void pruneCache(const fs::path& cache, const fs::path& keep, const CacheLimits& limits) noexcept {
+  try {
+    pruneBinaries(cache / "bin", keep, limits);
+    prunePrecompiledHeaders(cache / "pch", keep, limits);
+    pruneStaleTemp(cache / "tmp", limits);
+  } catch (...) {
+    // Pruning is housekeeping: an allocation failure here must not fail the user's run.
+  }
+}
+
+}  // namespace nndna::specrun

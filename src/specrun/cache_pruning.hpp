@@ -1,0 +1,28 @@
+// Internal to the spec runner: keeps the compile cache bounded. Without it every edited spec
+// leaves a binary behind and every new nndna version a precompiled header (tens of MB) for good.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+
+namespace nndna::specrun {
+
+struct CacheLimits {
+  std::size_t maxBinaries = 256;                           // compiled specs kept (bin/)
+  std::uintmax_t maxBinaryBytes = std::uintmax_t{1} << 30;  // and their total size
+  std::size_t maxPrecompiledHeaders = 2;                   // toolchains' PCH directories (pch/)
+  std::chrono::hours staleTemp{24};  // tmp/ work directories a killed run left behind
+};
+
+// Marks a cache entry (a binary or a PCH directory) as just used: pruning drops the least
+// recently used first. Errors are ignored (an entry another process just pruned is fine).
+void touchCacheEntry(const std::filesystem::path& entry) noexcept;
+
+// Removes the least recently used binaries (with their .deps) past either limit, PCH directories
+// past theirs, and tmp/ entries older than `staleTemp`. `keep` (the binary or PCH directory just
+// made) is never removed. Entries other processes remove meanwhile are skipped; nothing throws.
+void pruneCache(const std::filesystem::path& cache, const std::filesystem::path& keep,
+                const CacheLimits& limits = {}) noexcept;
+
+}  // namespace nndna::specrun
