@@ -115,13 +115,9 @@ struct Diagram {
 // Builds the diagram of a traced model. Never caps the size.
 Diagram buildDiagram(const ir::TracedModel& model, const Options& options = {});
 
-// Graphviz speed settings chosen by size (nslimit for large graphs, where it keeps crossings).
-struct RenderSettings {
-  std::optional<double> nslimit;
-};
-RenderSettings renderSettingsFor(const Diagram& diagram);
-
-// Lays out the DOT and returns the SVG document.
+// Lays out the DOT and returns the SVG document: in one piece up to 1,000 boxes + clusters, in
+// stacked bands beyond (docs/diagram.md). The DOT carries Graphviz's speed settings for large
+// diagrams itself, so a `.dot` output renders alike with the `dot` command.
 std::string renderSvg(const Diagram& diagram);
 // The diagram model, metrics and legend as JSON (docs/diagram.md lists the fields).
 std::string toJson(const Diagram& diagram, int indent = 2);

@@ -20,17 +20,10 @@ constexpr std::size_t kBandBudget = 200;
 
 }  // namespace
 
-RenderSettings renderSettingsFor(const Diagram& diagram) {
-  // The DOT itself carries the speed settings of a large diagram (nslimit, nslimit1, newrank,
-  // mclimit: see assemble.cpp), so `.dot` output renders the same with the `dot` command. Nothing
-  // is overridden here.
-  (void)diagram;
-  return {};
-}
-
 std::string renderSvg(const Diagram& diagram) {
-  render::LayoutOptions opts;
-  opts.nslimit = renderSettingsFor(diagram).nslimit;
+  // The DOT itself carries a large diagram's speed settings (nslimit, nslimit1, newrank, mclimit:
+  // see assemble.cpp), so no layout option is set here.
+  const render::LayoutOptions opts{};
   if (diagram.nodes.size() + diagram.clusters.size() <= kBandedAbove) {
     return render::renderInlineSvg(diagram.dot, opts);
   }
