@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "nndna/error.hpp"
 #include "nndna/ir.hpp"
 #include "nndna/nndna.hpp"
 
@@ -63,9 +64,11 @@ struct Leaves {
 
 // A failed evaluation: a missing or mis-shaped leaf, an index out of range, an op kind without
 // a reference evaluation. The message names the op, its index and the spec line that made it.
-class EvalError : public std::runtime_error {
+class EvalError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit EvalError(std::string message, std::string file = {}, int line = 0,
+                     std::string_view shownFile = {})
+      : Error(Kind::eval_error, std::move(file), line, std::move(message), shownFile) {}
 };
 
 struct EvalOptions {
@@ -97,6 +100,9 @@ Results evaluate(const ir::Graph& graph, const Leaves& leaves, EvalOptions optio
 
 // Whether `kind` has a reference evaluation.
 bool isEvaluable(ir::OpKind kind);
+// Whether `kind` is evaluated as a view: a strided read of its input, no arithmetic. True exactly
+// for the op table's views (ir::isViewKind), which the evaluator dispatches on.
+bool isEvaluatedAsView(ir::OpKind kind);
 
 // Initial values of every parameter and state tensor of `graph`, drawn from each one's
 // ir::Param::init with a stream keyed by `seed` and the parameter's name. The built-in layers

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +17,9 @@
 #include "nndna/op_kind.hpp"
 
 namespace nndna::ir {
+
+// The most axes a tensor may have (the tracer and the JSON reader enforce it).
+inline constexpr std::size_t kMaxRank = 16;
 
 using TensorId = std::int32_t;
 using OpId = std::int32_t;
@@ -151,6 +156,8 @@ struct TracedModel {
 
 // Element count; throws std::overflow_error past 2^63.
 std::int64_t numel(const Shape& shape);
+// Element count, or nothing when it overflows 64 bits or a size is negative.
+std::optional<std::int64_t> checkedNumel(const Shape& shape);
 // "[256, 32]"
 std::string formatShape(const Shape& shape);
 std::string_view dtypeName(DType dtype);

@@ -1,6 +1,10 @@
 // The versioned JSON form of the IR (documented in docs/ir.md). The reader treats its input as
-// untrusted: it validates every id, shape and size and rejects a malformed document with a
-// message naming the offending field, never a crash.
+// untrusted (a spec's child process writes it): it validates every id, shape, size and attribute,
+// recomputes every op's output with the kind's shape rule, and rejects a malformed document with
+// a message naming the offending field (its JSON path), never a crash. Its memory is bounded by
+// ReadLimits: it streams the document (nlohmann's SAX interface) into the Graph, materialising
+// one array element at a time, so a hostile document cannot make it allocate much more than the
+// document's size.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "nndna/error.hpp"
 #include "nndna/ir.hpp"
 
 namespace nndna::ir {
@@ -18,18 +23,35 @@ inline constexpr int kIrVersion = 1;
 
 struct ReadLimits {
   std::size_t maxBytes = std::size_t{1} << 30;  // 1 GiB of JSON
-  std::size_t maxTensors = 20'000'000;
-  std::size_t maxRank = 16;
+  std::size_t maxTensors = 20'000'000;  // entries of one array (tensors, ops, frames, ...)
+  std::size_t maxRank = kMaxRank;
   std::size_t maxStringBytes = std::size_t{16} << 20;  // one string (a source file's text)
+  // Arrays and objects nested deeper than this are rejected (the IR itself nests 5 deep).
+  std::size_t maxDepth = 32;
+  // The reader's own allocations (the graphs it builds and the one element it is reading) stay
+  // below this multiple of the document's size, plus 1 MiB.
+  std::size_t maxMemoryPerByte = 16;
 };
 
-class IrFormatError : public std::runtime_error {
+// A malformed IR document, or a graph that breaks the IR's rules. The message names the JSON
+// path of the offending field ("train.ops[12].inputs[1]: ...").
+class IrFormatError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit IrFormatError(std::string message, std::string file = {})
+      : Error(Kind::invalid_ir, std::move(file), 0, std::move(message)) {}
 };
 
 // indent < 0: compact.
 std::string toJson(const TracedModel& model, int indent = -1);
-TracedModel tracedModelFromJson(std::string_view text, const ReadLimits& limits = {});
+// Throws IrFormatError; `file` (the document's path, when it has one) goes into the error.
+TracedModel tracedModelFromJson(std::string_view text, const ReadLimits& limits = {},
+                                std::string_view file = {});
+
+// Checks a graph against every rule of the IR — ids in range, each tensor made once by the op
+// that names it, inputs defined before use, each op's input count, attributes and output type by
+// its kind's shape rule, leaves and the params/state/inputs/captures/updates lists — and throws
+// IrFormatError naming the first violation as a path under `name` ("train.ops[8].inputs[0]:
+// ..."). The reader runs it on every graph; buildTrainingStep and buildDiagram on theirs.
+void validateGraph(const Graph& graph, std::string_view name = "graph");
 
 }  // namespace nndna::ir

@@ -30,31 +30,33 @@ inline constexpr DType i32 = DType::i32;
 
 using Shape = std::vector<std::int64_t>;
 
+namespace detail {
+struct TensorAccess;  // the library's access to a Tensor's handle (not part of the API)
+}  // namespace detail
+
 // A symbolic tensor: a handle into the graph being traced (or to a model parameter). Copying is
-// free. The accessors read the shape the tracer inferred; they work inside forward functions.
+// free. The accessors read the shape the tracer inferred; they work inside forward functions
+// (and, for parameters, while the model is built). A tensor belongs to the trace that made it:
+// using it in another trace (say, kept in a module member from the training trace and read in
+// the inference trace) is a TraceError.
 class Tensor {
  public:
   Tensor() = default;
 
-  bool defined() const { return handle_ != kUndefined; }
-  const Shape& shape() const;
+  bool defined() const { return id_ != kUndefined; }
+  // A copy, so it stays valid however many ops the trace adds afterwards.
+  Shape shape() const;
   DType dtype() const;
-  std::int64_t rank() const { return static_cast<std::int64_t>(shape().size()); }
+  std::int64_t rank() const;
   // Size of one axis; negative axes count from the end.
   std::int64_t dim(std::int64_t axis) const;
   std::int64_t numel() const;
 
-  // Implementation detail: the raw handle (a traced tensor id, or a parameter slot).
-  std::uint32_t handle() const { return handle_; }
-  static Tensor fromHandle(std::uint32_t handle) {
-    Tensor t;
-    t.handle_ = handle;
-    return t;
-  }
-
  private:
+  friend struct detail::TensorAccess;
   static constexpr std::uint32_t kUndefined = 0xffffffffu;
-  std::uint32_t handle_ = kUndefined;
+  std::uint32_t id_ = kUndefined;  // a tensor id of its trace, or a parameter slot (tagged)
+  std::uint32_t owner_ = 0;        // the serial of the trace or built model the id belongs to
 };
 
 // A pair of integers given as one int (`3`) or two (`{3, 5}`): kernel sizes, strides, padding.
@@ -248,8 +250,11 @@ class Module {
   // A loaded model is owned as unique_ptr<Module> (LoadedSpec): deleting it through the base
   // must run the model's own destructor.
   virtual ~Module() = default;
-  Module(const Module&) = default;
-  Module& operator=(const Module&) = default;
+  // A copy would share the original's parameters under the original's names (two layers, one
+  // set of weights, counted once): copying a module is a compile error at the copy's line.
+  // Build another layer instead (`Linear b{"b", D, D};`), or hold a reference.
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
   Module(Module&&) noexcept = default;
   Module& operator=(Module&&) noexcept = default;
   // The dotted path of this module in the model ("" for the root, "layers.3").
@@ -665,7 +670,8 @@ void adoptModel(ModelSlot& slot, Module* model) noexcept;
 // Builds the model into `model` and evaluates the spec body into `spec`; the library runs it
 // inside a parameter-registration scope.
 using SpecBuildFunction = void (*)(ModelSlot& model, ErasedSpec& spec);
-bool registerSpecFunction(const char* sourceFile, SpecBuildFunction build);
+// `line`: the NNDNA_SPEC line, where errors in the spec body (inputs, optimizer) are reported.
+bool registerSpecFunction(const char* sourceFile, int line, SpecBuildFunction build);
 
 template <class M, Spec<M> (*Body)()>
 void buildSpec(ModelSlot& model, ErasedSpec& spec) {
@@ -687,6 +693,6 @@ void buildSpec(ModelSlot& model, ErasedSpec& spec) {
 #define NNDNA_SPEC(Model)                                                                     \
   static ::nndna::Spec<Model> nndnaSpecBody();                                                \
   [[maybe_unused]] static const bool nndnaSpecRegistered =                                    \
-      ::nndna::detail::registerSpecFunction(__FILE__,                                          \
+      ::nndna::detail::registerSpecFunction(__FILE__, __LINE__,                                \
                                             &::nndna::detail::buildSpec<Model, &nndnaSpecBody>); \
   static ::nndna::Spec<Model> nndnaSpecBody()

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "nndna/error.hpp"
 #include "nndna/ir.hpp"
 #include "nndna/nndna.hpp"
 
@@ -40,6 +41,8 @@ struct ModelSlot {
 // tests and tools may register any callable here.
 using SpecBuilder = std::function<ErasedSpec(std::unique_ptr<Module>&)>;
 bool registerSpec(const char* sourceFile, SpecBuilder builder);
+// `line`: the NNDNA_SPEC line (errors in the spec body are reported there).
+bool registerSpec(const char* sourceFile, int line, SpecBuilder builder);
 }  // namespace detail
 
 // A parameter or state tensor declared while a model was built.
@@ -56,6 +59,7 @@ struct RegisteredSpec {
   std::string sourceFile;  // __FILE__ of the spec
   std::string name;        // the file's stem: "gpt2_small"
   detail::SpecBuilder build;
+  int line = 0;            // the NNDNA_SPEC line (0: unknown)
 };
 
 // A built model and its spec.
@@ -65,27 +69,28 @@ struct LoadedSpec {
   detail::ErasedSpec spec;
   std::unique_ptr<Module> model;
   std::vector<ParamDecl> params;  // in registration order
+  int line = 0;                   // the NNDNA_SPEC line (0: unknown)
+  std::uint32_t paramSerial = 0;  // what the model's parameter handles carry (0: no model built)
 };
 
 // Every spec linked into this program, in registration order.
 std::span<const RegisteredSpec> registeredSpecs();
 // The spec whose name (file stem) or path matches; nullptr if none.
 const RegisteredSpec* findSpec(std::string_view name);
-// Builds the model (registering its parameters) and evaluates the spec body.
+// Builds the model (registering its parameters) and evaluates the spec body. Throws TraceError at
+// the spec line for a module built wrongly (a duplicate or dotted name, a non-positive size).
 LoadedSpec loadSpec(const RegisteredSpec& spec);
 
-// A shape, dtype or usage error, attributed to the spec line that caused it.
-class TraceError : public std::runtime_error {
+// A shape, dtype or usage error in a spec — while tracing it or building its model —
+// attributed to the spec line that caused it: "model.cpp:14: matmul: inner dimensions differ".
+// message() is "op: detail".
+class TraceError : public Error {
  public:
   TraceError(std::string file, int line, std::string op, std::string detail);
-  const std::string& file() const { return file_; }
-  int line() const { return line_; }
   const std::string& op() const { return op_; }
   const std::string& detail() const { return detail_; }
 
  private:
-  std::string file_;
-  int line_;
   std::string op_;
   std::string detail_;
 };

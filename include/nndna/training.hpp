@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "nndna/error.hpp"
 #include "nndna/ir.hpp"
 #include "nndna/nndna.hpp"
 
@@ -19,6 +20,12 @@ namespace nndna::training {
 inline constexpr const char* kLearningRate = "optim.lr";
 inline constexpr const char* kBiasCorrection1 = "optim.bias_correction1";  // 1 - beta1^(t+1)
 inline constexpr const char* kBiasCorrection2 = "optim.bias_correction2";  // 1 - beta2^(t+1)
+
+// The first thing wrong with an optimizer's settings, or "" when they are valid: betas in
+// [0, 1), eps > 0, momentum >= 0, Nesterov only with momentum, finite rates, schedules with
+// positive step counts. The tracer reports it at the spec's NNDNA_SPEC line; the IR reader
+// rejects it; buildTrainingStep throws it.
+std::string optimizerProblem(const Optimizer& optimizer);
 
 // Appends the backward pass of the rank-0 loss graph.outputs[0] (ops tagged ir::Phase::backward)
 // and returns the gradient tensor of each `wrt` tensor, in order (ir::kNone when the loss does

@@ -52,7 +52,11 @@ int exitCodeFor(specrun::SpecRunError::Kind kind) {
     case Kind::memory_limit:
     case Kind::output_limit:
     case Kind::invalid_output: return 4;
-    case Kind::setup_error: return 1;
+    case Kind::setup_error:
+    // Not a spec run's kinds (reading a file, evaluating, drawing).
+    case Kind::invalid_ir:
+    case Kind::eval_error:
+    case Kind::render_error: return 1;
   }
   return 1;
 }

@@ -1,7 +1,6 @@
 // buildDiagram: the stages of docs/diagram.md, one side at a time, then the merge.
 #include <algorithm>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -105,15 +104,10 @@ Diagram buildDiagram(const ir::TracedModel& model, const Options& options) {
   }
   detail::assemble(models, dims, d);
 
-  // FLOPs/step and kernels count the whole training step. A model whose step cannot be built (an
-  // op with no adjoint rule) still gets its diagram, with forward-only figures said as such.
-  std::optional<ir::Graph> step;
-  try {
-    step = training::buildTrainingStep(model.train, model.spec.optimizer);
-  } catch (const std::exception&) {
-    step.reset();
-  }
-  d.metrics.train = detail::sideMetrics(model.train, step ? &*step : nullptr, model.train, false);
+  // FLOPs/step and kernels count the whole training step. A model whose step cannot be built
+  // is an error, reported as such (an invalid optimizer setting, an op without an adjoint).
+  const ir::Graph step = training::buildTrainingStep(model.train, model.spec.optimizer);
+  d.metrics.train = detail::sideMetrics(model.train, &step, model.train, false);
   if (model.hasInfer) d.metrics.infer = detail::sideMetrics(model.train, nullptr, model.infer, true);
   return d;
 }

@@ -11,14 +11,17 @@
 
 namespace nndna::diagram::detail {
 
-// FLOPs of one op: 2·M·K·N for a matmul, 2·outN·(inC/groups)·kH·kW for a conv; every other op is
-// a few operations per element, rounding error next to these (the seed's rule).
+// FLOPs of one op: 2·M·K·N for a matmul, 2·outN·(inC/groups)·kH·kW for a conv (and its two
+// backward kinds); every other op is a few operations per element, rounding error next to these
+// (the seed's rule), and counts 0.
 std::int64_t opFlops(const ir::Graph& graph, const ir::Op& op);
+// Whether `kind` has a FLOP rule (tests enumerate the table with it).
+bool countsFlops(ir::OpKind kind);
 
 // Trainable scalars (the optimizer's moments are not model parameters).
 std::int64_t countParams(const ir::Graph& graph);
 std::int64_t countFlops(const ir::Graph& graph, const std::vector<char>& opMask);
-// Bytes of forward intermediates: 4 per element, leaves and reshape/permute views excluded.
+// Bytes of forward intermediates: 4 per element, leaves and views (ir::isViewKind) excluded.
 std::int64_t countActivationBytes(const ir::Graph& graph, const std::vector<char>& forwardMask);
 
 std::string formatCount(std::int64_t n);  // 24864 -> "24.9K"
@@ -26,7 +29,7 @@ std::string formatFlops(std::int64_t n);  // "2.2M"
 std::string formatBytes(std::int64_t n);  // "1.5 MB"
 
 // The four header metrics of one side. `trainStep` is the whole training step (forward, backward,
-// optimizer) of the training side, or null when it could not be built (then forward only).
+// optimizer) of the training side (required when !inference).
 std::vector<Metric> sideMetrics(const ir::Graph& trainGraph, const ir::Graph* trainStep,
                                 const ir::Graph& graph, bool inference);
 

@@ -13,90 +13,126 @@ namespace {
 
 using Kernel = Value (*)(const OpContext&);
 
-// The reference evaluation of each non-leaf kind; nullptr for kinds without one. A kind added
-// to op_kind.hpp lands in `default` until it gets its evaluation (the eval tests list them).
-Kernel kernelFor(OpKind kind) {
-  if (ir::isElementwiseUnary(kind)) return evalUnary;
-  if (ir::isElementwiseBinary(kind)) return evalBinary;
+// How the evaluator computes one kind: a kernel, or — exactly for the op table's views — a
+// strided read of the input (evalView). Leaves have neither: their values are given.
+struct KernelEntry {
+  Kernel compute = nullptr;
+  ViewStrides view = nullptr;
+};
+
+// The reference evaluation of each kind. No default: a kind added to the op table is a compile
+// error here until it gets its evaluation.
+KernelEntry kernelFor(OpKind kind) {
+  using namespace math;
   switch (kind) {
-    case OpKind::zeros: case OpKind::ones: case OpKind::arange: case OpKind::randn:
-      return evalConstant;
-    case OpKind::where: return evalWhere;
-    case OpKind::mean: case OpKind::sum: return evalReduce;
-    case OpKind::argmax: case OpKind::argmin: return evalArgReduce;
-    case OpKind::reshape: case OpKind::stop_gradient: case OpKind::capture: return evalReshape;
-    case OpKind::permute: return evalPermute;
-    case OpKind::matmul: return evalMatmul;
-    case OpKind::one_hot: return evalOneHot;
-    case OpKind::embedding: return evalEmbedding;
-    case OpKind::take_along_axis: return evalTakeAlongAxis;
-    case OpKind::narrow: return evalNarrow;
-    case OpKind::concat: return evalConcat;
-    case OpKind::stack: return evalStack;
-    case OpKind::softmax: case OpKind::log_softmax: return evalSoftmax;
-    case OpKind::softmax_causal: return evalSoftmaxCausal;
-    case OpKind::where_causal: return evalWhereCausal;
-    case OpKind::categorical: return evalCategorical;
-    case OpKind::split_heads: return evalSplitHeads;
-    case OpKind::merge_heads: return evalMergeHeads;
-    case OpKind::rope: return evalRope;
-    case OpKind::conv2d: return evalConv2d;
-    case OpKind::max_pool2d: return evalMaxPool2d;
-    case OpKind::nearest_upsample2d: return evalNearestUpsample2d;
-    case OpKind::dropout: return evalDropout;
-    case OpKind::cross_entropy: case OpKind::nll_loss: return evalLoss;
-    case OpKind::layer_norm: return evalLayerNorm;
-    case OpKind::rms_norm: return evalRmsNorm;
-    case OpKind::batch_norm2d: case OpKind::batch_norm2d_inference: return evalBatchNorm2d;
+    case OpKind::param_input: case OpKind::tensor_input: case OpKind::state_input: return {};
+    case OpKind::zeros: return {evalZeros};
+    case OpKind::ones: return {evalOnes};
+    case OpKind::arange: return {evalArange};
+    case OpKind::randn: return {evalRandn};
+    case OpKind::sqrt: return {unaryKernel<math::sqrt>};
+    case OpKind::rsqrt: return {unaryKernel<rsqrt>};
+    case OpKind::log: return {unaryKernel<math::log>};
+    case OpKind::exp: return {unaryKernel<math::exp>};
+    case OpKind::neg: return {unaryKernel<neg, negInt>};
+    case OpKind::abs: return {unaryKernel<math::abs, absInt>};
+    case OpKind::square: return {unaryKernel<square, squareInt>};
+    case OpKind::sin: return {unaryKernel<math::sin>};
+    case OpKind::cos: return {unaryKernel<math::cos>};
+    case OpKind::erf: return {unaryKernel<math::erf>};
+    case OpKind::relu: return {unaryKernel<relu>};
+    case OpKind::tanh: return {unaryKernel<math::tanh>};
+    case OpKind::sigmoid: return {unaryKernel<math::sigmoid>};
+    case OpKind::gelu: return {unaryKernel<gelu>};
+    case OpKind::silu: return {unaryKernel<silu>};
+    case OpKind::leaky_relu: return {unaryKernel<leakyRelu>};
+    case OpKind::softplus: return {unaryKernel<softplus>};
+    case OpKind::clamp: return {unaryKernel<clamp, clampInt>};
+    case OpKind::add: return {binaryKernel<add, addInt>};
+    case OpKind::sub: return {binaryKernel<sub, subInt>};
+    case OpKind::mul: return {binaryKernel<mul, mulInt>};
+    case OpKind::div: return {binaryKernel<math::div, divInt>};
+    case OpKind::min: return {binaryKernel<math::min, minInt>};
+    case OpKind::max: return {binaryKernel<math::max, maxInt>};
+    case OpKind::less: return {binaryKernel<less>};
+    case OpKind::greater: return {binaryKernel<greater>};
+    case OpKind::where: return {evalWhere};
+    case OpKind::mean: case OpKind::sum: return {evalReduce};
+    case OpKind::argmax: case OpKind::argmin: return {evalArgReduce};
+    case OpKind::reshape: return {nullptr, aliasStrides};
+    case OpKind::permute: return {nullptr, permuteStrides};
+    case OpKind::matmul: return {evalMatmul};
+    case OpKind::one_hot: return {evalOneHot};
+    case OpKind::embedding: return {evalEmbedding};
+    case OpKind::take_along_axis: return {evalTakeAlongAxis};
+    case OpKind::narrow: return {evalNarrow};
+    case OpKind::concat: return {evalConcat};
+    case OpKind::stack: return {evalStack};
+    case OpKind::softmax: case OpKind::log_softmax: return {evalSoftmax};
+    case OpKind::softmax_causal: return {evalSoftmaxCausal};
+    case OpKind::where_causal: return {evalWhereCausal};
+    case OpKind::categorical: return {evalCategorical};
+    case OpKind::split_heads: return {nullptr, splitHeadsStrides};
+    case OpKind::merge_heads: return {evalMergeHeads};
+    case OpKind::rope: return {evalRope};
+    case OpKind::conv2d: return {evalConv2d};
+    case OpKind::max_pool2d: return {evalMaxPool2d};
+    case OpKind::nearest_upsample2d: return {evalNearestUpsample2d};
+    case OpKind::dropout: return {evalDropout};
+    case OpKind::stop_gradient: case OpKind::capture: return {nullptr, aliasStrides};
+    case OpKind::cross_entropy: case OpKind::nll_loss: return {evalLoss};
+    case OpKind::layer_norm: return {evalLayerNorm};
+    case OpKind::rms_norm: return {evalRmsNorm};
+    case OpKind::batch_norm2d: case OpKind::batch_norm2d_inference: return {evalBatchNorm2d};
     // Backward kinds.
-    case OpKind::broadcast_to: return evalBroadcastTo;
-    case OpKind::sum_to_shape: return evalSumToShape;
-    case OpKind::relu_grad: case OpKind::gelu_grad: case OpKind::silu_grad:
-    case OpKind::leaky_relu_grad: case OpKind::softplus_grad: case OpKind::clamp_grad:
-    case OpKind::abs_grad: case OpKind::tanh_grad: case OpKind::sigmoid_grad:
-      return evalActivationGrad;
-    case OpKind::softmax_grad: case OpKind::log_softmax_grad: return evalSoftmaxGrad;
-    case OpKind::cross_entropy_grad: case OpKind::nll_loss_grad: return evalLossGrad;
-    case OpKind::embedding_grad: return evalEmbeddingGrad;
-    case OpKind::take_along_axis_grad: return evalTakeAlongAxisGrad;
-    case OpKind::narrow_grad: return evalNarrowGrad;
-    case OpKind::rope_grad: return evalRopeGrad;
-    case OpKind::conv2d_input_grad: return evalConv2dInputGrad;
-    case OpKind::conv2d_weight_grad: return evalConv2dWeightGrad;
-    case OpKind::max_pool2d_grad: return evalMaxPool2dGrad;
-    case OpKind::nearest_upsample2d_grad: return evalNearestUpsample2dGrad;
+    case OpKind::broadcast_to: return {nullptr, broadcastToStrides};
+    case OpKind::sum_to_shape: return {evalSumToShape};
+    case OpKind::relu_grad: return {activationGradKernel<reluDerivative>};
+    case OpKind::gelu_grad: return {activationGradKernel<geluDerivative>};
+    case OpKind::silu_grad: return {activationGradKernel<siluDerivative>};
+    case OpKind::leaky_relu_grad: return {activationGradKernel<leakyReluDerivative>};
+    case OpKind::softplus_grad: return {activationGradKernel<softplusDerivative>};
+    case OpKind::clamp_grad: return {activationGradKernel<clampDerivative>};
+    case OpKind::abs_grad: return {activationGradKernel<absDerivative>};
+    case OpKind::tanh_grad: return {activationGradKernel<tanhDerivative>};
+    case OpKind::sigmoid_grad: return {activationGradKernel<sigmoidDerivative>};
+    case OpKind::softmax_grad: case OpKind::log_softmax_grad: return {evalSoftmaxGrad};
+    case OpKind::cross_entropy_grad: case OpKind::nll_loss_grad: return {evalLossGrad};
+    case OpKind::embedding_grad: return {evalEmbeddingGrad};
+    case OpKind::take_along_axis_grad: return {evalTakeAlongAxisGrad};
+    case OpKind::narrow_grad: return {evalNarrowGrad};
+    case OpKind::rope_grad: return {evalRopeGrad};
+    case OpKind::conv2d_input_grad: return {evalConv2dInputGrad};
+    case OpKind::conv2d_weight_grad: return {evalConv2dWeightGrad};
+    case OpKind::max_pool2d_grad: return {evalMaxPool2dGrad};
+    case OpKind::nearest_upsample2d_grad: return {evalNearestUpsample2dGrad};
     case OpKind::layer_norm_input_grad: case OpKind::layer_norm_weight_grad:
     case OpKind::rms_norm_input_grad: case OpKind::rms_norm_weight_grad:
-      return evalRowNormGrad;
+      return {evalRowNormGrad};
     case OpKind::batch_norm2d_input_grad: case OpKind::batch_norm2d_weight_grad:
-      return evalBatchNormGrad;
+      return {evalBatchNormGrad};
     // Optimizer and state updates.
     case OpKind::batch_norm2d_running_mean: case OpKind::batch_norm2d_running_var:
-      return evalBatchNormRunning;
-    case OpKind::adam_moment1: case OpKind::adam_moment2: case OpKind::sgd_momentum:
-      return evalMoment;
-    case OpKind::adam_update: return evalAdamUpdate;
-    case OpKind::sgd_update: return evalSgdUpdate;
-    default: return nullptr;
+      return {evalBatchNormRunning};
+    case OpKind::adam_moment1: return {momentKernel<adamMoment1>};
+    case OpKind::adam_moment2: return {momentKernel<adamMoment2>};
+    case OpKind::sgd_momentum: return {momentKernel<sgdMomentum>};
+    case OpKind::adam_update: return {evalAdamUpdate};
+    case OpKind::sgd_update: return {evalSgdUpdate};
   }
+  return {};
 }
 
 std::string_view leafWhat(OpKind kind) {
-  switch (kind) {
-    case OpKind::param_input: return "parameter";
-    case OpKind::state_input: return "state tensor";
-    default: return "input";
-  }
+  if (kind == OpKind::param_input) return "parameter";
+  return kind == OpKind::state_input ? "state tensor" : "input";
 }
 
-// The map a leaf kind reads (Leaves or const Leaves).
+// The map a leaf kind reads (Leaves or const Leaves): params, state, or (tensor_input) inputs.
 template <class L>
 auto& leafMap(L& leaves, OpKind kind) {
-  switch (kind) {
-    case OpKind::param_input: return leaves.params;
-    case OpKind::state_input: return leaves.state;
-    default: return leaves.inputs;
-  }
+  if (kind == OpKind::param_input) return leaves.params;
+  return kind == OpKind::state_input ? leaves.state : leaves.inputs;
 }
 
 const Value& leafValue(const ir::Op& op, const ir::TensorInfo& info, const Leaves& leaves) {
@@ -148,7 +184,12 @@ std::vector<bool> neededOps(const ir::Graph& graph, std::span<const ir::TensorId
 
 }  // namespace
 
-bool isEvaluable(OpKind kind) { return ir::isLeafKind(kind) || kernelFor(kind) != nullptr; }
+bool isEvaluable(OpKind kind) {
+  const KernelEntry entry = kernelFor(kind);
+  return ir::isLeafKind(kind) || entry.compute != nullptr || entry.view != nullptr;
+}
+
+bool isEvaluatedAsView(OpKind kind) { return kernelFor(kind).view != nullptr; }
 
 bool Results::has(ir::TensorId id) const {
   return id >= 0 && static_cast<std::size_t>(id) < values_.size() &&
@@ -176,9 +217,15 @@ Results evaluate(const ir::Graph& graph, const Leaves& leaves,
     inputs.clear();
     for (const ir::TensorId in : op.inputs) inputs.push_back(&*values[static_cast<std::size_t>(in)]);
     const OpContext ctx{graph, op, inputs, info, options.seed};
-    const Kernel kernel = kernelFor(op.kind);
-    if (kernel == nullptr) ctx.fail("this op kind has no reference evaluation");
-    Value out = kernel(ctx);
+    const KernelEntry entry = kernelFor(op.kind);
+    Value out;
+    if (ir::isViewKind(op.kind) && entry.view != nullptr) {
+      out = evalView(ctx, entry.view);
+    } else if (!ir::isViewKind(op.kind) && entry.compute != nullptr) {
+      out = entry.compute(ctx);
+    } else {
+      ctx.fail("this op kind has no reference evaluation");
+    }
     if (out.shape != info.shape || out.dtype != info.dtype ||
         static_cast<std::int64_t>(out.data.size()) != ir::numel(info.shape)) {
       ctx.fail("computed {} ({} values) where the IR says {} {}", describe(out), out.data.size(),

@@ -12,36 +12,6 @@ using ir::OpKind;
 
 namespace {
 
-double geluDerivative(double x, bool approximate) {
-  if (!approximate) {
-    const double cdf = 0.5 * (1.0 + std::erf(x / std::numbers::sqrt2));
-    const double pdf = std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi);
-    return cdf + x * pdf;
-  }
-  const double c = std::sqrt(2.0 / std::numbers::pi);
-  const double t = std::tanh(c * (x + 0.044715 * x * x * x));
-  return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * c * (1.0 + 3.0 * 0.044715 * x * x);
-}
-
-// The local derivative of an activation at its saved input (x) or output (y).
-double localDerivative(OpKind kind, const ir::OpAttrs& a, double v) {
-  switch (kind) {
-    case OpKind::relu_grad: return v > 0 ? 1.0 : 0.0;
-    case OpKind::gelu_grad: return geluDerivative(v, a.approximate);
-    case OpKind::silu_grad: {
-      const double s = sigmoid(v);
-      return s * (1.0 + v * (1.0 - s));
-    }
-    case OpKind::leaky_relu_grad: return v > 0 ? 1.0 : a.scalar;
-    case OpKind::softplus_grad: return sigmoid(v);
-    case OpKind::clamp_grad: return v >= a.scalar && v <= a.scalar2 ? 1.0 : 0.0;
-    case OpKind::abs_grad: return v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0);
-    case OpKind::tanh_grad: return 1.0 - v * v;
-    case OpKind::sigmoid_grad: return v * (1.0 - v);
-    default: return std::nan("");
-  }
-}
-
 void requireSameSize(const OpContext& ctx, const Value& a, const Value& b) {
   if (a.shape != b.shape) ctx.fail("operands {} and {} must have one shape", describe(a), describe(b));
 }
@@ -62,15 +32,29 @@ Moments momentsOf(const double* x, std::int64_t n, std::int64_t stride, double e
 
 }  // namespace
 
-Value evalBroadcastTo(const OpContext& ctx) {
-  const Value& x = ctx.in(0);
-  Value out = ctx.result();
-  forEachStrided<1>(out.shape, {broadcastStrides(x.shape, out.shape)},
-                    [&](std::int64_t flat, const std::array<std::int64_t, 1>& off) {
-                      out.data[static_cast<std::size_t>(flat)] = x.data[static_cast<std::size_t>(off[0])];
-                    });
-  return out;
+namespace math {
+double reluDerivative(double v, const ir::OpAttrs&) { return v > 0 ? 1.0 : 0.0; }
+double geluDerivative(double x, const ir::OpAttrs& a) {
+  if (!a.approximate) {
+    const double cdf = 0.5 * (1.0 + std::erf(x / std::numbers::sqrt2));
+    const double pdf = std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi);
+    return cdf + x * pdf;
+  }
+  const double c = std::sqrt(2.0 / std::numbers::pi);
+  const double t = std::tanh(c * (x + 0.044715 * x * x * x));
+  return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * c * (1.0 + 3.0 * 0.044715 * x * x);
 }
+double siluDerivative(double v, const ir::OpAttrs&) {
+  const double s = eval::sigmoid(v);
+  return s * (1.0 + v * (1.0 - s));
+}
+double leakyReluDerivative(double v, const ir::OpAttrs& a) { return v > 0 ? 1.0 : a.scalar; }
+double softplusDerivative(double v, const ir::OpAttrs&) { return eval::sigmoid(v); }
+double clampDerivative(double v, const ir::OpAttrs& a) { return v >= a.scalar && v <= a.scalar2 ? 1.0 : 0.0; }
+double absDerivative(double v, const ir::OpAttrs&) { return v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0); }
+double tanhDerivative(double y, const ir::OpAttrs&) { return 1.0 - y * y; }
+double sigmoidDerivative(double y, const ir::OpAttrs&) { return y * (1.0 - y); }
+}  // namespace math
 
 Value evalSumToShape(const OpContext& ctx) {
   const Value& dy = ctx.in(0);
@@ -86,14 +70,12 @@ Value evalSumToShape(const OpContext& ctx) {
 }
 
 // relu_grad ... sigmoid_grad: dy times the local derivative at x (or y).
-Value evalActivationGrad(const OpContext& ctx) {
+Value evalActivationGrad(const OpContext& ctx, DerivativeFn derivative) {
   const Value& dy = ctx.in(0);
   const Value& v = ctx.in(1);
   requireSameSize(ctx, dy, v);
   Value out = ctx.result();
-  for (std::size_t i = 0; i < dy.data.size(); ++i) {
-    out.data[i] = dy.data[i] * localDerivative(ctx.op.kind, ctx.attrs(), v.data[i]);
-  }
+  for (std::size_t i = 0; i < dy.data.size(); ++i) out.data[i] = dy.data[i] * derivative(v.data[i], ctx.attrs());
   return out;
 }
 

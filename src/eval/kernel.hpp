@@ -87,19 +87,110 @@ inline double sigmoid(double x) {
   return e / (1.0 + e);
 }
 
-// Families of op kinds; each returns the op's output value.
-Value evalConstant(const OpContext& ctx);     // zeros, ones, arange, randn
-Value evalUnary(const OpContext& ctx);        // elementwise unary kinds and clamp
-Value evalBinary(const OpContext& ctx);       // add ... greater
+// ----- Elementwise families: one per-element function per kind (evaluator.cpp's table picks it).
+
+// f(x) of a unary kind, in double; its i32 form (neg, abs, square, clamp) or nullptr.
+using UnaryFn = double (*)(double x, const ir::OpAttrs& attrs);
+using UnaryIntFn = std::int64_t (*)(std::int64_t x, const ir::OpAttrs& attrs);
+// a ⊕ b of a binary kind; its i32 form (may fail through ctx: division by zero) or nullptr.
+using BinaryFn = double (*)(double a, double b);
+using BinaryIntFn = double (*)(const OpContext& ctx, std::int64_t a, std::int64_t b);
+// The local derivative of an activation at its saved input (x) or output (y).
+using DerivativeFn = double (*)(double v, const ir::OpAttrs& attrs);
+// The new optimizer state from the old one, the gradient and the rate (beta, momentum).
+using MomentFn = double (*)(double state, double g, double rate);
+
+Value evalUnary(const OpContext& ctx, UnaryFn f, UnaryIntFn i);
+Value evalBinary(const OpContext& ctx, BinaryFn f, BinaryIntFn i);
+Value evalActivationGrad(const OpContext& ctx, DerivativeFn derivative);  // relu_grad ... sigmoid_grad
+Value evalMoment(const OpContext& ctx, MomentFn f);  // adam_moment1, adam_moment2, sgd_momentum
+
+// As kernels (function pointers with the per-kind function bound at compile time).
+template <UnaryFn F, UnaryIntFn I = nullptr>
+Value unaryKernel(const OpContext& ctx) { return evalUnary(ctx, F, I); }
+template <BinaryFn F, BinaryIntFn I = nullptr>
+Value binaryKernel(const OpContext& ctx) { return evalBinary(ctx, F, I); }
+template <DerivativeFn D>
+Value activationGradKernel(const OpContext& ctx) { return evalActivationGrad(ctx, D); }
+template <MomentFn F>
+Value momentKernel(const OpContext& ctx) { return evalMoment(ctx, F); }
+
+// The per-element functions (elementwise.cpp, grad_ops.cpp, optim_ops.cpp).
+namespace math {
+double sqrt(double x, const ir::OpAttrs&);
+double rsqrt(double x, const ir::OpAttrs&);
+double log(double x, const ir::OpAttrs&);
+double exp(double x, const ir::OpAttrs&);
+double neg(double x, const ir::OpAttrs&);
+double abs(double x, const ir::OpAttrs&);
+double square(double x, const ir::OpAttrs&);
+double sin(double x, const ir::OpAttrs&);
+double cos(double x, const ir::OpAttrs&);
+double erf(double x, const ir::OpAttrs&);
+double relu(double x, const ir::OpAttrs&);
+double tanh(double x, const ir::OpAttrs&);
+double sigmoid(double x, const ir::OpAttrs&);
+double gelu(double x, const ir::OpAttrs&);
+double silu(double x, const ir::OpAttrs&);
+double leakyRelu(double x, const ir::OpAttrs&);
+double softplus(double x, const ir::OpAttrs&);
+double clamp(double x, const ir::OpAttrs&);
+std::int64_t negInt(std::int64_t x, const ir::OpAttrs&);
+std::int64_t absInt(std::int64_t x, const ir::OpAttrs&);
+std::int64_t squareInt(std::int64_t x, const ir::OpAttrs&);
+std::int64_t clampInt(std::int64_t x, const ir::OpAttrs&);
+
+double add(double a, double b);
+double sub(double a, double b);
+double mul(double a, double b);
+double div(double a, double b);
+double min(double a, double b);
+double max(double a, double b);
+double less(double a, double b);
+double greater(double a, double b);
+double addInt(const OpContext&, std::int64_t a, std::int64_t b);
+double subInt(const OpContext&, std::int64_t a, std::int64_t b);
+double mulInt(const OpContext&, std::int64_t a, std::int64_t b);
+double divInt(const OpContext& ctx, std::int64_t a, std::int64_t b);
+double minInt(const OpContext&, std::int64_t a, std::int64_t b);
+double maxInt(const OpContext&, std::int64_t a, std::int64_t b);
+
+double reluDerivative(double v, const ir::OpAttrs&);
+double geluDerivative(double v, const ir::OpAttrs&);
+double siluDerivative(double v, const ir::OpAttrs&);
+double leakyReluDerivative(double v, const ir::OpAttrs&);
+double softplusDerivative(double v, const ir::OpAttrs&);
+double clampDerivative(double v, const ir::OpAttrs&);
+double absDerivative(double v, const ir::OpAttrs&);
+double tanhDerivative(double y, const ir::OpAttrs&);
+double sigmoidDerivative(double y, const ir::OpAttrs&);
+
+double adamMoment1(double m, double g, double beta);
+double adamMoment2(double v, double g, double beta);
+double sgdMomentum(double buf, double g, double momentum);
+}  // namespace math
+
+// ----- Views: a strided read of the input, no arithmetic (ir::isViewKind) ------------------------
+
+// The input strides each output axis reads (over the output's shape).
+using ViewStrides = std::vector<std::int64_t> (*)(const OpContext& ctx);
+Value evalView(const OpContext& ctx, ViewStrides strides);
+std::vector<std::int64_t> aliasStrides(const OpContext& ctx);      // reshape, stop_gradient, capture
+std::vector<std::int64_t> permuteStrides(const OpContext& ctx);    // permute
+std::vector<std::int64_t> broadcastToStrides(const OpContext& ctx);  // broadcast_to
+std::vector<std::int64_t> splitHeadsStrides(const OpContext& ctx);  // split_heads
+
+// ----- The other kinds, by family; each returns the op's output value ----------------------------
+Value evalZeros(const OpContext& ctx);
+Value evalOnes(const OpContext& ctx);
+Value evalArange(const OpContext& ctx);
+Value evalRandn(const OpContext& ctx);
 Value evalWhere(const OpContext& ctx);
 Value evalReduce(const OpContext& ctx);       // mean, sum
 Value evalArgReduce(const OpContext& ctx);    // argmax, argmin
-Value evalReshape(const OpContext& ctx);      // reshape, stop_gradient, capture (copies)
-Value evalPermute(const OpContext& ctx);
 Value evalNarrow(const OpContext& ctx);
 Value evalConcat(const OpContext& ctx);
 Value evalStack(const OpContext& ctx);
-Value evalSplitHeads(const OpContext& ctx);
 Value evalMergeHeads(const OpContext& ctx);
 Value evalOneHot(const OpContext& ctx);
 Value evalEmbedding(const OpContext& ctx);
@@ -120,9 +211,7 @@ Value evalRmsNorm(const OpContext& ctx);
 Value evalBatchNorm2d(const OpContext& ctx);  // batch_norm2d, batch_norm2d_inference
 
 // Backward kinds (grad_ops.cpp).
-Value evalBroadcastTo(const OpContext& ctx);
 Value evalSumToShape(const OpContext& ctx);
-Value evalActivationGrad(const OpContext& ctx);   // relu_grad ... sigmoid_grad
 Value evalSoftmaxGrad(const OpContext& ctx);      // softmax_grad, log_softmax_grad
 Value evalLossGrad(const OpContext& ctx);         // cross_entropy_grad, nll_loss_grad
 Value evalEmbeddingGrad(const OpContext& ctx);
@@ -138,7 +227,6 @@ Value evalBatchNormGrad(const OpContext& ctx);    // batch_norm2d_input_grad, _w
 
 // Optimizer and state-update kinds (optim_ops.cpp).
 Value evalBatchNormRunning(const OpContext& ctx); // batch_norm2d_running_mean, _var
-Value evalMoment(const OpContext& ctx);           // adam_moment1, adam_moment2, sgd_momentum
 Value evalAdamUpdate(const OpContext& ctx);
 Value evalSgdUpdate(const OpContext& ctx);
 

@@ -10,58 +10,76 @@ namespace nndna::eval {
 
 using ir::OpKind;
 
-namespace {
-// out[i] = x[permuted index]: `axes[i]` is the input axis that output axis i reads.
-Value permuted(const OpContext& ctx, const Value& x, std::span<const std::int64_t> axes,
-               Value out) {
-  const std::vector<std::int64_t> inStrides = stridesOf(x.shape);
-  Shape shape(axes.size());
-  std::vector<std::int64_t> strides(axes.size());
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    const std::size_t a = ctx.axis(axes[i], x.shape.size());
-    shape[i] = x.shape[a];
-    strides[i] = inStrides[a];
-  }
-  if (shape != out.shape) {
-    ctx.fail("permuting {} by the axes gives {}, the IR says {}", ir::formatShape(x.shape),
-             ir::formatShape(shape), ir::formatShape(out.shape));
-  }
-  forEachStrided<1>(shape, {strides}, [&](std::int64_t flat, const std::array<std::int64_t, 1>& off) {
+// ----- views: each output element is an input element at a strided offset -----------------------
+
+Value evalView(const OpContext& ctx, ViewStrides strides) {
+  const Value& x = ctx.in(0);
+  Value out = ctx.result();
+  forEachStrided<1>(out.shape, {strides(ctx)}, [&](std::int64_t flat, const std::array<std::int64_t, 1>& off) {
     out.data[static_cast<std::size_t>(flat)] = x.data[static_cast<std::size_t>(off[0])];
   });
   return out;
 }
-}  // namespace
 
-Value evalConstant(const OpContext& ctx) {
+// reshape and the identities stop_gradient, capture: the row-major data is unchanged.
+std::vector<std::int64_t> aliasStrides(const OpContext& ctx) {
+  if (ctx.in(0).numel() != ir::numel(ctx.out.shape)) {
+    ctx.fail("{} cannot become {}", describe(ctx.in(0)), ir::formatShape(ctx.out.shape));
+  }
+  return stridesOf(ctx.out.shape);
+}
+
+// Output axis i reads input axis axes[i].
+std::vector<std::int64_t> permuteStrides(const OpContext& ctx) {
+  const Shape& in = ctx.in(0).shape;
+  const std::vector<std::int64_t>& axes = ctx.attrs().dims;
+  const std::vector<std::int64_t> inStrides = stridesOf(in);
+  Shape shape(axes.size());
+  std::vector<std::int64_t> strides(axes.size());
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const std::size_t a = ctx.axis(axes[i], in.size());
+    shape[i] = in[a];
+    strides[i] = inStrides[a];
+  }
+  if (shape != ctx.out.shape) {
+    ctx.fail("permuting {} by the axes gives {}, the IR says {}", ir::formatShape(in),
+             ir::formatShape(shape), ir::formatShape(ctx.out.shape));
+  }
+  return strides;
+}
+
+std::vector<std::int64_t> broadcastToStrides(const OpContext& ctx) {
+  return broadcastStrides(ctx.in(0).shape, ctx.out.shape);
+}
+
+// [B, T, D] -> [B, H, T, D/H]: out[b, h, t, d] = in[b, t, h·(D/H) + d].
+std::vector<std::int64_t> splitHeadsStrides(const OpContext& ctx) {
+  const Shape& o = ctx.out.shape;
+  const std::int64_t d = o[1] * o[3];
+  return {o[2] * d, o[3], d, 1};
+}
+
+// ----- constants ------------------------------------------------------------------------------
+
+Value evalZeros(const OpContext& ctx) { return ctx.result(); }
+
+Value evalOnes(const OpContext& ctx) {
   Value out = ctx.result();
-  switch (ctx.op.kind) {
-    case OpKind::ones: std::fill(out.data.begin(), out.data.end(), 1.0); break;
-    case OpKind::arange: std::iota(out.data.begin(), out.data.end(), 0.0); break;
-    case OpKind::randn: {
-      const RandomStream stream(ctx.runSeed, ctx.attrs().seed);
-      for (std::size_t i = 0; i < out.data.size(); ++i) out.data[i] = stream.normal(i);
-      break;
-    }
-    default: break;  // zeros
-  }
+  std::fill(out.data.begin(), out.data.end(), 1.0);
   return out;
 }
 
-// reshape, and the identities stop_gradient and capture: the row-major data is unchanged.
-Value evalReshape(const OpContext& ctx) {
-  const Value& x = ctx.in(0);
-  if (static_cast<std::int64_t>(x.data.size()) != ir::numel(ctx.out.shape)) {
-    ctx.fail("{} cannot become {}", describe(x), ir::formatShape(ctx.out.shape));
-  }
-  Value out = x;
-  out.shape = ctx.out.shape;
-  out.dtype = ctx.out.dtype;
+Value evalArange(const OpContext& ctx) {
+  Value out = ctx.result();
+  std::iota(out.data.begin(), out.data.end(), 0.0);
   return out;
 }
 
-Value evalPermute(const OpContext& ctx) {
-  return permuted(ctx, ctx.in(0), ctx.attrs().dims, ctx.result());
+Value evalRandn(const OpContext& ctx) {
+  Value out = ctx.result();
+  const RandomStream stream(ctx.runSeed, ctx.attrs().seed);
+  for (std::size_t i = 0; i < out.data.size(); ++i) out.data[i] = stream.normal(i);
+  return out;
 }
 
 Value evalNarrow(const OpContext& ctx) {
@@ -109,25 +127,19 @@ Value evalStack(const OpContext& ctx) {
   return joined(ctx, ctx.axis(ctx.attrs().axis, ctx.out.shape.size()));
 }
 
-// [B, T, D] -> [B, H, T, D/H]: a reshape to [B, T, H, D/H] and a swap of T and H.
-Value evalSplitHeads(const OpContext& ctx) {
-  Value x = ctx.in(0);
-  const Shape& o = ctx.out.shape;
-  x.shape = {o[0], o[2], o[1], o[3]};
-  const std::array<std::int64_t, 4> axes{0, 2, 1, 3};
-  return permuted(ctx, x, axes, ctx.result());
-}
-
-// [B, H, T, Dh] -> [B, T, H·Dh].
+// [B, H, T, Dh] -> [B, T, H·Dh]: a transpose made contiguous (a kernel, unlike split_heads).
 Value evalMergeHeads(const OpContext& ctx) {
   const Value& x = ctx.in(0);
-  const std::array<std::int64_t, 4> axes{0, 2, 1, 3};
-  Value tmp;
-  tmp.shape = {x.shape[0], x.shape[2], x.shape[1], x.shape[3]};
-  tmp.dtype = x.dtype;
-  tmp.data.assign(x.data.size(), 0.0);
-  Value out = permuted(ctx, x, axes, std::move(tmp));
-  out.shape = ctx.out.shape;
+  const Shape& s = x.shape;  // [B, H, T, Dh]
+  const std::vector<std::int64_t> in = stridesOf(s);
+  Value out = ctx.result();
+  // Output [B, T, H, Dh] (row-major = [B, T, H·Dh]) reads input axes 0, 2, 1, 3.
+  const Shape transposed{s[0], s[2], s[1], s[3]};
+  const std::array<std::vector<std::int64_t>, 1> strides{{{in[0], in[2], in[1], in[3]}}};
+  forEachStrided<1>(transposed, strides,
+                    [&](std::int64_t flat, const std::array<std::int64_t, 1>& off) {
+                      out.data[static_cast<std::size_t>(flat)] = x.data[static_cast<std::size_t>(off[0])];
+                    });
   return out;
 }
 

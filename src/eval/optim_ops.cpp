@@ -48,22 +48,21 @@ Value evalBatchNormRunning(const OpContext& ctx) {
 }
 
 // adam_moment1: β1·m + (1-β1)·g; adam_moment2: β2·v + (1-β2)·g²; sgd_momentum: μ·buf + g.
-Value evalMoment(const OpContext& ctx) {
+Value evalMoment(const OpContext& ctx, MomentFn f) {
   const Value& m = ctx.in(0);
   const Value& g = ctx.in(1);
   if (m.shape != g.shape) ctx.fail("state {} and gradient {} differ", describe(m), describe(g));
   const double b = ctx.attrs().scalar;
   Value out = ctx.result();
-  for (std::size_t i = 0; i < m.data.size(); ++i) {
-    const double gi = g.data[i];
-    switch (ctx.op.kind) {
-      case OpKind::adam_moment1: out.data[i] = b * m.data[i] + (1.0 - b) * gi; break;
-      case OpKind::adam_moment2: out.data[i] = b * m.data[i] + (1.0 - b) * gi * gi; break;
-      default: out.data[i] = b * m.data[i] + gi; break;  // sgd_momentum
-    }
-  }
+  for (std::size_t i = 0; i < m.data.size(); ++i) out.data[i] = f(m.data[i], g.data[i], b);
   return out;
 }
+
+namespace math {
+double adamMoment1(double m, double g, double beta) { return beta * m + (1.0 - beta) * g; }
+double adamMoment2(double v, double g, double beta) { return beta * v + (1.0 - beta) * g * g; }
+double sgdMomentum(double buf, double g, double momentum) { return momentum * buf + g; }
+}  // namespace math
 
 // p - lr · (m̂ / (sqrt(v̂) + eps) + wd · p) with m̂ = m / bc1, v̂ = v / bc2 (decoupled decay).
 Value evalAdamUpdate(const OpContext& ctx) {

@@ -86,10 +86,8 @@ Value OpContext::result() const {
 void OpContext::fail(std::string detail) const {
   const auto opIndex = static_cast<std::size_t>(&op - graph.ops.data());
   const tracing::SiteLocation at = tracing::innermostLocation(graph, op.site);
-  std::string where;
-  if (!at.file.empty()) where = fmt::format("{}:{}: ", tracing::displayPath(at.file), at.line);
-  throw EvalError(fmt::format("eval: {}{} (op {}): {}", where, ir::opKindName(op.kind), opIndex,
-                              detail));
+  throw EvalError(fmt::format("eval: {} (op {}): {}", ir::opKindName(op.kind), opIndex, detail),
+                  at.file, at.line, tracing::displayPath(at.file));
 }
 
 std::size_t OpContext::axis(std::int64_t axis, std::size_t rank) const {

@@ -15,19 +15,6 @@ using ir::TensorId;
 
 namespace {
 
-// Kinds whose output never carries a gradient (integer/boolean results, constants, leaves,
-// stop_gradient). Their inputs get nothing through them.
-bool blocksGradient(OpKind kind) {
-  switch (kind) {
-    case OpKind::less: case OpKind::greater: case OpKind::argmax: case OpKind::argmin:
-    case OpKind::categorical: case OpKind::one_hot: case OpKind::arange: case OpKind::zeros:
-    case OpKind::ones: case OpKind::randn: case OpKind::stop_gradient:
-      return true;
-    default:
-      return ir::isLeafKind(kind);
-  }
-}
-
 [[noreturn]] void noAdjoint(const ir::Graph& graph, const ir::Op& op) {
   const tracing::SiteLocation at = tracing::innermostLocation(graph, op.site);
   throw TraceError(at.file, at.line, std::string(ir::opKindName(op.kind)),
@@ -39,11 +26,11 @@ bool blocksGradient(OpKind kind) {
 }  // namespace
 
 std::vector<TensorId> appendBackward(ir::Graph& graph, std::span<const TensorId> wrt) {
-  if (graph.outputs.empty()) throw std::invalid_argument("appendBackward: the graph has no output");
+  if (graph.outputs.empty()) throw Error(Error::Kind::invalid_ir, {}, 0, "appendBackward: the graph has no output");
   const TensorId loss = graph.outputs[0];
   const ir::TensorInfo& lossInfo = graph.tensor(loss);
   if (!lossInfo.shape.empty() || lossInfo.dtype != DType::f32) {
-    throw std::invalid_argument(fmt::format(
+    throw Error(Error::Kind::invalid_ir, {}, 0, fmt::format(
         "appendBackward: the loss must be a rank-0 f32 tensor, got {} {}",
         ir::formatShape(lossInfo.shape), ir::dtypeName(lossInfo.dtype)));
   }
@@ -54,12 +41,12 @@ std::vector<TensorId> appendBackward(ir::Graph& graph, std::span<const TensorId>
   std::vector<std::uint8_t> reaches(tensorCount, 0);
   for (TensorId t : wrt) {
     if (t < 0 || static_cast<std::size_t>(t) >= tensorCount) {
-      throw std::invalid_argument(fmt::format("appendBackward: tensor {} is not in the graph", t));
+      throw Error(Error::Kind::invalid_ir, {}, 0, fmt::format("appendBackward: tensor {} is not in the graph", t));
     }
     if (graph.tensor(t).dtype == DType::f32) reaches[static_cast<std::size_t>(t)] = 1;
   }
   for (const ir::Op& op : graph.ops) {
-    if (reaches[static_cast<std::size_t>(op.out)] || blocksGradient(op.kind)) continue;
+    if (reaches[static_cast<std::size_t>(op.out)] || ir::blocksGradient(op.kind)) continue;
     if (graph.tensor(op.out).dtype != DType::f32) continue;
     for (TensorId in : op.inputs) {
       if (reaches[static_cast<std::size_t>(in)]) {
@@ -85,7 +72,7 @@ std::vector<TensorId> appendBackward(ir::Graph& graph, std::span<const TensorId>
   for (std::size_t i = forwardOps; i-- > 0;) {
     const TensorId out = graph.ops[i].out;
     const TensorId dy = grads[static_cast<std::size_t>(out)];
-    if (dy == ir::kNone || blocksGradient(graph.ops[i].kind)) continue;
+    if (dy == ir::kNone || ir::blocksGradient(graph.ops[i].kind)) continue;
     const ir::Op op = graph.ops[i];  // a copy: rules append to graph.ops
     needs.assign(op.inputs.size(), 0);
     bool any = false;
@@ -96,11 +83,9 @@ std::vector<TensorId> appendBackward(ir::Graph& graph, std::span<const TensorId>
     if (!any) continue;
     inputGrads.assign(op.inputs.size(), ir::kNone);
     e.setSite(op.site);
-    const grad::AdjointCall call{op, dy, needs, inputGrads};
-    if (!grad::elementwiseAdjoint(e, call) && !grad::structuralAdjoint(e, call) &&
-        !grad::nnAdjoint(e, call)) {
-      noAdjoint(graph, op);
-    }
+    const grad::AdjointRule rule = grad::adjointFor(op.kind);
+    if (rule == nullptr) noAdjoint(graph, op);
+    rule(e, grad::AdjointCall{op, dy, needs, inputGrads});
     for (std::size_t k = 0; k < op.inputs.size(); ++k) {
       if (!needs[k] || inputGrads[k] == ir::kNone) continue;
       TensorId& acc = grads[static_cast<std::size_t>(op.inputs[k])];

@@ -1,9 +1,10 @@
-// Appends ops to a graph outside tracing (autodiff, optimizer lowering): each helper computes
-// its output's shape and dtype (the shape rules of the internal kinds live here), and every op
-// it appends takes the emitter's current phase and site.
+// Appends ops to a graph outside tracing (autodiff, optimizer lowering). Every op gets its output
+// type from its kind's one shape rule (src/ir/shape_rules), the same rule the tracer and the JSON
+// reader apply, and takes the emitter's current phase and site. A broken rule here is a bug in
+// a gradient or optimizer rule (or an input graph that was not valid): it is reported with the
+// spec line of the forward op being differentiated.
 #pragma once
 
-#include <span>
 #include <vector>
 
 #include "nndna/ir.hpp"
@@ -20,43 +21,28 @@ class Emitter {
   void setSite(ir::SiteId site) { site_ = site; }
   void setPhase(ir::Phase phase) { phase_ = phase; }
 
-  // Appends one op producing a tensor of `shape` and `dtype`; returns the tensor.
-  ir::TensorId emit(ir::OpKind kind, std::vector<ir::TensorId> inputs, ir::OpAttrs attrs,
-                    Shape shape, DType dtype = DType::f32);
-  // A leaf (tensor_input / state_input) with no site.
+  // Appends one op of `kind` over `inputs` with `attrs`; returns its output tensor.
+  ir::TensorId emit(ir::OpKind kind, std::vector<ir::TensorId> inputs, ir::OpAttrs attrs = {});
+  // A leaf (tensor_input / state_input) of `shape`, f32, with no site.
   ir::TensorId leaf(ir::OpKind kind, std::string name, Shape shape);
 
-  // Forward kinds, with the tracer's shape rules (inputs are known to be valid).
-  ir::TensorId unary(ir::OpKind kind, ir::TensorId x);  // same shape
-  ir::TensorId unary(ir::OpKind kind, ir::TensorId x, ir::OpAttrs attrs);
-  ir::TensorId binary(ir::OpKind kind, ir::TensorId a, ir::TensorId b);  // broadcasting
+  // Conveniences over emit() for the forward kinds autodiff reuses.
+  ir::TensorId unary(ir::OpKind kind, ir::TensorId x) { return emit(kind, {x}); }
+  ir::TensorId binary(ir::OpKind kind, ir::TensorId a, ir::TensorId b) { return emit(kind, {a, b}); }
   ir::TensorId scalar(ir::OpKind kind, ir::TensorId a, double value, bool scalarLeft = false);
   ir::TensorId reshape(ir::TensorId x, Shape shape);  // returns x when the shape is equal
   ir::TensorId permute(ir::TensorId x, std::vector<std::int64_t> axes);
   ir::TensorId swapLastTwo(ir::TensorId x);
-  ir::TensorId matmul(ir::TensorId a, ir::TensorId b);
   ir::TensorId narrow(ir::TensorId x, std::int64_t axis, std::int64_t start, std::int64_t length);
   ir::TensorId ones(Shape shape);
-
   // Internal layout kinds; both return x unchanged when the shapes are equal.
   ir::TensorId broadcastTo(ir::TensorId x, Shape shape);
   ir::TensorId sumToShape(ir::TensorId x, Shape shape);
-  // An internal kind whose output has `shape` (given by the caller from the kind's rule in
-  // docs/ir.md, which is also why it lives next to the call).
-  ir::TensorId internal(ir::OpKind kind, std::vector<ir::TensorId> inputs, ir::OpAttrs attrs,
-                        Shape shape) {
-    return emit(kind, std::move(inputs), std::move(attrs), std::move(shape));
-  }
 
  private:
-  const Shape& dimsOf(ir::TensorId t) const { return graph_.tensor(t).shape; }
-
   ir::Graph& graph_;
   ir::Phase phase_;
   ir::SiteId site_ = ir::kNone;
 };
-
-// NumPy broadcasting of two shapes known to be compatible.
-Shape broadcastShapes(const Shape& a, const Shape& b);
 
 }  // namespace nndna::grad

@@ -18,6 +18,14 @@ std::int64_t numel(const Shape& shape) {
   return n;
 }
 
+std::optional<std::int64_t> checkedNumel(const Shape& shape) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::nullopt;
+  }
+  return n;
+}
+
 std::string formatShape(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
 
 std::string_view dtypeName(DType dtype) {

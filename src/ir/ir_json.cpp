@@ -1,60 +1,60 @@
 // Writing and reading the IR's JSON form, with validation of everything read.
+//
+// The reader streams: nlohmann's SAX parser drives a small state machine over the document's
+// fixed layout (root → spec / sources / train / infer → graph arrays → sites arrays), and only
+// one array element (one op, one tensor, one frame) is ever held as a JSON tree, converted at
+// once into the Graph and dropped. Every allocation it makes is charged to a budget of
+// ReadLimits::maxMemoryPerByte per byte of the document, and nesting is bounded, so a hostile
+// document fails fast with a message instead of taking the parent process's memory or stack.
 #include "nndna/ir_json.hpp"
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "nndna/training.hpp"
+
 namespace nndna::ir {
 
 using nlohmann::json;
+// Written in a fixed key order (format and version first, an op's kind first) for readers and
+// for the streaming reader's early checks.
+using ojson = nlohmann::ordered_json;
 
 namespace {
 
 // ----- enums as strings ------------------------------------------------------------------------
 
-DType dtypeFromName(std::string_view s) {
-  if (s == "f32") return DType::f32;
-  if (s == "i32") return DType::i32;
-  if (s == "bool") return DType::boolean;
-  throw IrFormatError(fmt::format("unknown dtype '{}'", s));
-}
-
-Phase phaseFromName(std::string_view s) {
-  if (s == "forward") return Phase::forward;
-  if (s == "backward") return Phase::backward;
-  if (s == "optimizer") return Phase::optimizer;
-  throw IrFormatError(fmt::format("unknown phase '{}'", s));
-}
-
+constexpr std::array<std::string_view, 3> kDtypeNames = {"f32", "i32", "bool"};
+constexpr std::array<std::string_view, 3> kPhaseNames = {"forward", "backward", "optimizer"};
 constexpr std::array<std::string_view, 3> kReductionNames = {"mean", "sum", "none"};
 constexpr std::array<std::string_view, 5> kInitNames = {"automatic", "zeros", "ones", "normal",
                                                          "uniform"};
 constexpr std::array<std::string_view, 5> kLrNames = {"constant", "linear", "cosine_annealing",
                                                        "staircase", "multi_step"};
 
-template <class Enum, std::size_t N>
-Enum enumFromName(const std::array<std::string_view, N>& names, std::string_view s,
-                  std::string_view what) {
-  for (std::size_t i = 0; i < N; ++i) {
-    if (names[i] == s) return static_cast<Enum>(i);
-  }
-  throw IrFormatError(fmt::format("unknown {} '{}'", what, s));
-}
-
 // ----- writing ---------------------------------------------------------------------------------
 
-json initJson(const Init& init) {
-  json j{{"kind", kInitNames.at(static_cast<std::size_t>(init.kind))}};
+// JSON has no infinities: a non-finite scalar attribute (whereCausal's -inf fill, a clamp bound)
+// is written as the string "inf", "-inf" or "nan".
+ojson scalarJson(double v) {
+  if (std::isfinite(v)) return v;
+  if (std::isnan(v)) return "nan";
+  return v > 0 ? "inf" : "-inf";
+}
+
+ojson initJson(const Init& init) {
+  ojson j{{"kind", kInitNames.at(static_cast<std::size_t>(init.kind))}};
   if (init.kind == Init::Kind::normal || init.kind == Init::Kind::uniform) j["a"] = init.a;
   if (init.kind == Init::Kind::uniform) j["b"] = init.b;
   return j;
 }
 
-json lrJson(const LearningRate& lr) {
-  json j{{"kind", kLrNames.at(static_cast<std::size_t>(lr.kind))}, {"value", lr.value}};
+ojson lrJson(const LearningRate& lr) {
+  ojson j{{"kind", kLrNames.at(static_cast<std::size_t>(lr.kind))}, {"value", lr.value}};
   switch (lr.kind) {
     case LearningRate::Kind::constant: break;
     case LearningRate::Kind::linear:
@@ -74,9 +74,9 @@ json lrJson(const LearningRate& lr) {
   return j;
 }
 
-json optimizerJson(const Optimizer& optimizer) {
+ojson optimizerJson(const Optimizer& optimizer) {
   return std::visit(
-      [](const auto& o) -> json {
+      [](const auto& o) -> ojson {
         using T = std::decay_t<decltype(o)>;
         if constexpr (std::is_same_v<T, Adam>) {
           return {{"kind", "adam"}, {"lr", lrJson(o.lr)}, {"beta1", o.beta1},
@@ -92,8 +92,8 @@ json optimizerJson(const Optimizer& optimizer) {
       optimizer);
 }
 
-json declsJson(const std::vector<InputDecl>& decls) {
-  json out = json::array();
+ojson declsJson(const std::vector<InputDecl>& decls) {
+  ojson out = ojson::array();
   for (const InputDecl& d : decls) {
     out.push_back({{"name", d.name}, {"shape", d.shape}, {"dtype", dtypeName(d.dtype)}});
   }
@@ -101,9 +101,9 @@ json declsJson(const std::vector<InputDecl>& decls) {
 }
 
 // Only the attributes that differ from their defaults are written.
-json attrsJson(const OpAttrs& a) {
+ojson attrsJson(const OpAttrs& a) {
   const OpAttrs d;
-  json j = json::object();
+  ojson j = ojson::object();
   if (a.name != d.name) j["name"] = a.name;
   if (a.dims != d.dims) j["dims"] = a.dims;
   if (a.axis != d.axis) j["axis"] = a.axis;
@@ -111,8 +111,8 @@ json attrsJson(const OpAttrs& a) {
   if (a.keepDims != d.keepDims) j["keep_dims"] = a.keepDims;
   if (a.start != d.start) j["start"] = a.start;
   if (a.count != d.count) j["count"] = a.count;
-  if (a.scalar != d.scalar) j["scalar"] = a.scalar;
-  if (a.scalar2 != d.scalar2) j["scalar2"] = a.scalar2;
+  if (!(a.scalar == d.scalar)) j["scalar"] = scalarJson(a.scalar);
+  if (!(a.scalar2 == d.scalar2)) j["scalar2"] = scalarJson(a.scalar2);
   if (a.scalarOperand != d.scalarOperand) j["scalar_operand"] = a.scalarOperand;
   if (a.scalarLeft != d.scalarLeft) j["scalar_left"] = a.scalarLeft;
   if (a.approximate != d.approximate) j["approximate"] = a.approximate;
@@ -128,8 +128,8 @@ json attrsJson(const OpAttrs& a) {
   return j;
 }
 
-json paramsJson(const std::vector<Param>& params) {
-  json out = json::array();
+ojson paramsJson(const std::vector<Param>& params) {
+  ojson out = ojson::array();
   for (const Param& p : params) {
     out.push_back({{"name", p.name}, {"tensor", p.tensor}, {"init", initJson(p.init)},
                    {"decay", p.decay}});
@@ -137,34 +137,34 @@ json paramsJson(const std::vector<Param>& params) {
   return out;
 }
 
-json namedJson(const std::vector<NamedTensor>& named) {
-  json out = json::array();
+ojson namedJson(const std::vector<NamedTensor>& named) {
+  ojson out = ojson::array();
   for (const NamedTensor& n : named) out.push_back({{"name", n.name}, {"tensor", n.tensor}});
   return out;
 }
 
-json updatesJson(const std::vector<Update>& updates) {
-  json out = json::array();
+ojson updatesJson(const std::vector<Update>& updates) {
+  ojson out = ojson::array();
   for (const Update& u : updates) out.push_back({{"target", u.target}, {"value", u.value}});
   return out;
 }
 
-json graphJson(const Graph& g) {
-  json tensors = json::array();
+ojson graphJson(const Graph& g) {
+  ojson tensors = ojson::array();
   for (const TensorInfo& t : g.tensors) {
     tensors.push_back({{"shape", t.shape}, {"dtype", dtypeName(t.dtype)}, {"source", t.source}});
   }
-  json ops = json::array();
+  ojson ops = ojson::array();
   for (const Op& op : g.ops) {
-    json j{{"kind", opKindName(op.kind)}, {"inputs", op.inputs}, {"out", op.out},
-           {"phase", phaseName(op.phase)}, {"site", op.site}};
-    json attrs = attrsJson(op.attrs);
+    ojson j{{"kind", opKindName(op.kind)}, {"inputs", op.inputs}, {"out", op.out},
+            {"phase", phaseName(op.phase)}, {"site", op.site}};
+    ojson attrs = attrsJson(op.attrs);
     if (!attrs.empty()) j["attrs"] = std::move(attrs);
     ops.push_back(std::move(j));
   }
-  json files = json::array();
+  ojson files = ojson::array();
   for (const SourceFile& f : g.sites.files) files.push_back({{"path", f.path}});
-  json frames = json::array();
+  ojson frames = ojson::array();
   for (const Frame& f : g.sites.frames) {
     frames.push_back({{"file", f.file}, {"line", f.line}, {"column", f.column},
                       {"address", f.address}, {"function", f.function}});
@@ -181,12 +181,16 @@ json graphJson(const Graph& g) {
                      {"chains", g.sites.chains}}}};
 }
 
-// ----- reading ---------------------------------------------------------------------------------
+// ----- reading one JSON value ------------------------------------------------------------------
 
-// Reads with a JSON path in every error message: "train.ops[12].inputs[1]: ...".
+// Typed access to a JSON value with its path in every error: "train.ops[12].inputs[1]: ...".
 class Reader {
  public:
-  explicit Reader(const ReadLimits& limits) : limits_(limits) {}
+  Reader(const ReadLimits& limits, std::string_view file) : limits_(limits), file_(file) {}
+
+  [[noreturn]] void fail(std::string_view path, std::string_view message) const {
+    throw IrFormatError(fmt::format("{}: {}", path, message), std::string(file_));
+  }
 
   const json& field(const json& obj, std::string_view key, std::string_view path) const {
     if (!obj.is_object()) fail(path, "expected an object");
@@ -200,6 +204,16 @@ class Reader {
     return it == obj.end() || it->is_null() ? nullptr : &*it;
   }
 
+  // Rejects fields other than `known`: the reader knows every field the writer writes.
+  void onlyFields(const json& obj, std::initializer_list<std::string_view> known, std::string_view path) const {
+    if (!obj.is_object()) fail(path, "expected an object");
+    for (const auto& [key, value] : obj.items()) {
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        fail(fmt::format("{}.{}", path, key), "unknown field");
+      }
+    }
+  }
+
   std::string str(const json& j, std::string_view path) const {
     if (!j.is_string()) fail(path, "expected a string");
     const auto& s = j.get_ref<const std::string&>();
@@ -207,8 +221,7 @@ class Reader {
     return s;
   }
 
-  std::int64_t integer(const json& j, std::string_view path, std::int64_t lo,
-                       std::int64_t hi) const {
+  std::int64_t integer(const json& j, std::string_view path, std::int64_t lo, std::int64_t hi) const {
     if (!j.is_number_integer()) fail(path, "expected an integer");
     std::int64_t v = 0;
     if (j.is_number_unsigned()) {
@@ -224,9 +237,31 @@ class Reader {
     return v;
   }
 
+  std::uint64_t unsignedInteger(const json& j, std::string_view path) const {
+    if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+    return static_cast<std::uint64_t>(integer(j, path, 0, std::numeric_limits<std::int64_t>::max()));
+  }
+
+  // An id of the graph (a tensor, an op, a site); its range is checked by validateGraph.
+  std::int32_t id(const json& j, std::string_view path, std::int32_t lo = 0) const {
+    return static_cast<std::int32_t>(integer(j, path, lo, std::numeric_limits<std::int32_t>::max()));
+  }
+
   double number(const json& j, std::string_view path) const {
     if (!j.is_number()) fail(path, "expected a number");
     return j.get<double>();
+  }
+
+  // A scalar attribute: a number, or "inf", "-inf", "nan" (scalarJson).
+  double scalar(const json& j, std::string_view path) const {
+    if (j.is_string()) {
+      const auto& s = j.get_ref<const std::string&>();
+      if (s == "inf") return std::numeric_limits<double>::infinity();
+      if (s == "-inf") return -std::numeric_limits<double>::infinity();
+      if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+      fail(path, "expected a number, \"inf\", \"-inf\" or \"nan\"");
+    }
+    return number(j, path);
   }
 
   bool boolean(const json& j, std::string_view path) const {
@@ -243,41 +278,48 @@ class Reader {
   Shape shape(const json& j, std::string_view path) const {
     array(j, path, limits_.maxRank);
     Shape s;
+    s.reserve(j.size());
     for (std::size_t i = 0; i < j.size(); ++i) {
-      s.push_back(integer(j[i], fmt::format("{}[{}]", path, i), 0,
+      s.push_back(integer(j[i], fmt::format("{}[{}]", path, i), 1,
                           std::numeric_limits<std::int64_t>::max()));
     }
-    try {
-      (void)numel(s);
-    } catch (const std::overflow_error&) {
-      fail(path, "element count overflows 64 bits");
-    }
+    if (!checkedNumel(s)) fail(path, "element count overflows 64 bits");
     return s;
   }
 
-  [[noreturn]] void fail(std::string_view path, std::string_view message) const {
-    throw IrFormatError(fmt::format("{}: {}", path, message));
+  template <class Enum, std::size_t N>
+  Enum named(const std::array<std::string_view, N>& names, const json& j, std::string_view path,
+             std::string_view what) const {
+    const std::string s = str(j, path);
+    for (std::size_t i = 0; i < N; ++i) {
+      if (names[i] == s) return static_cast<Enum>(i);
+    }
+    fail(path, fmt::format("unknown {} '{}'", what, s));
   }
 
   const ReadLimits& limits() const { return limits_; }
 
  private:
   const ReadLimits& limits_;
+  std::string_view file_;
 };
 
+// ----- converting one element ------------------------------------------------------------------
+
 Init readInit(const Reader& r, const json& j, const std::string& path) {
+  r.onlyFields(j, {"kind", "a", "b"}, path);
   Init init;
-  init.kind = enumFromName<Init::Kind>(kInitNames, r.str(r.field(j, "kind", path), path + ".kind"),
-                                        "init kind");
+  init.kind = r.named<Init::Kind>(kInitNames, r.field(j, "kind", path), path + ".kind", "init kind");
   if (const json* a = r.optional(j, "a")) init.a = r.number(*a, path + ".a");
   if (const json* b = r.optional(j, "b")) init.b = r.number(*b, path + ".b");
   return init;
 }
 
 LearningRate readLr(const Reader& r, const json& j, const std::string& path) {
+  r.onlyFields(j, {"kind", "value", "end", "steps", "gamma", "milestones"}, path);
   LearningRate lr;
-  lr.kind = enumFromName<LearningRate::Kind>(
-      kLrNames, r.str(r.field(j, "kind", path), path + ".kind"), "learning-rate kind");
+  lr.kind = r.named<LearningRate::Kind>(kLrNames, r.field(j, "kind", path), path + ".kind",
+                                        "learning-rate kind");
   lr.value = r.number(r.field(j, "value", path), path + ".value");
   if (const json* v = r.optional(j, "end")) lr.end = r.number(*v, path + ".end");
   if (const json* v = r.optional(j, "steps")) {
@@ -291,31 +333,34 @@ LearningRate readLr(const Reader& r, const json& j, const std::string& path) {
                                         std::numeric_limits<std::int64_t>::max()));
     }
   }
-  if ((lr.kind == LearningRate::Kind::linear || lr.kind == LearningRate::Kind::cosineAnnealing ||
-       lr.kind == LearningRate::Kind::staircase) &&
-      lr.steps <= 0) {
-    r.fail(path + ".steps", "must be positive for this schedule");
-  }
   return lr;
 }
 
 Optimizer readOptimizer(const Reader& r, const json& j, const std::string& path) {
+  r.onlyFields(j, {"kind", "lr", "beta1", "beta2", "eps", "weight_decay", "momentum", "nesterov"}, path);
   const std::string kind = r.str(r.field(j, "kind", path), path + ".kind");
   const LearningRate lr = readLr(r, r.field(j, "lr", path), path + ".lr");
   auto num = [&](std::string_view key, double fallback) {
     const json* v = r.optional(j, key);
     return v ? r.number(*v, path + "." + std::string(key)) : fallback;
   };
-  if (kind == "adam") return Adam{lr, num("beta1", 0.9), num("beta2", 0.999), num("eps", 1e-8)};
-  if (kind == "adamw") {
-    return AdamW{lr, num("weight_decay", 0.01), num("beta1", 0.9), num("beta2", 0.999),
-                 num("eps", 1e-8)};
-  }
-  if (kind == "sgd") {
+  Optimizer optimizer;
+  if (kind == "adam") {
+    optimizer = Adam{lr, num("beta1", 0.9), num("beta2", 0.999), num("eps", 1e-8)};
+  } else if (kind == "adamw") {
+    optimizer = AdamW{lr, num("weight_decay", 0.01), num("beta1", 0.9), num("beta2", 0.999),
+                      num("eps", 1e-8)};
+  } else if (kind == "sgd") {
     const json* nesterov = r.optional(j, "nesterov");
-    return SGD{lr, num("momentum", 0.0), nesterov ? r.boolean(*nesterov, path + ".nesterov") : false};
+    optimizer = SGD{lr, num("momentum", 0.0), nesterov ? r.boolean(*nesterov, path + ".nesterov") : false};
+  } else {
+    r.fail(path + ".kind", fmt::format("unknown optimizer '{}'", kind));
   }
-  r.fail(path + ".kind", fmt::format("unknown optimizer '{}'", kind));
+  // The same check the tracer makes: a step is built from what this returns.
+  if (const std::string problem = training::optimizerProblem(optimizer); !problem.empty()) {
+    r.fail(path, problem);
+  }
+  return optimizer;
 }
 
 std::vector<InputDecl> readDecls(const Reader& r, const json& j, const std::string& path) {
@@ -323,11 +368,35 @@ std::vector<InputDecl> readDecls(const Reader& r, const json& j, const std::stri
   r.array(j, path, 1 << 16);
   for (std::size_t i = 0; i < j.size(); ++i) {
     const std::string p = fmt::format("{}[{}]", path, i);
+    r.onlyFields(j[i], {"name", "shape", "dtype"}, p);
     out.push_back({r.str(r.field(j[i], "name", p), p + ".name"),
                    r.shape(r.field(j[i], "shape", p), p + ".shape"),
-                   dtypeFromName(r.str(r.field(j[i], "dtype", p), p + ".dtype"))});
+                   r.named<DType>(kDtypeNames, r.field(j[i], "dtype", p), p + ".dtype", "dtype")});
   }
   return out;
+}
+
+SpecInfo readSpec(const Reader& r, const json& spec) {
+  r.onlyFields(spec, {"label", "description", "source_path", "inputs", "predict_inputs",
+                      "optimizer", "dims"}, "spec");
+  SpecInfo s;
+  s.label = r.str(r.field(spec, "label", "spec"), "spec.label");
+  s.description = r.str(r.field(spec, "description", "spec"), "spec.description");
+  s.sourcePath = r.str(r.field(spec, "source_path", "spec"), "spec.source_path");
+  s.inputs = readDecls(r, r.field(spec, "inputs", "spec"), "spec.inputs");
+  s.predictInputs = readDecls(r, r.field(spec, "predict_inputs", "spec"), "spec.predict_inputs");
+  s.optimizer = readOptimizer(r, r.field(spec, "optimizer", "spec"), "spec.optimizer");
+  const json& dims = r.array(r.field(spec, "dims", "spec"), "spec.dims", 1 << 16);
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    const std::string p = fmt::format("spec.dims[{}]", i);
+    r.onlyFields(dims[i], {"size", "name", "desc", "color"}, p);
+    s.dims.push_back({r.integer(r.field(dims[i], "size", p), p + ".size", 0,
+                                std::numeric_limits<std::int64_t>::max()),
+                      r.str(r.field(dims[i], "name", p), p + ".name"),
+                      r.str(r.field(dims[i], "desc", p), p + ".desc"),
+                      r.str(r.field(dims[i], "color", p), p + ".color")});
+  }
+  return s;
 }
 
 OpAttrs readAttrs(const Reader& r, const json& j, const std::string& path) {
@@ -347,286 +416,498 @@ OpAttrs readAttrs(const Reader& r, const json& j, const std::string& path) {
     else if (key == "dims") {
       r.array(v, p, r.limits().maxRank);
       for (std::size_t i = 0; i < v.size(); ++i) {
-        a.dims.push_back(r.integer(v[i], fmt::format("{}[{}]", p, i), -1, kMax));
+        a.dims.push_back(r.integer(v[i], fmt::format("{}[{}]", p, i), kMin, kMax));
       }
     } else if (key == "axis") a.axis = r.integer(v, p, kMin, kMax);
     else if (key == "all_axes") a.allAxes = r.boolean(v, p);
     else if (key == "keep_dims") a.keepDims = r.boolean(v, p);
-    else if (key == "start") a.start = r.integer(v, p, 0, kMax);
-    else if (key == "count") a.count = r.integer(v, p, 0, kMax);
-    else if (key == "scalar") a.scalar = r.number(v, p);
-    else if (key == "scalar2") a.scalar2 = r.number(v, p);
+    else if (key == "start") a.start = r.integer(v, p, kMin, kMax);
+    else if (key == "count") a.count = r.integer(v, p, kMin, kMax);
+    else if (key == "scalar") a.scalar = r.scalar(v, p);
+    else if (key == "scalar2") a.scalar2 = r.scalar(v, p);
     else if (key == "scalar_operand") a.scalarOperand = r.boolean(v, p);
     else if (key == "scalar_left") a.scalarLeft = r.boolean(v, p);
     else if (key == "approximate") a.approximate = r.boolean(v, p);
-    else if (key == "dtype") a.dtype = dtypeFromName(r.str(v, p));
-    else if (key == "reduction") {
-      a.reduction = enumFromName<Reduction>(kReductionNames, r.str(v, p), "reduction");
-    } else if (key == "kernel") a.kernel = pair(v, p);
+    else if (key == "dtype") a.dtype = r.named<DType>(kDtypeNames, v, p, "dtype");
+    else if (key == "reduction") a.reduction = r.named<Reduction>(kReductionNames, v, p, "reduction");
+    else if (key == "kernel") a.kernel = pair(v, p);
     else if (key == "stride") a.stride = pair(v, p);
     else if (key == "padding") a.padding = pair(v, p);
-    else if (key == "groups") a.groups = r.integer(v, p, 1, kMax);
-    else if (key == "seed") {
-      if (!v.is_number_unsigned() && !v.is_number_integer()) r.fail(p, "expected an integer");
-      a.seed = v.get<std::uint64_t>();
-    } else {
-      r.fail(p, "unknown attribute");
-    }
+    else if (key == "groups") a.groups = r.integer(v, p, kMin, kMax);
+    else if (key == "seed") a.seed = r.unsignedInteger(v, p);
+    else r.fail(p, "unknown attribute");
   }
   return a;
 }
 
-std::vector<Param> readParams(const Reader& r, const json& j, const std::string& path,
-                              std::int64_t tensorCount) {
-  std::vector<Param> out;
-  r.array(j, path, r.limits().maxTensors);
-  for (std::size_t i = 0; i < j.size(); ++i) {
-    const std::string p = fmt::format("{}[{}]", path, i);
-    Param param;
-    param.name = r.str(r.field(j[i], "name", p), p + ".name");
-    param.tensor = static_cast<TensorId>(
-        r.integer(r.field(j[i], "tensor", p), p + ".tensor", 0, tensorCount - 1));
-    param.init = readInit(r, r.field(j[i], "init", p), p + ".init");
-    param.decay = r.boolean(r.field(j[i], "decay", p), p + ".decay");
-    out.push_back(std::move(param));
-  }
-  return out;
+TensorInfo readTensor(const Reader& r, const json& j, const std::string& p) {
+  r.onlyFields(j, {"shape", "dtype", "source"}, p);
+  return {r.shape(r.field(j, "shape", p), p + ".shape"),
+          r.named<DType>(kDtypeNames, r.field(j, "dtype", p), p + ".dtype", "dtype"),
+          r.id(r.field(j, "source", p), p + ".source")};
 }
 
-std::vector<NamedTensor> readNamed(const Reader& r, const json& j, const std::string& path,
-                                   std::int64_t tensorCount) {
-  std::vector<NamedTensor> out;
-  r.array(j, path, r.limits().maxTensors);
-  for (std::size_t i = 0; i < j.size(); ++i) {
-    const std::string p = fmt::format("{}[{}]", path, i);
-    out.push_back({r.str(r.field(j[i], "name", p), p + ".name"),
-                   static_cast<TensorId>(r.integer(r.field(j[i], "tensor", p), p + ".tensor", 0,
-                                                   tensorCount - 1))});
+// Checks what one op says about itself; ids are checked against the whole graph by validateGraph.
+Op readOp(const Reader& r, const json& j, const std::string& p) {
+  r.onlyFields(j, {"kind", "inputs", "out", "phase", "site", "attrs"}, p);
+  Op op;
+  const std::string kind = r.str(r.field(j, "kind", p), p + ".kind");
+  const auto k = opKindFromName(kind);
+  if (!k) r.fail(p + ".kind", fmt::format("unknown op kind '{}'", kind));
+  op.kind = *k;
+  const json& inputs = r.array(r.field(j, "inputs", p), p + ".inputs", r.limits().maxTensors);
+  op.inputs.reserve(inputs.size());
+  for (std::size_t n = 0; n < inputs.size(); ++n) {
+    op.inputs.push_back(r.id(inputs[n], fmt::format("{}.inputs[{}]", p, n)));
   }
-  return out;
+  op.out = r.id(r.field(j, "out", p), p + ".out");
+  op.phase = r.named<Phase>(kPhaseNames, r.field(j, "phase", p), p + ".phase", "phase");
+  op.site = r.id(r.field(j, "site", p), p + ".site", -1);
+  if (const json* attrs = r.optional(j, "attrs")) op.attrs = readAttrs(r, *attrs, p + ".attrs");
+  return op;
 }
 
-// Expected input count of a kind; -1: variable (at least one).
-int arity(OpKind kind, const OpAttrs& attrs) {
-  if (isLeafKind(kind)) return 0;
-  if (isElementwiseUnary(kind)) return 1;
-  if (isElementwiseBinary(kind)) return attrs.scalarOperand ? 1 : 2;
-  switch (kind) {
-    case OpKind::zeros: case OpKind::ones: case OpKind::arange: case OpKind::randn:
-      return 0;
-    case OpKind::where: return 3;
-    case OpKind::matmul: case OpKind::embedding: case OpKind::take_along_axis:
-    case OpKind::conv2d: case OpKind::cross_entropy: case OpKind::nll_loss: case OpKind::rms_norm:
-      return 2;
-    case OpKind::concat: case OpKind::stack: return -1;
-    case OpKind::layer_norm: return -1;  // 2 or 3
-    case OpKind::batch_norm2d: return 3;
-    case OpKind::batch_norm2d_inference: return 5;
-    // Internal kinds (autodiff and optimizer lowering).
-    case OpKind::relu_grad: case OpKind::gelu_grad: case OpKind::silu_grad:
-    case OpKind::leaky_relu_grad: case OpKind::softplus_grad: case OpKind::clamp_grad:
-    case OpKind::abs_grad: case OpKind::tanh_grad: case OpKind::sigmoid_grad:
-    case OpKind::softmax_grad: case OpKind::log_softmax_grad: case OpKind::nll_loss_grad:
-    case OpKind::embedding_grad: case OpKind::take_along_axis_grad:
-    case OpKind::conv2d_input_grad: case OpKind::conv2d_weight_grad:
-    case OpKind::max_pool2d_grad: case OpKind::layer_norm_weight_grad:
-    case OpKind::rms_norm_weight_grad: case OpKind::batch_norm2d_weight_grad:
-    case OpKind::batch_norm2d_running_mean: case OpKind::batch_norm2d_running_var:
-    case OpKind::adam_moment1: case OpKind::adam_moment2: case OpKind::sgd_momentum:
-      return 2;
-    case OpKind::cross_entropy_grad: case OpKind::layer_norm_input_grad:
-    case OpKind::rms_norm_input_grad: case OpKind::batch_norm2d_input_grad:
-    case OpKind::sgd_update:
-      return 3;
-    case OpKind::adam_update: return 6;
-    default: return 1;
-  }
+Param readParam(const Reader& r, const json& j, const std::string& p) {
+  r.onlyFields(j, {"name", "tensor", "init", "decay"}, p);
+  return {r.str(r.field(j, "name", p), p + ".name"), r.id(r.field(j, "tensor", p), p + ".tensor"),
+          readInit(r, r.field(j, "init", p), p + ".init"),
+          r.boolean(r.field(j, "decay", p), p + ".decay")};
 }
 
-// Checks the graph's structure: ids in range, each tensor made by the op that names it, inputs
-// defined before use, arities, and the shapes that follow from the inputs alone.
-void validateGraph(const Reader& r, const Graph& g, const std::string& path) {
-  const auto tensorCount = static_cast<std::int64_t>(g.tensors.size());
-  std::vector<bool> made(g.tensors.size(), false);
-  for (std::size_t i = 0; i < g.ops.size(); ++i) {
-    const Op& op = g.ops[i];
-    const std::string p = fmt::format("{}.ops[{}]", path, i);
-    const TensorInfo& out = g.tensors[static_cast<std::size_t>(op.out)];
-    if (made[static_cast<std::size_t>(op.out)] || out.source != static_cast<OpId>(i)) {
-      r.fail(p + ".out", fmt::format("tensor {} is not produced by exactly this op", op.out));
+NamedTensor readNamed(const Reader& r, const json& j, const std::string& p) {
+  r.onlyFields(j, {"name", "tensor"}, p);
+  return {r.str(r.field(j, "name", p), p + ".name"), r.id(r.field(j, "tensor", p), p + ".tensor")};
+}
+
+Update readUpdate(const Reader& r, const json& j, const std::string& p) {
+  r.onlyFields(j, {"target", "value"}, p);
+  return {r.id(r.field(j, "target", p), p + ".target"), r.id(r.field(j, "value", p), p + ".value")};
+}
+
+Frame readFrame(const Reader& r, const json& j, const std::string& p) {
+  r.onlyFields(j, {"file", "line", "column", "address", "function"}, p);
+  Frame f;
+  f.file = r.id(r.field(j, "file", p), p + ".file");
+  f.line = static_cast<std::int32_t>(r.integer(r.field(j, "line", p), p + ".line", 0, 1 << 30));
+  f.column = static_cast<std::int32_t>(r.integer(r.field(j, "column", p), p + ".column", 0, 1 << 30));
+  f.address = r.unsignedInteger(r.field(j, "address", p), p + ".address");
+  f.function = r.str(r.field(j, "function", p), p + ".function");
+  return f;
+}
+
+std::vector<FrameId> readChain(const Reader& r, const json& j, const std::string& p) {
+  r.array(j, p, 4096);
+  std::vector<FrameId> chain;
+  chain.reserve(j.size());
+  for (std::size_t k = 0; k < j.size(); ++k) chain.push_back(r.id(j[k], fmt::format("{}[{}]", p, k)));
+  return chain;
+}
+
+std::string describeType(const TensorInfo& t) {
+  return formatShape(t.shape) + " " + std::string(dtypeName(t.dtype));
+}
+
+// What the budget charges for a heap block of `bytes` (malloc's header and rounding).
+std::size_t heap(std::size_t bytes) { return bytes == 0 ? 0 : (bytes + 31) & ~std::size_t{15}; }
+std::size_t heapOf(const std::string& s) { return s.size() < 16 ? 0 : heap(s.size() + 1); }
+
+// ----- the streaming reader ----------------------------------------------------------------------
+
+// Where a value of the document goes.
+enum class Slot : std::uint8_t {
+  format, version, spec, sources, graph,                 // root fields
+  tensors, ops, params, state, inputs, captures, outputs, updates,  // graph arrays
+  files, frames, chains,                                  // sites arrays
+};
+
+class StreamingReader : public nlohmann::json_sax<json> {
+ public:
+  StreamingReader(const Reader& r, std::size_t documentBytes)
+      : r_(r),
+        budget_(r.limits().maxMemoryPerByte * documentBytes + (std::size_t{1} << 20)) {}
+
+  TracedModel finish() {
+    if (!sawRoot_) r_.fail("$", "expected an object");
+    const std::array<std::pair<bool, std::string_view>, 5> required = {
+        {{sawFormat_, "format"}, {sawVersion_, "version"}, {sawSpec_, "spec"},
+         {sawSources_, "sources"}, {sawTrain_, "train"}}};
+    for (const auto& [seen, name] : required) {
+      if (!seen) r_.fail("$", fmt::format("missing field '{}'", name));
     }
-    made[static_cast<std::size_t>(op.out)] = true;
-    const int expected = arity(op.kind, op.attrs);
-    const auto n = static_cast<int>(op.inputs.size());
-    if ((expected >= 0 && n != expected) || (expected < 0 && n < 1) ||
-        (op.kind == OpKind::layer_norm && n != 2 && n != 3)) {
-      r.fail(p + ".inputs", fmt::format("{} takes {} inputs, got {}", opKindName(op.kind),
-                                        expected < 0 ? "a variable number of" : std::to_string(expected), n));
-    }
-    for (std::size_t k = 0; k < op.inputs.size(); ++k) {
-      const TensorId in = op.inputs[k];
-      if (in < 0 || in >= tensorCount || !made[static_cast<std::size_t>(in)] || in == op.out) {
-        r.fail(fmt::format("{}.inputs[{}]", p, k),
-               fmt::format("tensor {} is not defined before this op", in));
+    auto attachText = [&](Graph& g) {
+      for (SourceFile& f : g.sites.files) {
+        if (auto it = sources_.find(f.path); it != sources_.end()) f.text = it->second;
       }
-    }
-    if (isElementwiseUnary(op.kind)) {
-      if (g.tensors[static_cast<std::size_t>(op.inputs[0])].shape != out.shape) {
-        r.fail(p, "an elementwise op must keep its input's shape");
-      }
-    }
-    if (isViewKind(op.kind) &&
-        numel(g.tensors[static_cast<std::size_t>(op.inputs[0])].shape) != numel(out.shape)) {
-      r.fail(p, "a reshape/permute must keep the element count");
-    }
-    if (op.site != kNone &&
-        (op.site < 0 || static_cast<std::size_t>(op.site) >= g.sites.chains.size())) {
-      r.fail(p + ".site", fmt::format("site {} is out of range", op.site));
-    }
+    };
+    attachText(model_.train);
+    if (model_.hasInfer) attachText(model_.infer);
+    return std::move(model_);
   }
-  for (std::size_t t = 0; t < g.tensors.size(); ++t) {
-    if (!made[t]) r.fail(fmt::format("{}.tensors[{}]", path, t), "no op produces this tensor");
+
+  // ----- json_sax events ---------------------------------------------------------------------
+  bool null() override { return scalar(json(nullptr)); }
+  bool boolean(bool v) override { return scalar(json(v)); }
+  bool number_integer(number_integer_t v) override { return scalar(json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return scalar(json(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return scalar(json(v)); }
+  bool string(string_t& v) override {
+    if (v.size() > r_.limits().maxStringBytes) r_.fail(path(), "string too long");
+    return scalar(json(std::move(v)));
   }
-  auto checkLeaf = [&](TensorId id, OpKind kind, const std::string& p, const std::string& name) {
-    const Op& op = g.ops[static_cast<std::size_t>(g.tensors[static_cast<std::size_t>(id)].source)];
-    if (op.kind != kind || op.attrs.name != name) {
-      r.fail(p, fmt::format("tensor {} is not the {} '{}'", id, opKindName(kind), name));
+  bool binary(binary_t&) override { r_.fail(path(), "unexpected binary value"); }
+
+  bool start_object(std::size_t) override { return start(true); }
+  bool start_array(std::size_t) override { return start(false); }
+  bool key(string_t& k) override {
+    if (capturing()) {
+      captureKey_ = std::move(k);
+      return true;
     }
+    Frame& f = frames_.back();
+    f.key = std::move(k);
+    return true;
+  }
+  bool end_object() override { return end(); }
+  bool end_array() override { return end(); }
+
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    throw IrFormatError(fmt::format("not valid JSON (byte {}): {}", position, e.what()));
+  }
+
+ private:
+  // A container of the document's fixed layout being read (outside any captured value).
+  enum class Layout : std::uint8_t { root, graph, sites, stream };
+  struct Frame {
+    Layout layout;
+    Slot slot;                 // stream: what its elements are
+    std::string path;          // "train.ops"
+    std::string key;           // the current key of an object
+    std::size_t index = 0;     // the next element of a stream
+    std::vector<bool> seen;    // the fields of an object already read
   };
-  for (std::size_t i = 0; i < g.params.size(); ++i) {
-    checkLeaf(g.params[i].tensor, OpKind::param_input, fmt::format("{}.params[{}]", path, i),
-              g.params[i].name);
+
+  bool capturing() const { return !capture_.empty() || captureActive_; }
+
+  std::string path() const {
+    if (frames_.empty()) return "$";
+    const Frame& f = frames_.back();
+    if (f.layout == Layout::stream) return fmt::format("{}[{}]", f.path, f.index);
+    return f.path.empty() ? f.key : f.path + "." + f.key;
   }
-  for (std::size_t i = 0; i < g.state.size(); ++i) {
-    checkLeaf(g.state[i].tensor, OpKind::state_input, fmt::format("{}.state[{}]", path, i),
-              g.state[i].name);
-  }
-  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
-    checkLeaf(g.inputs[i].tensor, OpKind::tensor_input, fmt::format("{}.inputs[{}]", path, i),
-              g.inputs[i].name);
-  }
-  for (std::size_t i = 0; i < g.updates.size(); ++i) {
-    const Update& u = g.updates[i];
-    const OpKind target = g.ops[static_cast<std::size_t>(g.tensors[static_cast<std::size_t>(u.target)].source)].kind;
-    if (target != OpKind::param_input && target != OpKind::state_input) {
-      r.fail(fmt::format("{}.updates[{}].target", path, i), "must be a parameter or state leaf");
-    }
-    if (g.tensors[static_cast<std::size_t>(u.target)].shape != g.tensors[static_cast<std::size_t>(u.value)].shape) {
-      r.fail(fmt::format("{}.updates[{}]", path, i), "target and value shapes differ");
+
+  void charge(std::size_t bytes) {
+    used_ += bytes;
+    if (used_ > budget_) {
+      r_.fail(path(), fmt::format("the document needs more than {} bytes of memory ({} per byte of "
+                                  "JSON): it is not an IR a model produces",
+                                  budget_, r_.limits().maxMemoryPerByte));
     }
   }
-  const auto frameCount = static_cast<std::int64_t>(g.sites.frames.size());
-  for (std::size_t c = 0; c < g.sites.chains.size(); ++c) {
-    for (FrameId f : g.sites.chains[c]) {
-      if (f < 0 || f >= frameCount) {
-        r.fail(fmt::format("{}.sites.chains[{}]", path, c), fmt::format("frame {} is out of range", f));
+
+  void checkDepth() const {
+    if (frames_.size() + capture_.size() >= r_.limits().maxDepth) {
+      r_.fail(path(), fmt::format("nested deeper than {} levels", r_.limits().maxDepth));
+    }
+  }
+
+  // ----- captured values: one element (or one small root field) as a JSON tree ---------------
+
+  void beginCapture(Slot slot, std::string path) {
+    captureActive_ = true;
+    captureSlot_ = slot;
+    capturePath_ = std::move(path);
+    captureCharge_ = 0;
+  }
+
+  // Adds a value to the captured tree; returns the container to descend into (if it is one).
+  json* add(json&& value) {
+    // A json value and its place in its container, and a string's own block.
+    constexpr std::size_t kNodeBytes = 64;
+    const std::size_t bytes = kNodeBytes + (value.is_string() ? heapOf(value.get_ref<const std::string&>()) : 0);
+    captureCharge_ += bytes;
+    charge(bytes);
+    if (capture_.empty()) {
+      captureRoot_ = std::move(value);
+      return &captureRoot_;
+    }
+    json& parent = *capture_.back();
+    if (parent.is_object()) {
+      json& slot = parent[captureKey_];
+      slot = std::move(value);
+      return &slot;
+    }
+    parent.push_back(std::move(value));
+    return &parent.back();
+  }
+
+  bool scalar(json&& value) {
+    if (capturing()) {
+      add(std::move(value));
+      if (capture_.empty()) completeCapture();
+      return true;
+    }
+    routeValue(false, false);  // a scalar where the layout wants one: captured
+    add(std::move(value));
+    completeCapture();
+    return true;
+  }
+
+  bool start(bool object) {
+    checkDepth();
+    if (capturing()) {
+      capture_.push_back(add(object ? json::object() : json::array()));
+      return true;
+    }
+    if (routeValue(true, object)) return true;  // a layout container was pushed
+    capture_.push_back(add(object ? json::object() : json::array()));
+    return true;
+  }
+
+  bool end() {
+    if (!capture_.empty()) {
+      capture_.pop_back();
+      if (capture_.empty()) completeCapture();
+      return true;
+    }
+    finishFrame();
+    return true;
+  }
+
+  // A value starts outside any captured tree: decides where it goes. Pushes a layout frame (and
+  // returns true) for the containers of the fixed layout; otherwise starts a capture.
+  bool routeValue(bool container, bool object) {
+    if (frames_.empty()) {
+      if (!container || !object) r_.fail("$", "expected an object");
+      sawRoot_ = true;
+      frames_.push_back({Layout::root, Slot::format, "", "", 0, std::vector<bool>(6, false)});
+      return true;
+    }
+    Frame& f = frames_.back();
+    const std::string p = path();
+    switch (f.layout) {
+      case Layout::root: return routeRoot(f, p, container, object);
+      case Layout::graph: return routeGraph(f, p, container, object);
+      case Layout::sites: return routeSites(f, p, container, object);
+      case Layout::stream:
+        if (f.index >= r_.limits().maxTensors) r_.fail(f.path, fmt::format("too many entries ({})", f.index + 1));
+        beginCapture(f.slot, p);
+        return false;
+    }
+    return false;
+  }
+
+  // Marks field `i` of object frame `f` read; a second one is an error.
+  void once(Frame& f, std::size_t i, const std::string& p) {
+    if (f.seen[i]) r_.fail(p, "duplicate field");
+    f.seen[i] = true;
+  }
+
+  void pushStream(Slot slot, const std::string& p, bool container, bool object) {
+    if (!container || object) r_.fail(p, "expected an array");
+    frames_.push_back({Layout::stream, slot, p, "", 0, {}});
+  }
+
+  bool routeRoot(Frame& f, const std::string& p, bool container, bool object) {
+    static constexpr std::array<std::string_view, 6> kFields = {"format", "version", "spec", "sources", "train", "infer"};
+    const auto at = std::find(kFields.begin(), kFields.end(), f.key);
+    if (at == kFields.end()) r_.fail(p, "unknown field");
+    const auto i = static_cast<std::size_t>(at - kFields.begin());
+    once(f, i, p);
+    switch (i) {
+      case 0: sawFormat_ = true; beginCapture(Slot::format, p); return false;
+      case 1: sawVersion_ = true; beginCapture(Slot::version, p); return false;
+      case 2: sawSpec_ = true; beginCapture(Slot::spec, p); return false;
+      case 3: sawSources_ = true; pushStream(Slot::sources, p, container, object); return true;
+      default: {
+        const bool infer = i == 5;
+        if (infer && !container) {  // "infer": null — a spec without predict
+          beginCapture(Slot::graph, p);
+          return false;
+        }
+        if (!container || !object) r_.fail(p, "expected an object");
+        if (infer) {
+          model_.hasInfer = true;
+        } else {
+          sawTrain_ = true;
+        }
+        graph_ = infer ? &model_.infer : &model_.train;
+        frames_.push_back({Layout::graph, Slot::graph, p, "", 0, std::vector<bool>(9, false)});
+        return true;
       }
     }
   }
-}
 
-Graph readGraph(const Reader& r, const json& j, const std::string& path) {
-  Graph g;
-  const json& tensors = r.array(r.field(j, "tensors", path), path + ".tensors",
-                                r.limits().maxTensors);
-  const auto tensorCount = static_cast<std::int64_t>(tensors.size());
-  const json& ops = r.array(r.field(j, "ops", path), path + ".ops", r.limits().maxTensors);
-  const auto opCount = static_cast<std::int64_t>(ops.size());
-  g.tensors.reserve(tensors.size());
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    const std::string p = fmt::format("{}.tensors[{}]", path, i);
-    TensorInfo t;
-    t.shape = r.shape(r.field(tensors[i], "shape", p), p + ".shape");
-    t.dtype = dtypeFromName(r.str(r.field(tensors[i], "dtype", p), p + ".dtype"));
-    t.source = static_cast<OpId>(r.integer(r.field(tensors[i], "source", p), p + ".source", 0,
-                                           std::max<std::int64_t>(opCount - 1, 0)));
-    g.tensors.push_back(std::move(t));
-  }
-
-  // Sites first: ops point into them.
-  const json& sites = r.field(j, "sites", path);
-  const std::string sp = path + ".sites";
-  const json& files = r.array(r.field(sites, "files", sp), sp + ".files", 1 << 16);
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const std::string p = fmt::format("{}.files[{}]", sp, i);
-    g.sites.files.push_back({r.str(r.field(files[i], "path", p), p + ".path"), ""});
-  }
-  const json& frames = r.array(r.field(sites, "frames", sp), sp + ".frames", r.limits().maxTensors);
-  for (std::size_t i = 0; i < frames.size(); ++i) {
-    const std::string p = fmt::format("{}.frames[{}]", sp, i);
-    Frame f;
-    f.file = static_cast<std::int32_t>(r.integer(r.field(frames[i], "file", p), p + ".file", 0,
-                                                 static_cast<std::int64_t>(files.size()) - 1));
-    f.line = static_cast<std::int32_t>(r.integer(r.field(frames[i], "line", p), p + ".line", 0, 1 << 30));
-    f.column = static_cast<std::int32_t>(r.integer(r.field(frames[i], "column", p), p + ".column", 0, 1 << 30));
-    const json& address = r.field(frames[i], "address", p);
-    if (!address.is_number_unsigned() && !address.is_number_integer()) {
-      r.fail(p + ".address", "expected an integer");
+  bool routeGraph(Frame& f, const std::string& p, bool container, bool object) {
+    static constexpr std::array<std::string_view, 9> kFields = {
+        "tensors", "ops", "params", "state", "inputs", "captures", "outputs", "updates", "sites"};
+    static constexpr std::array<Slot, 8> kSlots = {Slot::tensors, Slot::ops, Slot::params, Slot::state,
+                                                   Slot::inputs, Slot::captures, Slot::outputs, Slot::updates};
+    const auto at = std::find(kFields.begin(), kFields.end(), f.key);
+    if (at == kFields.end()) r_.fail(p, "unknown field");
+    const auto i = static_cast<std::size_t>(at - kFields.begin());
+    once(f, i, p);
+    if (i < kSlots.size()) {
+      pushStream(kSlots[i], p, container, object);
+      return true;
     }
-    f.address = address.get<std::uint64_t>();
-    f.function = r.str(r.field(frames[i], "function", p), p + ".function");
-    g.sites.frames.push_back(std::move(f));
-  }
-  const json& chains = r.array(r.field(sites, "chains", sp), sp + ".chains", r.limits().maxTensors);
-  for (std::size_t i = 0; i < chains.size(); ++i) {
-    const std::string p = fmt::format("{}.chains[{}]", sp, i);
-    r.array(chains[i], p, 4096);
-    std::vector<FrameId> chain;
-    for (std::size_t k = 0; k < chains[i].size(); ++k) {
-      chain.push_back(static_cast<FrameId>(r.integer(chains[i][k], fmt::format("{}[{}]", p, k), 0,
-                                                     static_cast<std::int64_t>(frames.size()) - 1)));
-    }
-    g.sites.chains.push_back(std::move(chain));
+    if (!container || !object) r_.fail(p, "expected an object");
+    frames_.push_back({Layout::sites, Slot::graph, p, "", 0, std::vector<bool>(3, false)});
+    return true;
   }
 
-  g.ops.reserve(ops.size());
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const std::string p = fmt::format("{}.ops[{}]", path, i);
-    const json& o = ops[i];
-    Op op;
-    const std::string kind = r.str(r.field(o, "kind", p), p + ".kind");
-    const auto k = opKindFromName(kind);
-    if (!k) r.fail(p + ".kind", fmt::format("unknown op kind '{}'", kind));
-    op.kind = *k;
-    const json& inputs = r.array(r.field(o, "inputs", p), p + ".inputs", 1 << 20);
-    for (std::size_t n = 0; n < inputs.size(); ++n) {
-      op.inputs.push_back(static_cast<TensorId>(
-          r.integer(inputs[n], fmt::format("{}.inputs[{}]", p, n), 0, tensorCount - 1)));
-    }
-    op.out = static_cast<TensorId>(r.integer(r.field(o, "out", p), p + ".out", 0, tensorCount - 1));
-    op.phase = phaseFromName(r.str(r.field(o, "phase", p), p + ".phase"));
-    op.site = static_cast<SiteId>(r.integer(r.field(o, "site", p), p + ".site", -1,
-                                            static_cast<std::int64_t>(chains.size()) - 1));
-    if (const json* attrs = r.optional(o, "attrs")) op.attrs = readAttrs(r, *attrs, p + ".attrs");
-    g.ops.push_back(std::move(op));
+  bool routeSites(Frame& f, const std::string& p, bool container, bool object) {
+    static constexpr std::array<std::string_view, 3> kFields = {"files", "frames", "chains"};
+    static constexpr std::array<Slot, 3> kSlots = {Slot::files, Slot::frames, Slot::chains};
+    const auto at = std::find(kFields.begin(), kFields.end(), f.key);
+    if (at == kFields.end()) r_.fail(p, "unknown field");
+    const auto i = static_cast<std::size_t>(at - kFields.begin());
+    once(f, i, p);
+    pushStream(kSlots[i], p, container, object);
+    return true;
   }
-  g.params = readParams(r, r.field(j, "params", path), path + ".params", tensorCount);
-  g.state = readParams(r, r.field(j, "state", path), path + ".state", tensorCount);
-  g.inputs = readNamed(r, r.field(j, "inputs", path), path + ".inputs", tensorCount);
-  g.captures = readNamed(r, r.field(j, "captures", path), path + ".captures", tensorCount);
-  const json& outputs = r.array(r.field(j, "outputs", path), path + ".outputs", r.limits().maxTensors);
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    g.outputs.push_back(static_cast<TensorId>(
-        r.integer(outputs[i], fmt::format("{}.outputs[{}]", path, i), 0, tensorCount - 1)));
-  }
-  if (const json* updates = r.optional(j, "updates")) {
-    r.array(*updates, path + ".updates", r.limits().maxTensors);
-    for (std::size_t i = 0; i < updates->size(); ++i) {
-      const std::string p = fmt::format("{}.updates[{}]", path, i);
-      const json& u = (*updates)[i];
-      g.updates.push_back(
-          {static_cast<TensorId>(r.integer(r.field(u, "target", p), p + ".target", 0, tensorCount - 1)),
-           static_cast<TensorId>(r.integer(r.field(u, "value", p), p + ".value", 0, tensorCount - 1))});
+
+  // A layout container ends: required fields, and the graph's validation.
+  void finishFrame() {
+    Frame f = std::move(frames_.back());
+    frames_.pop_back();
+    switch (f.layout) {
+      case Layout::root:
+      case Layout::stream:
+        return;
+      case Layout::sites: {
+        static constexpr std::array<std::string_view, 3> kFields = {"files", "frames", "chains"};
+        for (std::size_t i = 0; i < kFields.size(); ++i) {
+          if (!f.seen[i]) r_.fail(f.path, fmt::format("missing field '{}'", kFields[i]));
+        }
+        return;
+      }
+      case Layout::graph: {
+        // "updates" (index 7) is optional: a traced graph has none.
+        static constexpr std::array<std::string_view, 9> kFields = {
+            "tensors", "ops", "params", "state", "inputs", "captures", "outputs", "updates", "sites"};
+        for (std::size_t i = 0; i < kFields.size(); ++i) {
+          if (!f.seen[i] && i != 7) r_.fail(f.path, fmt::format("missing field '{}'", kFields[i]));
+        }
+        validateGraph(*graph_, f.path);
+        return;
+      }
     }
   }
-  validateGraph(r, g, path);
-  return g;
-}
+
+  // A captured value is complete: convert it where its slot says, then drop the tree.
+  void completeCapture() {
+    const json value = std::move(captureRoot_);
+    captureRoot_ = nullptr;
+    captureActive_ = false;
+    used_ -= captureCharge_;
+    const std::string& p = capturePath_;
+    Frame* stream = frames_.empty() || frames_.back().layout != Layout::stream ? nullptr : &frames_.back();
+    switch (captureSlot_) {
+      case Slot::format: {
+        const std::string format = r_.str(value, p);
+        if (format != kIrFormat) r_.fail(p, fmt::format("expected '{}', got '{}'", kIrFormat, format));
+        break;
+      }
+      case Slot::version: {
+        const std::int64_t version = r_.integer(value, p, 0, 1 << 20);
+        if (version != kIrVersion) {
+          r_.fail(p, fmt::format("this nndna reads version {}, the document is version {}", kIrVersion, version));
+        }
+        break;
+      }
+      case Slot::spec: model_.spec = readSpec(r_, value); break;
+      case Slot::graph:
+        if (!value.is_null()) r_.fail(p, "expected an object or null");
+        break;
+      case Slot::sources: {
+        r_.onlyFields(value, {"path", "text"}, p);
+        std::string path = r_.str(r_.field(value, "path", p), p + ".path");
+        std::string text = r_.str(r_.field(value, "text", p), p + ".text");
+        charge(96 + heapOf(path) + heapOf(text));
+        sources_[std::move(path)] = std::move(text);
+        break;
+      }
+      case Slot::tensors: {
+        TensorInfo t = readTensor(r_, value, p);
+        charge(sizeof(TensorInfo) + heap(t.shape.size() * sizeof(std::int64_t)));
+        graph_->tensors.push_back(std::move(t));
+        break;
+      }
+      case Slot::ops: {
+        Op op = readOp(r_, value, p);
+        charge(sizeof(Op) + heap(op.inputs.size() * sizeof(TensorId)) +
+               heap(op.attrs.dims.size() * sizeof(std::int64_t)) + heapOf(op.attrs.name));
+        graph_->ops.push_back(std::move(op));
+        break;
+      }
+      case Slot::params:
+      case Slot::state: {
+        Param param = readParam(r_, value, p);
+        charge(sizeof(Param) + heapOf(param.name));
+        (captureSlot_ == Slot::params ? graph_->params : graph_->state).push_back(std::move(param));
+        break;
+      }
+      case Slot::inputs:
+      case Slot::captures: {
+        NamedTensor named = readNamed(r_, value, p);
+        charge(sizeof(NamedTensor) + heapOf(named.name));
+        (captureSlot_ == Slot::inputs ? graph_->inputs : graph_->captures).push_back(std::move(named));
+        break;
+      }
+      case Slot::outputs:
+        charge(sizeof(TensorId));
+        graph_->outputs.push_back(r_.id(value, p));
+        break;
+      case Slot::updates:
+        charge(sizeof(Update));
+        graph_->updates.push_back(readUpdate(r_, value, p));
+        break;
+      case Slot::files: {
+        r_.onlyFields(value, {"path"}, p);
+        std::string path = r_.str(r_.field(value, "path", p), p + ".path");
+        charge(sizeof(SourceFile) + heapOf(path));
+        graph_->sites.files.push_back({std::move(path), ""});
+        break;
+      }
+      case Slot::frames: {
+        ir::Frame frame = readFrame(r_, value, p);
+        charge(sizeof(ir::Frame) + heapOf(frame.function));
+        graph_->sites.frames.push_back(std::move(frame));
+        break;
+      }
+      case Slot::chains: {
+        std::vector<FrameId> chain = readChain(r_, value, p);
+        charge(sizeof(chain) + heap(chain.size() * sizeof(FrameId)));
+        graph_->sites.chains.push_back(std::move(chain));
+        break;
+      }
+    }
+    if (stream != nullptr) ++stream->index;
+  }
+
+  const Reader& r_;
+  const std::size_t budget_;
+  std::size_t used_ = 0;
+  TracedModel model_;
+  Graph* graph_ = nullptr;
+  std::map<std::string, std::string> sources_;
+  std::vector<Frame> frames_;
+  bool sawRoot_ = false, sawFormat_ = false, sawVersion_ = false, sawSpec_ = false,
+       sawSources_ = false, sawTrain_ = false;
+  // The value being captured.
+  bool captureActive_ = false;
+  Slot captureSlot_ = Slot::format;
+  std::string capturePath_;
+  std::size_t captureCharge_ = 0;
+  json captureRoot_;
+  std::vector<json*> capture_;  // open containers of the captured tree
+  std::string captureKey_;
+};
 
 }  // namespace
 
 std::string toJson(const TracedModel& model, int indent) {
-  json sources = json::array();
+  ojson sources = ojson::array();
   std::set<std::string> seen;
   auto addSources = [&](const Graph& g) {
     for (const SourceFile& f : g.sites.files) {
@@ -638,85 +919,50 @@ std::string toJson(const TracedModel& model, int indent) {
   addSources(model.train);
   if (model.hasInfer) addSources(model.infer);
   const SpecInfo& s = model.spec;
-  json dims = json::array();
+  ojson dims = ojson::array();
   for (const DimDecl& d : s.dims) {
     dims.push_back({{"size", d.size}, {"name", d.name}, {"desc", d.desc}, {"color", d.color}});
   }
-  json doc{{"format", kIrFormat},
-           {"version", kIrVersion},
-           {"spec",
-            {{"label", s.label},
-             {"description", s.description},
-             {"source_path", s.sourcePath},
-             {"inputs", declsJson(s.inputs)},
-             {"predict_inputs", declsJson(s.predictInputs)},
-             {"optimizer", optimizerJson(s.optimizer)},
-             {"dims", std::move(dims)}}},
-           {"sources", std::move(sources)},
-           {"train", graphJson(model.train)},
-           {"infer", model.hasInfer ? graphJson(model.infer) : json(nullptr)}};
+  ojson doc{{"format", kIrFormat},
+            {"version", kIrVersion},
+            {"spec",
+             {{"label", s.label},
+              {"description", s.description},
+              {"source_path", s.sourcePath},
+              {"inputs", declsJson(s.inputs)},
+              {"predict_inputs", declsJson(s.predictInputs)},
+              {"optimizer", optimizerJson(s.optimizer)},
+              {"dims", std::move(dims)}}},
+            {"sources", std::move(sources)},
+            {"train", graphJson(model.train)},
+            {"infer", model.hasInfer ? graphJson(model.infer) : ojson(nullptr)}};
   // Replace rather than throw on invalid UTF-8 in user strings.
-  return doc.dump(indent, ' ', false, json::error_handler_t::replace);
+  return doc.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 
-TracedModel tracedModelFromJson(std::string_view text, const ReadLimits& limits) {
+TracedModel tracedModelFromJson(std::string_view text, const ReadLimits& limits, std::string_view file) {
+  const Reader r(limits, file);
   if (text.size() > limits.maxBytes) {
-    throw IrFormatError(fmt::format("document too large ({} bytes, limit {})", text.size(),
-                                    limits.maxBytes));
+    r.fail("$", fmt::format("document too large ({} bytes, limit {})", text.size(), limits.maxBytes));
   }
-  json doc;
+  StreamingReader reader(r, text.size());
   try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw IrFormatError(fmt::format("not valid JSON: {}", e.what()));
+    json::sax_parse(text.begin(), text.end(), &reader);
+  } catch (const IrFormatError& e) {
+    if (file.empty() || !e.file().empty()) throw;
+    throw IrFormatError(e.message(), std::string(file));
   }
-  const Reader r(limits);
-  if (!doc.is_object()) r.fail("$", "expected an object");
-  const std::string format = r.str(r.field(doc, "format", "$"), "format");
-  if (format != kIrFormat) {
-    r.fail("format", fmt::format("expected '{}', got '{}'", kIrFormat, format));
+  TracedModel model = reader.finish();
+  // What the stages after reading rely on: one loss to differentiate, one prediction to draw.
+  if (model.train.outputs.size() != 1) {
+    r.fail("train.outputs", fmt::format("expected one output (the loss), got {}", model.train.outputs.size()));
   }
-  const std::int64_t version = r.integer(r.field(doc, "version", "$"), "version", 0, 1 << 20);
-  if (version != kIrVersion) {
-    r.fail("version", fmt::format("this nndna reads version {}, the document is version {}",
-                                  kIrVersion, version));
+  const TensorInfo& loss = model.train.tensor(model.train.outputs[0]);
+  if (!loss.shape.empty() || loss.dtype != DType::f32) {
+    r.fail("train.outputs[0]", fmt::format("the loss must be a rank-0 f32 tensor, got {}", describeType(loss)));
   }
-  TracedModel model;
-  const json& spec = r.field(doc, "spec", "$");
-  model.spec.label = r.str(r.field(spec, "label", "spec"), "spec.label");
-  model.spec.description = r.str(r.field(spec, "description", "spec"), "spec.description");
-  model.spec.sourcePath = r.str(r.field(spec, "source_path", "spec"), "spec.source_path");
-  model.spec.inputs = readDecls(r, r.field(spec, "inputs", "spec"), "spec.inputs");
-  model.spec.predictInputs =
-      readDecls(r, r.field(spec, "predict_inputs", "spec"), "spec.predict_inputs");
-  model.spec.optimizer = readOptimizer(r, r.field(spec, "optimizer", "spec"), "spec.optimizer");
-  const json& dims = r.array(r.field(spec, "dims", "spec"), "spec.dims", 1 << 16);
-  for (std::size_t i = 0; i < dims.size(); ++i) {
-    const std::string p = fmt::format("spec.dims[{}]", i);
-    model.spec.dims.push_back({r.integer(r.field(dims[i], "size", p), p + ".size", 0,
-                                         std::numeric_limits<std::int64_t>::max()),
-                               r.str(r.field(dims[i], "name", p), p + ".name"),
-                               r.str(r.field(dims[i], "desc", p), p + ".desc"),
-                               r.str(r.field(dims[i], "color", p), p + ".color")});
-  }
-  std::map<std::string, std::string> sources;
-  const json& sourceList = r.array(r.field(doc, "sources", "$"), "sources", 1 << 16);
-  for (std::size_t i = 0; i < sourceList.size(); ++i) {
-    const std::string p = fmt::format("sources[{}]", i);
-    sources[r.str(r.field(sourceList[i], "path", p), p + ".path")] =
-        r.str(r.field(sourceList[i], "text", p), p + ".text");
-  }
-  auto attachText = [&](Graph& g) {
-    for (SourceFile& f : g.sites.files) {
-      if (auto it = sources.find(f.path); it != sources.end()) f.text = it->second;
-    }
-  };
-  model.train = readGraph(r, r.field(doc, "train", "$"), "train");
-  attachText(model.train);
-  if (const json* infer = r.optional(doc, "infer")) {
-    model.infer = readGraph(r, *infer, "infer");
-    attachText(model.infer);
-    model.hasInfer = true;
+  if (model.hasInfer && model.infer.outputs.size() != 1) {
+    r.fail("infer.outputs", fmt::format("expected one output (the prediction), got {}", model.infer.outputs.size()));
   }
   return model;
 }

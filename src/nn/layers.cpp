@@ -6,6 +6,7 @@
 
 #include "nndna/nndna.hpp"
 #include "ops/norm_ops.hpp"
+#include "trace/tracer.hpp"
 
 namespace nndna {
 
@@ -14,8 +15,8 @@ void requirePositive(const Module& layer, std::string_view kind,
                      std::initializer_list<std::pair<std::string_view, std::int64_t>> sizes) {
   for (const auto& [what, size] : sizes) {
     if (size <= 0) {
-      throw std::invalid_argument(
-          fmt::format("{} '{}': {} must be positive, got {}", kind, layer.path(), what, size));
+      tracing::failAtUserLine(
+          kind, fmt::format("layer '{}': {} must be positive, got {}", layer.path(), what, size));
     }
   }
 }
@@ -84,8 +85,8 @@ Conv2d::Conv2d(std::string_view name, std::int64_t inChannels, std::int64_t outC
                    {"kernel width", kernel.w},
                    {"groups", options.groups}});
   if (inChannels % options.groups != 0 || outChannels % options.groups != 0) {
-    throw std::invalid_argument(fmt::format(
-        "Conv2d '{}': channels {} -> {} must be divisible by groups = {}", path(), inChannels,
+    tracing::failAtUserLine("Conv2d", fmt::format(
+        "layer '{}': channels {} -> {} must be divisible by groups = {}", path(), inChannels,
         outChannels, options.groups));
   }
   const std::int64_t fanIn = inChannels / options.groups * kernel.h * kernel.w;

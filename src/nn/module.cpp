@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "nndna/ir.hpp"
 #include "nndna/nndna.hpp"
 #include "trace/tracer.hpp"
 
@@ -12,22 +13,40 @@ namespace {
 // The path that a module constructed now takes: set by child()/list() around a construction.
 thread_local std::string currentPath;
 
+// Errors name the spec line that declared the module or parameter (tracing::failAtUserLine).
 void checkName(std::string_view name) {
-  if (name.empty()) throw std::invalid_argument("module and parameter names must not be empty");
+  if (name.empty()) tracing::failAtUserLine("module", "module and parameter names must not be empty");
   if (name.find('.') != std::string_view::npos) {
-    throw std::invalid_argument(fmt::format("name '{}' must not contain '.'", name));
+    tracing::failAtUserLine("module", fmt::format("name '{}' must not contain '.'", name));
   }
 }
 
-tracing::ModelBuilder& builderFor(std::string_view what, std::string_view name) {
+tracing::ModelBuilder& builderFor(std::string_view api, std::string_view name) {
   tracing::ModelBuilder* builder = tracing::ModelBuilder::active();
-  if (builder == nullptr) {
-    throw std::logic_error(fmt::format(
-        "{} '{}' is created outside model construction: parameters are created only while the "
+  if (builder == nullptr || tracing::Tracer::active() != nullptr) {
+    tracing::failAtUserLine(api, fmt::format(
+        "'{}' is created outside model construction: parameters are created only while the "
         "model is built (as class members), never inside a forward function",
-        what, name));
+        name));
   }
   return *builder;
+}
+
+void checkShape(std::string_view api, std::string_view what, const std::string& name, const Shape& shape) {
+  if (shape.size() > ir::kMaxRank) {
+    tracing::failAtUserLine(api, fmt::format("{} '{}' has rank {}: at most {} axes", what, name,
+                                              shape.size(), ir::kMaxRank));
+  }
+  for (std::int64_t size : shape) {
+    if (size <= 0) {
+      tracing::failAtUserLine(api, fmt::format("{} '{}' has shape {}: sizes must be positive",
+                                                what, name, ir::formatShape(shape)));
+    }
+  }
+  if (!ir::checkedNumel(shape)) {
+    tracing::failAtUserLine(api, fmt::format("{} '{}' has shape {}: its element count overflows 64 bits",
+                                              what, name, ir::formatShape(shape)));
+  }
 }
 }  // namespace
 
@@ -51,20 +70,17 @@ std::string Module::qualify(std::string_view name) const {
 
 Tensor Module::param(std::string_view name, Shape shape, ParamOptions options) {
   const std::string full = qualify(name);
-  for (std::int64_t size : shape) {
-    if (size <= 0) {
-      throw std::invalid_argument(
-          fmt::format("parameter '{}' has shape [{}]: sizes must be positive", full,
-                      fmt::join(shape, ", ")));
-    }
-  }
+  tracing::ModelBuilder& builder = builderFor("param", full);
+  checkShape("param", "parameter", full, shape);
   const bool decay = options.decay.value_or(shape.size() >= 2);
-  return builderFor("parameter", full).add({full, std::move(shape), options.init, decay, false});
+  return builder.add({full, std::move(shape), options.init, decay, false});
 }
 
 Tensor Module::state(std::string_view name, Shape shape, Init init) {
   const std::string full = qualify(name);
-  return builderFor("state", full).add({full, std::move(shape), init, false, true});
+  tracing::ModelBuilder& builder = builderFor("state", full);
+  checkShape("state", "state", full, shape);
+  return builder.add({full, std::move(shape), init, false, true});
 }
 
 }  // namespace nndna

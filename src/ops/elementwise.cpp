@@ -1,6 +1,4 @@
 // Elementwise ops: unary math, activations, arithmetic, comparisons, where.
-#include <cmath>
-
 #include "ops/op_builder.hpp"
 
 namespace nndna {
@@ -10,54 +8,27 @@ using ops::OpBuilder;
 
 namespace {
 
-Tensor unaryFloat(OpKind kind, std::string_view api, Tensor x) {
+Tensor unary(OpKind kind, std::string_view api, Tensor x) {
   OpBuilder op(kind, api);
-  const ir::TensorInfo& in = op.input(x);
-  op.requireFloat(in);
-  return op.finish(in.shape, in.dtype);
-}
-
-// neg, abs, square also work on integers.
-Tensor unaryNumeric(OpKind kind, std::string_view api, Tensor x) {
-  OpBuilder op(kind, api);
-  const ir::TensorInfo& in = op.input(x);
-  if (in.dtype == DType::boolean) op.fail("input must be f32 or i32, got {}", ops::describe(in));
-  return op.finish(in.shape, in.dtype);
-}
-
-bool isComparison(OpKind kind) { return kind == OpKind::less || kind == OpKind::greater; }
-
-// Booleans take part in arithmetic as 0/1 of the other operand's type (f32 when both are bool);
-// f32 and i32 never mix silently.
-DType arithmeticDtype(const OpBuilder& op, const ir::TensorInfo& a, const ir::TensorInfo& b) {
-  if (a.dtype == b.dtype) return a.dtype == DType::boolean ? DType::f32 : a.dtype;
-  if (a.dtype == DType::boolean) return b.dtype;
-  if (b.dtype == DType::boolean) return a.dtype;
-  op.fail("operand dtypes differ: {} and {} (use arange(n, f32) or zeros(.., f32) for float math)",
-          ops::describe(a), ops::describe(b));
+  op.input(x);
+  return op.finish();
 }
 
 Tensor binary(OpKind kind, std::string_view api, Tensor a, Tensor b) {
   OpBuilder op(kind, api);
-  const ir::TensorInfo& ta = op.input(a);
-  const ir::TensorInfo& tb = op.input(b);
-  const DType dtype = arithmeticDtype(op, ta, tb);
-  Shape shape = ops::broadcastShapes(op, ta.shape, tb.shape);
-  return op.finish(std::move(shape), isComparison(kind) ? DType::boolean : dtype);
+  op.input(a);
+  op.input(b);
+  return op.finish();
 }
 
+// A number operand is an attribute, not a constant tensor.
 Tensor binaryScalar(OpKind kind, std::string_view api, Tensor a, double scalar, bool scalarLeft) {
   OpBuilder op(kind, api);
-  const ir::TensorInfo& ta = op.input(a);
-  if (!std::isfinite(scalar) && kind != OpKind::min && kind != OpKind::max &&
-      !isComparison(kind)) {
-    op.fail("the scalar operand must be finite, got {}", scalar);
-  }
+  op.input(a);
   op.attrs().scalar = scalar;
   op.attrs().scalarOperand = true;
   op.attrs().scalarLeft = scalarLeft;
-  const DType dtype = ta.dtype == DType::boolean ? DType::f32 : ta.dtype;
-  return op.finish(ta.shape, isComparison(kind) ? DType::boolean : dtype);
+  return op.finish();
 }
 
 }  // namespace
@@ -87,60 +58,48 @@ Tensor greater(Tensor a, double b) {
 
 Tensor where(Tensor cond, Tensor ifTrue, Tensor ifFalse) {
   OpBuilder op(OpKind::where, "where");
-  const ir::TensorInfo& c = op.input(cond);
-  const ir::TensorInfo& a = op.input(ifTrue);
-  const ir::TensorInfo& b = op.input(ifFalse);
-  if (c.dtype != DType::boolean) {
-    op.fail("the condition must be boolean (from less/greater), got {}", ops::describe(c));
-  }
-  const DType dtype = arithmeticDtype(op, a, b);
-  Shape shape = ops::broadcastShapes(op, ops::broadcastShapes(op, c.shape, a.shape), b.shape);
-  return op.finish(std::move(shape), dtype);
+  op.input(cond);
+  op.input(ifTrue);
+  op.input(ifFalse);
+  return op.finish();
 }
 
-Tensor sqrt(Tensor x) { return unaryFloat(OpKind::sqrt, "sqrt", x); }
-Tensor rsqrt(Tensor x) { return unaryFloat(OpKind::rsqrt, "rsqrt", x); }
-Tensor log(Tensor x) { return unaryFloat(OpKind::log, "log", x); }
-Tensor exp(Tensor x) { return unaryFloat(OpKind::exp, "exp", x); }
-Tensor neg(Tensor x) { return unaryNumeric(OpKind::neg, "neg", x); }
-Tensor abs(Tensor x) { return unaryNumeric(OpKind::abs, "abs", x); }
-Tensor square(Tensor x) { return unaryNumeric(OpKind::square, "square", x); }
-Tensor sin(Tensor x) { return unaryFloat(OpKind::sin, "sin", x); }
-Tensor cos(Tensor x) { return unaryFloat(OpKind::cos, "cos", x); }
-Tensor erf(Tensor x) { return unaryFloat(OpKind::erf, "erf", x); }
-Tensor relu(Tensor x) { return unaryFloat(OpKind::relu, "relu", x); }
-Tensor tanh(Tensor x) { return unaryFloat(OpKind::tanh, "tanh", x); }
-Tensor sigmoid(Tensor x) { return unaryFloat(OpKind::sigmoid, "sigmoid", x); }
-Tensor silu(Tensor x) { return unaryFloat(OpKind::silu, "silu", x); }
-Tensor softplus(Tensor x) { return unaryFloat(OpKind::softplus, "softplus", x); }
+Tensor sqrt(Tensor x) { return unary(OpKind::sqrt, "sqrt", x); }
+Tensor rsqrt(Tensor x) { return unary(OpKind::rsqrt, "rsqrt", x); }
+Tensor log(Tensor x) { return unary(OpKind::log, "log", x); }
+Tensor exp(Tensor x) { return unary(OpKind::exp, "exp", x); }
+Tensor neg(Tensor x) { return unary(OpKind::neg, "neg", x); }
+Tensor abs(Tensor x) { return unary(OpKind::abs, "abs", x); }
+Tensor square(Tensor x) { return unary(OpKind::square, "square", x); }
+Tensor sin(Tensor x) { return unary(OpKind::sin, "sin", x); }
+Tensor cos(Tensor x) { return unary(OpKind::cos, "cos", x); }
+Tensor erf(Tensor x) { return unary(OpKind::erf, "erf", x); }
+Tensor relu(Tensor x) { return unary(OpKind::relu, "relu", x); }
+Tensor tanh(Tensor x) { return unary(OpKind::tanh, "tanh", x); }
+Tensor sigmoid(Tensor x) { return unary(OpKind::sigmoid, "sigmoid", x); }
+Tensor silu(Tensor x) { return unary(OpKind::silu, "silu", x); }
+Tensor softplus(Tensor x) { return unary(OpKind::softplus, "softplus", x); }
 
 Tensor gelu(Tensor x, GeluOptions options) {
   OpBuilder op(OpKind::gelu, "gelu");
-  const ir::TensorInfo& in = op.input(x);
-  op.requireFloat(in);
+  op.input(x);
   op.attrs().approximate = options.approximate == GeluApproximate::tanh;
-  return op.finish(in.shape, in.dtype);
+  return op.finish();
 }
 
 Tensor leakyRelu(Tensor x, double alpha) {
   OpBuilder op(OpKind::leaky_relu, "leakyRelu");
-  const ir::TensorInfo& in = op.input(x);
-  op.requireFloat(in);
-  if (!std::isfinite(alpha)) op.fail("alpha must be finite, got {}", alpha);
+  op.input(x);
   op.attrs().scalar = alpha;
-  return op.finish(in.shape, in.dtype);
+  return op.finish();
 }
 
 Tensor clamp(Tensor x, double lo, double hi) {
   OpBuilder op(OpKind::clamp, "clamp");
-  const ir::TensorInfo& in = op.input(x);
-  if (in.dtype == DType::boolean) op.fail("input must be f32 or i32, got {}", ops::describe(in));
-  if (std::isnan(lo) || std::isnan(hi) || lo > hi) {
-    op.fail("bounds must satisfy lo <= hi, got lo = {}, hi = {}", lo, hi);
-  }
+  op.input(x);
   op.attrs().scalar = lo;
   op.attrs().scalar2 = hi;
-  return op.finish(in.shape, in.dtype);
+  return op.finish();
 }
 
 }  // namespace nndna

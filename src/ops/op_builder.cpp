@@ -1,6 +1,6 @@
 #include "ops/op_builder.hpp"
 
-#include <stdexcept>
+#include <vector>
 
 namespace nndna::ops {
 
@@ -8,15 +8,9 @@ namespace {
 tracing::Tracer& requireTracer(std::string_view api) {
   tracing::Tracer* tracer = tracing::Tracer::active();
   if (tracer == nullptr) {
-    throw TraceError("", 0, std::string(api),
-                     "ops can only be called inside a forward function while nndna traces it");
+    tracing::failAtUserLine(api, "ops can only be called inside a forward function while nndna traces it");
   }
   return *tracer;
-}
-
-bool isStochastic(ir::OpKind kind) {
-  return kind == ir::OpKind::dropout || kind == ir::OpKind::randn ||
-         kind == ir::OpKind::categorical;
 }
 }  // namespace
 
@@ -46,49 +40,19 @@ std::int64_t OpBuilder::axis(std::int64_t axis, std::size_t rank, std::string_vi
   return axis < 0 ? axis + r : axis;
 }
 
-void OpBuilder::requireDtype(const ir::TensorInfo& t, DType dtype,
-                             std::string_view operand) const {
-  if (t.dtype != dtype) {
-    fail("{} must be {}, got {}", operand, ir::dtypeName(dtype), describe(t));
-  }
-}
-
-void OpBuilder::requireRank(const ir::TensorInfo& t, std::size_t rank,
-                            std::string_view operand) const {
-  if (t.shape.size() != rank) {
-    fail("{} must have rank {}, got {}", operand, rank, describe(t));
-  }
-}
-
-Tensor OpBuilder::finish(Shape shape, DType dtype) {
+Tensor OpBuilder::finish() {
+  if (ir::isStochasticKind(op_.kind)) op_.attrs.seed = tracer_.graph().ops.size();
+  std::vector<const ir::TensorInfo*> inputs;
+  inputs.reserve(op_.inputs.size());
+  for (ir::TensorId id : op_.inputs) inputs.push_back(&tracer_.graph().tensor(id));
+  ir::TensorType out;
   try {
-    (void)ir::numel(shape);
-  } catch (const std::overflow_error&) {
-    fail("the result's element count overflows 64 bits: {}", ir::formatShape(shape));
+    out = ir::inferOutput(op_.kind, op_.attrs, inputs);
+  } catch (const ir::ShapeRuleError& e) {
+    fail(e.message());  // the same error, at the user's line
   }
-  if (isStochastic(op_.kind)) op_.attrs.seed = tracer_.graph().ops.size();
-  const ir::TensorId id = tracer_.emit(std::move(op_), std::move(shape), dtype);
-  return Tensor::fromHandle(static_cast<std::uint32_t>(id));
-}
-
-Shape broadcastShapes(const OpBuilder& op, const Shape& a, const Shape& b) {
-  const std::size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
-  for (std::size_t i = 0; i < rank; ++i) {
-    const std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    const std::int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) {
-      op.fail("shapes {} and {} do not broadcast (axis {}: {} vs {})", ir::formatShape(a),
-              ir::formatShape(b), static_cast<std::int64_t>(i) - static_cast<std::int64_t>(rank),
-              da, db);
-    }
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
-
-std::string describe(const ir::TensorInfo& t) {
-  return ir::formatShape(t.shape) + " " + std::string(ir::dtypeName(t.dtype));
+  const ir::TensorId id = tracer_.emit(std::move(op_), std::move(out.shape), out.dtype);
+  return tracer_.handleOf(id);
 }
 
 }  // namespace nndna::ops

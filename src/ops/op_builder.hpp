@@ -1,13 +1,18 @@
 // Shared machinery of the op builders: find the active trace, capture the call site, resolve
-// inputs, report shape/dtype errors at the user's line, and append the op.
+// inputs, run the kind's one shape rule (src/ir/shape_rules) and report what it rejects at the
+// user's line, and append the op.
+//
+// A builder only turns the model API's arguments into the IR's canonical attributes (negative
+// axes, a reshape's -1, swapAxes as a permutation, maxPool2d's default stride); everything the
+// op requires of its inputs and attributes is the shape rule's.
 #pragma once
 
 #include <fmt/format.h>
 
-#include <span>
 #include <string>
 #include <string_view>
 
+#include "ir/shape_rules.hpp"
 #include "nndna/ir.hpp"
 #include "nndna/nndna.hpp"
 #include "trace/tracer.hpp"
@@ -19,11 +24,10 @@ class OpBuilder {
   // `api` is the name the user wrote ("matmul", "swapAxes"), used in error messages.
   OpBuilder(ir::OpKind kind, std::string_view api);
 
-  // Adds `t` as the op's next input and returns its shape and dtype.
+  // Adds `t` as the op's next input and returns its shape and dtype (valid until finish()).
   const ir::TensorInfo& input(Tensor t);
   ir::OpAttrs& attrs() { return op_.attrs; }
   ir::Graph& graph() { return tracer_.graph(); }
-  ir::SiteId site() const { return op_.site; }
 
   // Throws a TraceError at the user's line: "model.cpp:14: matmul: <detail>".
   [[noreturn]] void fail(std::string detail) const;
@@ -32,27 +36,17 @@ class OpBuilder {
     fail(fmt::format(format, std::forward<Args>(args)...));
   }
 
-  // An axis in [-rank, rank) normalised to [0, rank).
+  // An axis argument in [-rank, rank), normalised to [0, rank).
   std::int64_t axis(std::int64_t axis, std::size_t rank, std::string_view what = "axis") const;
-  void requireDtype(const ir::TensorInfo& t, DType dtype, std::string_view operand) const;
-  void requireFloat(const ir::TensorInfo& t, std::string_view operand = "input") const {
-    requireDtype(t, DType::f32, operand);
-  }
-  void requireRank(const ir::TensorInfo& t, std::size_t rank, std::string_view operand) const;
 
-  // Appends the op with its output's shape and dtype; returns the output handle.
-  Tensor finish(Shape shape, DType dtype);
+  // Checks the op against its kind's shape rule (a broken rule is a TraceError at the user's
+  // line), appends it with the output type the rule gives, and returns the output's handle.
+  Tensor finish();
 
  private:
   tracing::Tracer& tracer_;
   ir::Op op_;
   std::string_view api_;
 };
-
-// NumPy broadcasting of two shapes (trailing alignment); fails through `op` when incompatible.
-Shape broadcastShapes(const OpBuilder& op, const Shape& a, const Shape& b);
-
-// "[256, 32] f32"
-std::string describe(const ir::TensorInfo& t);
 
 }  // namespace nndna::ops

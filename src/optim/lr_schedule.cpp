@@ -4,14 +4,17 @@
 #include <numbers>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "nndna/nndna.hpp"
+#include "trace/tracer.hpp"
 
 namespace nndna {
 
 namespace lr {
 
 LearningRate linear(double start, double end, std::int64_t steps) {
-  if (steps <= 0) throw std::invalid_argument("lr::linear: steps must be positive");
+  if (steps <= 0) tracing::failAtUserLine("lr::linear", fmt::format("steps must be positive, got {}", steps));
   LearningRate r;
   r.kind = LearningRate::Kind::linear;
   r.value = start;
@@ -21,7 +24,7 @@ LearningRate linear(double start, double end, std::int64_t steps) {
 }
 
 LearningRate cosineAnnealing(double max, double min, std::int64_t steps) {
-  if (steps <= 0) throw std::invalid_argument("lr::cosineAnnealing: steps must be positive");
+  if (steps <= 0) tracing::failAtUserLine("lr::cosineAnnealing", fmt::format("steps must be positive, got {}", steps));
   LearningRate r;
   r.kind = LearningRate::Kind::cosineAnnealing;
   r.value = max;
@@ -31,7 +34,7 @@ LearningRate cosineAnnealing(double max, double min, std::int64_t steps) {
 }
 
 LearningRate staircase(double initial, std::int64_t stepSize, double gamma) {
-  if (stepSize <= 0) throw std::invalid_argument("lr::staircase: stepSize must be positive");
+  if (stepSize <= 0) tracing::failAtUserLine("lr::staircase", fmt::format("stepSize must be positive, got {}", stepSize));
   LearningRate r;
   r.kind = LearningRate::Kind::staircase;
   r.value = initial;
@@ -42,7 +45,7 @@ LearningRate staircase(double initial, std::int64_t stepSize, double gamma) {
 
 LearningRate multiStep(double initial, std::vector<std::int64_t> milestones, double gamma) {
   if (!std::is_sorted(milestones.begin(), milestones.end())) {
-    throw std::invalid_argument("lr::multiStep: milestones must be increasing");
+    tracing::failAtUserLine("lr::multiStep", "milestones must be increasing");
   }
   LearningRate r;
   r.kind = LearningRate::Kind::multiStep;

@@ -21,24 +21,6 @@ struct Overloaded : Fs... {
   using Fs::operator()...;
 };
 
-void checkOptimizer(const Optimizer& optimizer) {
-  std::visit(Overloaded{
-                 [](const SGD& s) {
-                   if (s.nesterov && !(s.momentum > 0.0)) {
-                     throw std::invalid_argument("SGD: nesterov needs a momentum > 0");
-                   }
-                   if (s.momentum < 0.0) throw std::invalid_argument("SGD: momentum must be >= 0");
-                 },
-                 [](const auto& adam) {
-                   if (!(adam.beta1 >= 0.0 && adam.beta1 < 1.0 && adam.beta2 >= 0.0 &&
-                         adam.beta2 < 1.0)) {
-                     throw std::invalid_argument("Adam: betas must be in [0, 1)");
-                   }
-                   if (!(adam.eps > 0.0)) throw std::invalid_argument("Adam: eps must be > 0");
-                 }},
-             optimizer);
-}
-
 // Appends the optimizer's ops and collects the write-backs in the documented order.
 class StepBuilder {
  public:
@@ -92,7 +74,7 @@ class StepBuilder {
   TensorId scalarInput(const char* name) {
     if (auto it = scalars_.find(name); it != scalars_.end()) return it->second;
     if (names_.contains(name)) {
-      throw std::invalid_argument(fmt::format(
+      throw Error(Error::Kind::invalid_ir, {}, 0, fmt::format(
           "buildTrainingStep: the name '{}' is reserved for the optimizer's per-step input", name));
     }
     const TensorId t = e_.leaf(OpKind::tensor_input, name, {});
@@ -103,7 +85,7 @@ class StepBuilder {
 
   TensorId stateLeaf(const std::string& name, const Shape& shape) {
     if (names_.contains(name)) {
-      throw std::invalid_argument(
+      throw Error(Error::Kind::invalid_ir, {}, 0,
           fmt::format("buildTrainingStep: optimizer state '{}' collides with a model name", name));
     }
     const TensorId t = e_.leaf(OpKind::state_input, name, shape);
@@ -112,12 +94,11 @@ class StepBuilder {
     return t;
   }
 
-  TensorId update(OpKind kind, std::vector<TensorId> inputs, double scalar, double scalar2,
-                  const Shape& shape) {
+  TensorId update(OpKind kind, std::vector<TensorId> inputs, double scalar, double scalar2 = 0.0) {
     ir::OpAttrs attrs;
     attrs.scalar = scalar;
     attrs.scalar2 = scalar2;
-    return e_.internal(kind, std::move(inputs), std::move(attrs), shape);
+    return e_.emit(kind, std::move(inputs), std::move(attrs));
   }
 
   void adam(const ir::Param& p, TensorId g, double beta1, double beta2, double eps, double wd) {
@@ -127,9 +108,9 @@ class StepBuilder {
     const TensorId lr = scalarInput(kLearningRate);
     const TensorId bc1 = scalarInput(kBiasCorrection1);
     const TensorId bc2 = scalarInput(kBiasCorrection2);
-    const TensorId m2 = update(OpKind::adam_moment1, {m, g}, beta1, 0.0, shape);
-    const TensorId v2 = update(OpKind::adam_moment2, {v, g}, beta2, 0.0, shape);
-    const TensorId p2 = update(OpKind::adam_update, {p.tensor, m2, v2, lr, bc1, bc2}, eps, wd, shape);
+    const TensorId m2 = update(OpKind::adam_moment1, {m, g}, beta1);
+    const TensorId v2 = update(OpKind::adam_moment2, {v, g}, beta2);
+    const TensorId p2 = update(OpKind::adam_update, {p.tensor, m2, v2, lr, bc1, bc2}, eps, wd);
     paramUpdates_.push_back({p.tensor, p2});
     stateUpdates_.push_back({m, m2});
     stateUpdates_.push_back({v, v2});
@@ -141,13 +122,12 @@ class StepBuilder {
     TensorId direction = g;
     if (s.momentum > 0.0) {
       const TensorId buf = stateLeaf("optim.momentum_buffer." + p.name, shape);
-      const TensorId buf2 = update(OpKind::sgd_momentum, {buf, g}, s.momentum, 0.0, shape);
+      const TensorId buf2 = update(OpKind::sgd_momentum, {buf, g}, s.momentum);
       stateUpdates_.push_back({buf, buf2});
       direction = s.nesterov ? e_.binary(OpKind::add, g, e_.scalar(OpKind::mul, buf2, s.momentum))
                              : buf2;
     }
-    paramUpdates_.push_back({p.tensor, update(OpKind::sgd_update, {p.tensor, direction, lr}, 0.0,
-                                              0.0, shape)});
+    paramUpdates_.push_back({p.tensor, update(OpKind::sgd_update, {p.tensor, direction, lr}, 0.0)});
   }
 
   void runningStatistic(const ir::Op& bn, const std::string& stateName, OpKind kind) {
@@ -158,8 +138,7 @@ class StepBuilder {
     auto [slot, fresh] = statistics_.try_emplace(target, target);
     // A layer called twice chains its updates, as PyTorch's in-place updates do.
     const TensorId current = fresh ? target : slot->second;
-    const Shape shape = graph_.tensor(target).shape;
-    slot->second = update(kind, {bn.inputs[0], current}, bn.attrs.scalar2, 0.0, shape);
+    slot->second = update(kind, {bn.inputs[0], current}, bn.attrs.scalar2);
     if (fresh) statisticsOrder_.push_back(target);
   }
 
@@ -174,10 +153,65 @@ class StepBuilder {
   std::vector<TensorId> statisticsOrder_;                // in the order first updated
 };
 
+std::string learningRateProblem(const LearningRate& lr) {
+  using Kind = LearningRate::Kind;
+  if (!std::isfinite(lr.value) || lr.value < 0) return fmt::format("lr must be finite and >= 0, got {}", lr.value);
+  switch (lr.kind) {
+    case Kind::constant: return {};
+    case Kind::linear:
+    case Kind::cosineAnnealing:
+      if (!std::isfinite(lr.end) || lr.end < 0) return fmt::format("lr end must be finite and >= 0, got {}", lr.end);
+      [[fallthrough]];
+    case Kind::staircase:
+      if (lr.steps <= 0) return fmt::format("lr schedule steps must be positive, got {}", lr.steps);
+      [[fallthrough]];
+    case Kind::multiStep:
+      if (!std::isfinite(lr.gamma)) return fmt::format("lr gamma must be finite, got {}", lr.gamma);
+      for (std::size_t i = 0; i < lr.milestones.size(); ++i) {
+        if (lr.milestones[i] < 0 || (i > 0 && lr.milestones[i] < lr.milestones[i - 1])) {
+          return "lr milestones must be >= 0 and increasing";
+        }
+      }
+      return {};
+  }
+  return {};
+}
+
 }  // namespace
 
+std::string optimizerProblem(const Optimizer& optimizer) {
+  return std::visit(
+      Overloaded{[](const SGD& s) -> std::string {
+                   if (!(s.momentum >= 0.0) || !std::isfinite(s.momentum)) {
+                     return fmt::format("SGD: momentum must be finite and >= 0, got {}", s.momentum);
+                   }
+                   if (s.nesterov && !(s.momentum > 0.0)) return "SGD: nesterov needs a momentum > 0";
+                   const std::string lr = learningRateProblem(s.lr);
+                   return lr.empty() ? lr : "SGD: " + lr;
+                 },
+                 [](const auto& adam) -> std::string {
+                   const char* name = std::is_same_v<std::decay_t<decltype(adam)>, AdamW> ? "AdamW" : "Adam";
+                   if (!(adam.beta1 >= 0.0 && adam.beta1 < 1.0 && adam.beta2 >= 0.0 && adam.beta2 < 1.0)) {
+                     return fmt::format("{}: betas must be in [0, 1), got ({}, {})", name, adam.beta1, adam.beta2);
+                   }
+                   if (!(adam.eps > 0.0) || !std::isfinite(adam.eps)) {
+                     return fmt::format("{}: eps must be finite and > 0, got {}", name, adam.eps);
+                   }
+                   if constexpr (std::is_same_v<std::decay_t<decltype(adam)>, AdamW>) {
+                     if (!std::isfinite(adam.weightDecay)) {
+                       return fmt::format("AdamW: weightDecay must be finite, got {}", adam.weightDecay);
+                     }
+                   }
+                   const std::string lr = learningRateProblem(adam.lr);
+                   return lr.empty() ? lr : fmt::format("{}: {}", name, lr);
+                 }},
+      optimizer);
+}
+
 ir::Graph buildTrainingStep(const ir::Graph& forward, const Optimizer& optimizer) {
-  checkOptimizer(optimizer);
+  if (const std::string problem = optimizerProblem(optimizer); !problem.empty()) {
+    throw Error(Error::Kind::invalid_ir, {}, 0, "buildTrainingStep: " + problem);
+  }
   ir::Graph graph;
   // Room for the backward (2-3 ops per forward op) and the optimizer (<= 6 per parameter).
   const std::size_t expected = forward.ops.size() * 4 + forward.params.size() * 6 + 16;

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "nndna/error.hpp"
+
 namespace nndna::render {
 
 struct LayoutOptions {
@@ -17,9 +19,9 @@ struct LayoutOptions {
 };
 
 // Raised when Graphviz rejects the DOT or fails to lay it out; what() carries Graphviz's message.
-class RenderError : public std::runtime_error {
+class RenderError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit RenderError(std::string message) : Error(Kind::render_error, {}, 0, std::move(message)) {}
 };
 
 // Lays out `dot` and returns the SVG document. Thread-safe: libgvc keeps global state, so calls

@@ -123,8 +123,8 @@ void setSpec(ErasedSpec& out, std::string&& label, std::string&& description, Fo
 
 void adoptModel(ModelSlot& slot, Module* model) noexcept { slot.model.reset(model); }
 
-bool registerSpecFunction(const char* sourceFile, SpecBuildFunction build) {
-  return registerSpec(sourceFile, [build](std::unique_ptr<Module>& model) {
+bool registerSpecFunction(const char* sourceFile, int line, SpecBuildFunction build) {
+  return registerSpec(sourceFile, line, [build](std::unique_ptr<Module>& model) {
     ModelSlot slot;
     ErasedSpec spec;
     build(slot, spec);

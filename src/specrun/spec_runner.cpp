@@ -18,20 +18,7 @@ namespace nndna::specrun {
 
 namespace fs = std::filesystem;
 
-std::string_view kindName(SpecRunError::Kind kind) {
-  switch (kind) {
-    case SpecRunError::Kind::compile_error: return "compile_error";
-    case SpecRunError::Kind::trace_error: return "trace_error";
-    case SpecRunError::Kind::spec_error: return "spec_error";
-    case SpecRunError::Kind::crash: return "crash";
-    case SpecRunError::Kind::timeout: return "timeout";
-    case SpecRunError::Kind::memory_limit: return "memory_limit";
-    case SpecRunError::Kind::output_limit: return "output_limit";
-    case SpecRunError::Kind::invalid_output: return "invalid_output";
-    case SpecRunError::Kind::setup_error: return "setup_error";
-  }
-  return "unknown";
-}
+std::string_view kindName(SpecRunError::Kind kind) { return errorKindName(kind); }
 
 namespace {
 
@@ -68,11 +55,13 @@ std::string outputTail(const std::string& output) {
   switch (result.exitCode) {
     case child::kExitTrace: {
       std::string file = error.value("file", std::string());
-      if (file == absoluteSpec.string() || file.empty()) file = display;
-      // The same formatting as the core's TraceError, with the path the user typed.
-      const TraceError shown(file, error.value("line", 0), error.value("op", std::string()),
-                             error.value("detail", message));
-      throw SpecRunError(Kind::trace_error, shown.what(), result.output);
+      if (file.empty()) file = absoluteSpec.string();
+      // The spec file as the user typed it; another file (a header it includes) as recorded.
+      const std::string shown = file == absoluteSpec.string() ? display : file;
+      const std::string op = error.value("op", std::string());
+      const std::string detail = error.value("detail", message);
+      throw SpecRunError(Kind::trace_error, file, error.value("line", 0),
+                         op.empty() ? detail : op + ": " + detail, shown, result.output);
     }
     case child::kExitMemory:
       throw SpecRunError(Kind::memory_limit,

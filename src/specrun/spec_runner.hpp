@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "nndna/error.hpp"
 #include "nndna/ir.hpp"
 #include "specrun/sandbox.hpp"
 
@@ -62,27 +63,23 @@ struct RunReport {
   std::string programOutput;     // the spec's stdout+stderr (bounded)
 };
 
-class SpecRunError : public std::runtime_error {
+// What went wrong running a spec file: its kind() is one of the spec-run kinds of nndna::Error
+// (compile_error, trace_error, spec_error, crash, timeout, memory_limit, output_limit,
+// invalid_output, setup_error); a trace error carries the spec's file and line.
+class SpecRunError : public Error {
  public:
-  enum class Kind {
-    compile_error,  // the compiler rejected the spec (message: trimmed diagnostics)
-    trace_error,    // nndna::TraceError while tracing (shape, dtype): "model.cpp:LINE: op: ..."
-    spec_error,     // another exception thrown by the spec, or no NNDNA_SPEC
-    crash,          // killed by a signal (named)
-    timeout,        // wall-clock or CPU-time limit
-    memory_limit,   // allocation failed under the memory limit
-    output_limit,   // too much stdout/stderr, or an IR past the file-size limit
-    invalid_output,  // the IR the child wrote did not validate
-    setup_error,    // the spec file or the toolchain could not be used
-  };
+  // `message` already names the spec file (no separate location).
   SpecRunError(Kind kind, const std::string& message, std::string programOutput = {})
-      : std::runtime_error(message), kind_(kind), programOutput_(std::move(programOutput)) {}
-  Kind kind() const { return kind_; }
+      : Error(kind, {}, 0, message), programOutput_(std::move(programOutput)) {}
+  // An error at a line of the spec file, shown as `shownFile`:line.
+  SpecRunError(Kind kind, std::string file, int line, std::string message, std::string_view shownFile,
+               std::string programOutput)
+      : Error(kind, std::move(file), line, std::move(message), shownFile),
+        programOutput_(std::move(programOutput)) {}
   // What the compiler or the spec printed (bounded), for --verbose.
   const std::string& programOutput() const { return programOutput_; }
 
  private:
-  Kind kind_;
   std::string programOutput_;
 };
 

@@ -2,44 +2,44 @@
 #include <fmt/format.h>
 
 #include "nndna/trace.hpp"
+#include "nndna/training.hpp"
+#include "trace/tensor_access.hpp"
 #include "trace/tracer.hpp"
 
 namespace nndna {
 
 namespace {
 
-std::string formatTraceError(const std::string& file, int line, const std::string& op,
-                             const std::string& detail) {
-  std::string where;
-  if (!file.empty()) {
-    where = tracing::displayPath(file);
-    if (line > 0) where += fmt::format(":{}", line);
-    where += ": ";
-  }
-  return where + (op.empty() ? "" : op + ": ") + detail;
-}
-
+// Errors in the spec body are reported at its NNDNA_SPEC line.
 void checkDecls(const LoadedSpec& spec, const std::vector<InputDecl>& decls, const char* field) {
+  auto fail = [&](std::string detail) {
+    throw TraceError(spec.sourceFile, spec.line, field, std::move(detail));
+  };
   for (std::size_t i = 0; i < decls.size(); ++i) {
     const InputDecl& d = decls[i];
-    if (d.name.empty()) {
-      throw TraceError(spec.sourceFile, 0, field, fmt::format("input #{} has no name", i));
-    }
+    if (d.name.empty()) fail(fmt::format("input #{} has no name", i));
     for (std::size_t j = 0; j < i; ++j) {
-      if (decls[j].name == d.name) {
-        throw TraceError(spec.sourceFile, 0, field,
-                         fmt::format("input '{}' is declared twice", d.name));
-      }
+      if (decls[j].name == d.name) fail(fmt::format("input '{}' is declared twice", d.name));
+    }
+    if (d.shape.size() > ir::kMaxRank) {
+      fail(fmt::format("input '{}' has rank {}: at most {} axes", d.name, d.shape.size(), ir::kMaxRank));
     }
     for (std::int64_t size : d.shape) {
       if (size <= 0) {
-        throw TraceError(spec.sourceFile, 0, field,
-                         fmt::format("input '{}' has shape {}: sizes must be positive", d.name,
-                                     ir::formatShape(d.shape)));
+        fail(fmt::format("input '{}' has shape {}: sizes must be positive", d.name,
+                         ir::formatShape(d.shape)));
       }
     }
-    (void)ir::numel(d.shape);  // rejects an element count past 2^63
+    if (!ir::checkedNumel(d.shape)) {
+      fail(fmt::format("input '{}' has shape {}: its element count overflows 64 bits", d.name,
+                       ir::formatShape(d.shape)));
+    }
   }
+}
+
+void checkOptimizer(const LoadedSpec& spec) {
+  const std::string problem = training::optimizerProblem(spec.spec.optimizer);
+  if (!problem.empty()) throw TraceError(spec.sourceFile, spec.line, "optimizer", problem);
 }
 
 Inputs declareInputs(tracing::Tracer& tracer, const std::vector<InputDecl>& decls) {
@@ -47,7 +47,7 @@ Inputs declareInputs(tracing::Tracer& tracer, const std::vector<InputDecl>& decl
   for (const InputDecl& d : decls) {
     const ir::TensorId id = tracer.addLeaf(ir::OpKind::tensor_input, d.name, d.shape, d.dtype);
     tracer.graph().inputs.push_back({d.name, id});
-    tensors.emplace_back(d.name, Tensor::fromHandle(static_cast<std::uint32_t>(id)));
+    tensors.emplace_back(d.name, tracer.handleOf(id));
   }
   return Inputs(std::move(tensors));
 }
@@ -65,7 +65,7 @@ Inputs declareInputs(tracing::Tracer& tracer, const std::vector<InputDecl>& decl
 ir::TensorId checkedOutput(tracing::Tracer& tracer, const LoadedSpec& spec, Tensor out,
                            const char* fnName) {
   if (!out.defined()) {
-    throw TraceError(spec.sourceFile, 0, fnName, "returned an undefined tensor");
+    throw TraceError(spec.sourceFile, spec.line, fnName, "returned an undefined tensor");
   }
   return tracer.tensorOf(out, fnName, ir::kNone);
 }
@@ -73,17 +73,19 @@ ir::TensorId checkedOutput(tracing::Tracer& tracer, const LoadedSpec& spec, Tens
 }  // namespace
 
 TraceError::TraceError(std::string file, int line, std::string op, std::string detail)
-    : std::runtime_error(formatTraceError(file, line, op, detail)),
-      file_(std::move(file)),
-      line_(line),
+    : Error(Kind::trace_error, file, line, (op.empty() ? "" : op + ": ") + detail,
+            tracing::displayPath(file)),
       op_(std::move(op)),
       detail_(std::move(detail)) {}
 
 ir::Graph trace(const LoadedSpec& spec) {
-  if (!spec.spec.loss) throw TraceError(spec.sourceFile, 0, "trace", "the spec has no loss function");
+  if (!spec.spec.loss) {
+    throw TraceError(spec.sourceFile, spec.line, "trace", "the spec has no loss function");
+  }
   checkDecls(spec, spec.spec.inputs, "inputs");
+  checkOptimizer(spec);
   ir::Graph graph;
-  tracing::Tracer tracer(graph, spec.params, /*training=*/true);
+  tracing::Tracer tracer(graph, spec.params, spec.paramSerial, /*training=*/true);
   const Inputs inputs = declareInputs(tracer, spec.spec.inputs);
   const Tensor loss = runForward(tracer, spec.spec.loss, *spec.model, inputs);
   const ir::TensorId id = checkedOutput(tracer, spec, loss, "loss");
@@ -102,11 +104,11 @@ ir::Graph trace(const LoadedSpec& spec) {
 
 ir::Graph traceForward(const LoadedSpec& spec) {
   if (!spec.spec.predict) {
-    throw TraceError(spec.sourceFile, 0, "traceForward", "the spec has no predict function");
+    throw TraceError(spec.sourceFile, spec.line, "traceForward", "the spec has no predict function");
   }
   checkDecls(spec, spec.spec.predictInputs, "predictInputs");
   ir::Graph graph;
-  tracing::Tracer tracer(graph, spec.params, /*training=*/false);
+  tracing::Tracer tracer(graph, spec.params, spec.paramSerial, /*training=*/false);
   const Inputs inputs = declareInputs(tracer, spec.spec.predictInputs);
   const Tensor out = runForward(tracer, spec.spec.predict, *spec.model, inputs);
   graph.outputs.push_back(checkedOutput(tracer, spec, out, "predict"));
@@ -119,7 +121,7 @@ ir::Graph traceFunction(const std::vector<InputDecl>& inputs,
   LoadedSpec none;
   checkDecls(none, inputs, "inputs");
   ir::Graph graph;
-  tracing::Tracer tracer(graph, {}, training);
+  tracing::Tracer tracer(graph, {}, 0, training);
   const Inputs declared = declareInputs(tracer, inputs);
   Module noModel;
   const ErasedForward forward = [&fn](Module&, const Inputs& in) { return fn(in); };

@@ -1,11 +1,13 @@
 #include "trace/tracer.hpp"
 
 #include <array>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "trace/callsite.hpp"
+#include "trace/tensor_access.hpp"
 
 namespace nndna::tracing {
 
@@ -19,21 +21,36 @@ constexpr std::size_t kMaxFrames = 256;
 constexpr std::uintmax_t kMaxSourceBytes = 4u << 20;
 }  // namespace
 
-ModelBuilder::ModelBuilder() : previous_(activeBuilder) { activeBuilder = this; }
+std::uint32_t nextSerial() {
+  static std::atomic<std::uint32_t> counter{0};
+  std::uint32_t serial = ++counter;
+  if (serial == 0) serial = ++counter;  // after 2^32 serials: skip the "none" value
+  return serial;
+}
+
+ModelBuilder::ModelBuilder() : previous_(activeBuilder), serial_(nextSerial()) {
+  activeBuilder = this;
+}
 ModelBuilder::~ModelBuilder() { activeBuilder = previous_; }
 ModelBuilder* ModelBuilder::active() { return activeBuilder; }
 
 Tensor ModelBuilder::add(ParamDecl decl) {
-  if (params_.size() >= kParamTag) throw std::length_error("too many parameters");
+  if (params_.size() >= kParamTag - 1) failAtUserLine("param", "too many parameters");
   if (!names_.insert(decl.name).second) {
-    throw std::invalid_argument("parameter '" + decl.name + "' is registered twice");
+    failAtUserLine("param", "parameter '" + decl.name + "' is registered twice");
   }
   params_.push_back(std::move(decl));
-  return Tensor::fromHandle(kParamTag | static_cast<std::uint32_t>(params_.size() - 1));
+  return detail::TensorAccess::make(kParamTag | static_cast<std::uint32_t>(params_.size() - 1),
+                                    serial_);
 }
 
-Tracer::Tracer(ir::Graph& graph, const std::vector<ParamDecl>& params, bool training)
-    : graph_(graph), training_(training), previous_(activeTracer) {
+Tracer::Tracer(ir::Graph& graph, const std::vector<ParamDecl>& params, std::uint32_t paramSerial,
+               bool training)
+    : graph_(graph),
+      training_(training),
+      previous_(activeTracer),
+      serial_(nextSerial()),
+      paramSerial_(paramSerial) {
   activeTracer = this;
   paramTensors_.reserve(params.size());
   for (const ParamDecl& p : params) {
@@ -50,20 +67,29 @@ Tracer::~Tracer() { activeTracer = previous_; }
 Tracer* Tracer::active() { return activeTracer; }
 
 ir::TensorId Tracer::tensorOf(Tensor handle, std::string_view op, ir::SiteId site) const {
-  const std::uint32_t h = handle.handle();
-  if (!handle.defined()) {
+  auto fail = [&](std::string detail) {
     const SiteLocation at = innermostLocation(graph_, site);
-    throw TraceError(at.file, at.line, std::string(op), "input tensor is undefined (never assigned)");
+    throw TraceError(at.file, at.line, std::string(op), std::move(detail));
+  };
+  if (!handle.defined()) fail("input tensor is undefined (never assigned)");
+  const std::uint32_t id = detail::TensorAccess::id(handle);
+  const std::uint32_t owner = detail::TensorAccess::owner(handle);
+  if ((id & kParamTag) != 0) {
+    const std::uint32_t slot = id & ~kParamTag;
+    if (owner != paramSerial_ || slot >= paramTensors_.size()) {
+      fail("input parameter belongs to another model than the one being traced");
+    }
+    return paramTensors_[slot];
   }
-  if ((h & kParamTag) != 0) {
-    const std::uint32_t slot = h & ~kParamTag;
-    if (slot < paramTensors_.size()) return paramTensors_[slot];
-  } else if (h < graph_.tensors.size()) {
-    return static_cast<ir::TensorId>(h);
+  if (owner != serial_ || id >= graph_.tensors.size()) {
+    fail("input tensor belongs to another trace (a tensor kept from an earlier trace, e.g. in a "
+         "module member or a static variable, cannot be used in this one)");
   }
-  const SiteLocation at = innermostLocation(graph_, site);
-  throw TraceError(at.file, at.line, std::string(op),
-                   "input tensor does not belong to this trace (kept from another one?)");
+  return static_cast<ir::TensorId>(id);
+}
+
+Tensor Tracer::handleOf(ir::TensorId id) const {
+  return detail::TensorAccess::make(static_cast<std::uint32_t>(id), serial_);
 }
 
 ir::SiteId Tracer::captureSite() {
@@ -107,7 +133,11 @@ ir::FrameId Tracer::internFrame(std::uintptr_t address) {
 ir::TensorId Tracer::emit(ir::Op op, Shape shape, DType dtype) {
   const auto tensorId = static_cast<ir::TensorId>(graph_.tensors.size());
   const auto opId = static_cast<ir::OpId>(graph_.ops.size());
-  if (graph_.tensors.size() >= kParamTag) throw std::length_error("graph too large");
+  if (graph_.tensors.size() >= kParamTag - 1) {
+    const SiteLocation at = innermostLocation(graph_, op.site);
+    throw TraceError(at.file, at.line, std::string(ir::opKindName(op.kind)),
+                     "the traced graph has too many tensors (2^31)");
+  }
   graph_.tensors.push_back({std::move(shape), dtype, opId});
   op.out = tensorId;
   op.phase = phase_;
@@ -141,6 +171,24 @@ SiteLocation innermostLocation(const ir::Graph& graph, ir::SiteId site) {
   if (chain.empty()) return {};
   const ir::Frame& frame = graph.sites.frames[static_cast<std::size_t>(chain.back())];
   return {graph.sites.files[static_cast<std::size_t>(frame.file)].path, frame.line};
+}
+
+SiteLocation currentUserLocation() {
+  if (Tracer* tracer = Tracer::active()) return innermostLocation(tracer->graph(), tracer->captureSite());
+  const ModelBuilder* builder = ModelBuilder::active();
+  if (builder == nullptr || builder->boundary() == 0) return {};
+  std::array<std::uintptr_t, kMaxFrames> addresses{};
+  const std::size_t n = walkReturnAddresses(addresses, builder->boundary());
+  for (std::size_t i = 0; i < n; ++i) {
+    const ResolvedFrame& frame = resolveReturnAddress(addresses[i]);
+    if (frame.user) return {frame.file, frame.line};
+  }
+  return {};
+}
+
+void failAtUserLine(std::string_view op, std::string detail) {
+  const SiteLocation at = currentUserLocation();
+  throw TraceError(at.file, at.line, std::string(op), std::move(detail));
 }
 
 std::string displayPath(std::string_view path) {

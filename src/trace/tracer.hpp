@@ -19,6 +19,9 @@ namespace nndna::tracing {
 // others are tensor ids of the active trace's graph.
 inline constexpr std::uint32_t kParamTag = 0x80000000u;
 
+// A new serial for a trace or a built model (never 0): the owner a Tensor's handle records.
+std::uint32_t nextSerial();
+
 // Collects the parameters a model registers while it is built (see Module::param).
 class ModelBuilder {
  public:
@@ -28,20 +31,30 @@ class ModelBuilder {
   ModelBuilder& operator=(const ModelBuilder&) = delete;
 
   static ModelBuilder* active();
-  // Registers a parameter; returns its handle. Throws on a duplicate name.
+  // Registers a parameter; returns its handle. Throws a TraceError at the spec line on a
+  // duplicate name.
   Tensor add(ParamDecl decl);
+  // Frames above this address belong to the host program (the caller of loadSpec).
+  void setBoundary(std::uintptr_t frameAddress) { boundary_ = frameAddress; }
+  std::uintptr_t boundary() const { return boundary_; }
+  // The serial of this model's parameter handles (see Tensor).
+  std::uint32_t serial() const { return serial_; }
   std::vector<ParamDecl> take() { return std::move(params_); }
   const std::vector<ParamDecl>& params() const { return params_; }
 
  private:
   ModelBuilder* previous_;
+  std::uintptr_t boundary_ = 0;
+  std::uint32_t serial_;
   std::vector<ParamDecl> params_;
   std::unordered_set<std::string> names_;
 };
 
 class Tracer {
  public:
-  Tracer(ir::Graph& graph, const std::vector<ParamDecl>& params, bool training);
+  // `paramSerial`: the serial of the built model whose parameters `params` are (0: none).
+  Tracer(ir::Graph& graph, const std::vector<ParamDecl>& params, std::uint32_t paramSerial,
+         bool training);
   ~Tracer();
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
@@ -53,8 +66,11 @@ class Tracer {
   ir::Phase phase() const { return phase_; }
   void setPhase(ir::Phase phase) { phase_ = phase; }
 
-  // The graph tensor a handle names; throws TraceError (at `site`) for an undefined handle.
+  // The graph tensor a handle names; throws TraceError (at `site`) for an undefined handle or
+  // one that belongs to another trace or model.
   ir::TensorId tensorOf(Tensor handle, std::string_view op, ir::SiteId site) const;
+  // The handle of a tensor of this trace.
+  Tensor handleOf(ir::TensorId id) const;
 
   // Frames above this address belong to the host program, not the spec.
   void setBoundary(std::uintptr_t frameAddress) { boundary_ = frameAddress; }
@@ -77,6 +93,8 @@ class Tracer {
   bool training_;
   ir::Phase phase_ = ir::Phase::forward;
   Tracer* previous_;
+  std::uint32_t serial_;
+  std::uint32_t paramSerial_;
   std::uintptr_t boundary_ = 0;
   std::vector<ir::TensorId> paramTensors_;  // by parameter slot
   std::unordered_map<std::string, ir::SiteId> siteByAddresses_;
@@ -91,6 +109,13 @@ struct SiteLocation {
   int line = 0;
 };
 SiteLocation innermostLocation(const ir::Graph& graph, ir::SiteId site);
+
+// The spec line that is running now: the op's call site while tracing, the innermost user frame
+// while a model is built (a layer's declaration, a `param` call), empty otherwise.
+SiteLocation currentUserLocation();
+// Throws a TraceError at currentUserLocation(): a misuse of the model API ("op" names what was
+// called: "param", "Linear", "child").
+[[noreturn]] void failAtUserLine(std::string_view op, std::string detail);
 
 // A path as the user should read it: relative to the working directory when below it.
 std::string displayPath(std::string_view path);

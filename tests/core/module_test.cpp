@@ -1,6 +1,7 @@
 // Modules: dotted parameter paths, layer shapes, weight-decay defaults, state, misuse errors.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 
 #include "nndna/trace.hpp"
@@ -92,8 +93,10 @@ TEST(Modules, DuplicateNamesAndLateParametersAreErrors) {
     try {
       loadSpec(r);
       FAIL();
-    } catch (const std::invalid_argument& e) {
-      EXPECT_STREQ(e.what(), "parameter 'w' is registered twice");
+    } catch (const TraceError& e) {
+      EXPECT_EQ(e.op(), "param");
+      EXPECT_EQ(e.detail(), "parameter 'w' is registered twice");
+      EXPECT_EQ(std::filesystem::path(e.file()).filename(), "module_test.cpp");
     }
   }
   {
@@ -105,7 +108,7 @@ TEST(Modules, DuplicateNamesAndLateParametersAreErrors) {
       return detail::ErasedSpec{};
     };
     LoadedSpec loaded = loadSpec(RegisteredSpec{"late.cpp", "late", build});
-    EXPECT_THROW(raw->forward(), std::logic_error);
+    EXPECT_THROW(raw->forward(), TraceError);
   }
 }
 
@@ -120,8 +123,9 @@ TEST(Modules, InvalidLayerSizesNameTheLayer) {
   try {
     loadSpec(RegisteredSpec{"bad.cpp", "bad", build});
     FAIL();
-  } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "Linear 'l': in must be positive, got 0");
+  } catch (const TraceError& e) {
+    EXPECT_EQ(e.message(), "Linear: layer 'l': in must be positive, got 0");
+    EXPECT_EQ(std::filesystem::path(e.file()).filename(), "module_test.cpp");
   }
 }
 

@@ -234,7 +234,7 @@ TEST(FusedOps, AttentionLayout) {
   for (const ir::Op& op : g.ops) ropes += op.kind == ir::OpKind::rope;
   EXPECT_EQ(ropes, 2);  // one op per rotated tensor
   EXPECT_EQ(errorOf({{"x", {2, 3, 5}}}, [](const Inputs& in) { return rope(in["x"], in["x"]).first; }),
-            "rope: q must be [..., T, Dh] with an even Dh, got [2, 3, 5]");
+            "rope(q): input must be [..., T, Dh] with an even Dh, got [2, 3, 5]");
 }
 
 TEST(FusedOps, LossesAndReductions) {

@@ -263,13 +263,14 @@ TEST(DiagramGoldenExamples, CharTransformerFoldsFourBlocks) {
   // right side is tok_emb itself), so each matmul adds two of its own cost: 3 × forward.
   EXPECT_EQ(value(d.metrics, Side::train, "flops"), 3 * forward);
   // Inference activations, in elements (BTD = B·T·D, BHTT = B·H·T·T, BTF = B·T·F): embedding
-  // BTD; per block norm1 BTD, line 45 k, split, q, split, rope, rope 6·BTD, line 46 2·BTD, line
-  // 47 matmul and mul 2·BHTT (swapAxes is a view), line 48 softmax BHTT, ·v, merge_heads, proj
-  // 3·BTD, add, norm2 2·BTD, mlp fc and gelu 2·BTF, fc_out BTD, add BTD (16·BTD + 3·BHTT +
-  // 2·BTF); norm_f BTD, logits B·T·V; narrow [64,1,96] 6,144; categorical [64,1] 64.
+  // BTD; per block norm1 BTD, line 45 k, q, rope, rope 4·BTD (the two split_heads are views),
+  // line 46 BTD (v's split_heads is a view), line 47 matmul and mul 2·BHTT (swapAxes is a view),
+  // line 48 softmax BHTT, ·v, merge_heads, proj 3·BTD, add, norm2 2·BTD, mlp fc and gelu 2·BTF,
+  // fc_out BTD, add BTD (13·BTD + 3·BHTT + 2·BTF); norm_f BTD, logits B·T·V; narrow [64,1,96]
+  // 6,144; categorical [64,1] 64.
   const std::int64_t BTD = B * T * D, BHTT = B * H * T * T, BTF = B * T * F;
   EXPECT_EQ(value(d.metrics, Side::infer, "activations"),
-            (BTD + 4 * (16 * BTD + 3 * BHTT + 2 * BTF) + BTD + B * T * V + 64 * 96 + 64) * 4);
+            (BTD + 4 * (13 * BTD + 3 * BHTT + 2 * BTF) + BTD + B * T * V + 64 * 96 + 64) * 4);
   // Inference kernels: embedding; per block norm1, 2 matmuls and 2 ropes (line 45; split_heads
   // is a view), 1 matmul (46), matmul and mul (47), softmax, matmul, merge_heads, proj (48),
   // add, norm2, fc, gelu, fc_out, add = 18; norm_f and the logits matmul; narrow, categorical.
@@ -692,13 +693,13 @@ TEST(DiagramGoldenExamples, Decoder96FoldsNinetySixBlocks) {
   // Every matmul input depends on a parameter: 3 × forward per step.
   EXPECT_EQ(value(d.metrics, Side::train, "flops"), 3 * forward);
   // Inference activations (TD = T·D, HTT = H·T·T, TF = T·F): line 82 two embeddings and the add
-  // (3·TD) and arange [T]; per block ln1, q/k/v matmul, bias add, split_heads (9·TD), scores
-  // matmul and scale (2·HTT; swapAxes is a view), softmax (HTT), ·v (TD), merge_heads, proj
-  // matmul and add (3·TD), add, ln2 (2·TD), fc matmul, add, gelu (3·TF), proj matmul, add
-  // (2·TD), add (TD): 19·TD + 3·HTT + 3·TF; ln_f TD; logits T·V.
+  // (3·TD) and arange [T]; per block ln1, q/k/v matmul and bias add (7·TD; split_heads is a
+  // view), scores matmul and scale (2·HTT; swapAxes is a view), softmax (HTT), ·v (TD),
+  // merge_heads, proj matmul and add (3·TD), add, ln2 (2·TD), fc matmul, add, gelu (3·TF), proj
+  // matmul, add (2·TD), add (TD): 16·TD + 3·HTT + 3·TF; ln_f TD; logits T·V.
   const std::int64_t TD = T * D, HTT = H * T * T, TF = T * F;
   EXPECT_EQ(value(d.metrics, Side::infer, "activations"),
-            (3 * TD + T + 96 * (19 * TD + 3 * HTT + 3 * TF) + TD + T * V) * 4);
+            (3 * TD + T + 96 * (16 * TD + 3 * HTT + 3 * TF) + TD + T * V) * 4);
   // Inference kernels: line 82's 4; per block ln1, 3 × (matmul, add), matmul, mul, softmax,
   // matmul, merge_heads, matmul, add, add, ln2, matmul, add, gelu, matmul, add, add = 22; ln_f,
   // logits.

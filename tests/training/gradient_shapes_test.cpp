@@ -128,7 +128,7 @@ TEST(GradientShapes, RejectsANonScalarLoss) {
   testing::TracedSpec spec = testing::traceSpec("train_tiny");
   spec.graph.outputs[0] = testing::leafNamed(spec.graph, "x");
   EXPECT_THROW(training::appendBackward(spec.graph, std::vector<ir::TensorId>{}),
-               std::invalid_argument);
+               Error);
 }
 
 }  // namespace

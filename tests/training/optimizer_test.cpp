@@ -97,7 +97,7 @@ TEST(Optimizer, SgdMomentumAndNesterov) {
   EXPECT_EQ(nesterov.producer(nUpdate.inputs[1]).kind, OpKind::add);
 
   EXPECT_THROW(training::buildTrainingStep(tiny.graph, SGD{.lr = 0.1, .nesterov = true}),
-               std::invalid_argument);
+               Error);
 }
 
 TEST(Optimizer, StepScalarsFollowTheScheduleAndBiasCorrections) {
@@ -157,7 +157,7 @@ TEST(Optimizer, ReservedNamesAreRejected) {
   tiny.graph.inputs[0].name = training::kLearningRate;  // pretend the user declared it
   tiny.graph.ops[static_cast<std::size_t>(tiny.graph.inputs[0].tensor)].attrs.name =
       training::kLearningRate;
-  EXPECT_THROW(training::buildTrainingStep(tiny.graph, SGD{}), std::invalid_argument);
+  EXPECT_THROW(training::buildTrainingStep(tiny.graph, SGD{}), Error);
 }
 
 }  // namespace

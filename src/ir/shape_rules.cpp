@@ -1,0 +1,962 @@
+// The shape and dtype rule of every op kind (see shape_rules.hpp). Messages name what the op
+// requires and what it got; the tracer prefixes the spec line and the API name ("model.cpp:14:
+// matmul: ..."), the JSON reader the op's JSON path.
+#include "ir/shape_rules.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace nndna::ir {
+
+std::string describe(const TensorInfo& t) {
+  return formatShape(t.shape) + " " + std::string(dtypeName(t.dtype));
+}
+
+namespace {
+
+// One op under its rule: its attributes and inputs, and the checks rules share.
+class Call {
+ public:
+  Call(OpKind kind, const OpAttrs& attrs, std::span<const TensorInfo* const> inputs)
+      : kind(kind), attrs(attrs), inputs_(inputs) {}
+
+  const OpKind kind;
+  const OpAttrs& attrs;
+
+  std::size_t count() const { return inputs_.size(); }
+  const TensorInfo& in(std::size_t i) const { return *inputs_[i]; }
+  const Shape& shape(std::size_t i) const { return inputs_[i]->shape; }
+  std::size_t rank(std::size_t i) const { return inputs_[i]->shape.size(); }
+
+  [[noreturn]] void fail(std::string message) const { throw ShapeRuleError(std::move(message)); }
+  template <class... Args>
+  [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) const {
+    fail(fmt::format(format, std::forward<Args>(args)...));
+  }
+
+  void requireDtype(std::size_t i, DType dtype, std::string_view operand) const {
+    if (in(i).dtype != dtype) fail("{} must be {}, got {}", operand, dtypeName(dtype), describe(in(i)));
+  }
+  void requireFloat(std::size_t i, std::string_view operand = "input") const {
+    requireDtype(i, DType::f32, operand);
+  }
+  // f32 or i32: the kinds with an integer form.
+  void requireNumeric(std::size_t i, std::string_view operand = "input") const {
+    if (in(i).dtype == DType::boolean) fail("{} must be f32 or i32, got {}", operand, describe(in(i)));
+  }
+  void requireRank(std::size_t i, std::size_t rank, std::string_view operand) const {
+    if (this->rank(i) != rank) fail("{} must have rank {}, got {}", operand, rank, describe(in(i)));
+  }
+  void requireSameShape(std::size_t i, std::size_t j, std::string_view a, std::string_view b) const {
+    if (shape(i) != shape(j)) {
+      fail("{} {} and {} {} must have the same shape", a, formatShape(shape(i)), b, formatShape(shape(j)));
+    }
+  }
+  // A vector [size] (norm weights, biases, running statistics).
+  void requireVector(std::size_t i, std::int64_t size, std::string_view what) const {
+    if (rank(i) != 1 || shape(i)[0] != size) fail("{} must be [{}], got {}", what, size, formatShape(shape(i)));
+  }
+  void requireScalar(std::size_t i, std::string_view what) const {
+    if (!shape(i).empty()) fail("{} must be a rank-0 tensor, got {}", what, describe(in(i)));
+  }
+  // An axis attribute of a tensor of rank `rank`: canonical, in [0, rank).
+  std::size_t axis(std::int64_t axis, std::size_t rank, std::string_view what = "axis") const {
+    const auto r = static_cast<std::int64_t>(rank);
+    if (axis < 0 || axis >= r) {
+      if (r == 0) fail("{} {} is out of range for a rank-0 tensor", what, axis);
+      fail("{} {} is out of range for rank {} (expected 0..{})", what, axis, r, r - 1);
+    }
+    return static_cast<std::size_t>(axis);
+  }
+  void requireFinite(double value, std::string_view what) const {
+    if (!std::isfinite(value)) fail("{} must be finite, got {}", what, value);
+  }
+  // eps of the norms: finite and >= 0.
+  void requireEps(double eps) const {
+    if (!std::isfinite(eps) || eps < 0) fail("eps must be finite and >= 0, got {}", eps);
+  }
+  // A shape given as an attribute (dims): positive sizes.
+  void requirePositiveDims(const Shape& dims, std::string_view what = "sizes") const {
+    if (dims.size() > kMaxRank) fail("{} have {} axes, at most {}", what, dims.size(), kMaxRank);
+    for (std::int64_t d : dims) {
+      if (d <= 0) fail("{} must be positive, got {}", what, formatShape(dims));
+    }
+  }
+
+ private:
+  std::span<const TensorInfo* const> inputs_;
+};
+
+using Rule = TensorType (*)(const Call&);
+
+std::int64_t mulOrFail(const Call& c, std::int64_t a, std::int64_t b, std::string_view what) {
+  std::int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out)) c.fail("{} overflows 64 bits", what);
+  return out;
+}
+
+Shape broadcast(const Call& c, const Shape& a, const Shape& b) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const std::int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      c.fail("shapes {} and {} do not broadcast (axis {}: {} vs {})", formatShape(a), formatShape(b),
+             static_cast<std::int64_t>(i) - static_cast<std::int64_t>(rank), da, db);
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// Booleans take part in arithmetic as 0/1 of the other operand's type (f32 when both are bool);
+// f32 and i32 never mix silently.
+DType arithmeticDtype(const Call& c, const TensorInfo& a, const TensorInfo& b) {
+  if (a.dtype == b.dtype) return a.dtype == DType::boolean ? DType::f32 : a.dtype;
+  if (a.dtype == DType::boolean) return b.dtype;
+  if (b.dtype == DType::boolean) return a.dtype;
+  c.fail("operand dtypes differ: {} and {} (use arange(n, f32) or zeros(.., f32) for float math)",
+         describe(a), describe(b));
+}
+
+Shape reduced(const Shape& shape, std::size_t axis, bool keepDims) {
+  Shape out = shape;
+  if (keepDims) {
+    out[axis] = 1;
+  } else {
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(axis));
+  }
+  return out;
+}
+
+// Output size of a sliding window along one axis; fails when the window does not fit.
+std::int64_t windowOut(const Call& c, std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                       std::int64_t padding, std::string_view axis) {
+  std::int64_t padded = 0;
+  if (__builtin_mul_overflow(padding, 2, &padded) || __builtin_add_overflow(padded, in, &padded)) {
+    c.fail("the padded {} ({} + 2·{}) overflows 64 bits", axis, in, padding);
+  }
+  if (padded - kernel < 0) {
+    c.fail("the {} kernel ({}) is larger than the padded input ({} + 2·{})", axis, kernel, in, padding);
+  }
+  return (padded - kernel) / stride + 1;
+}
+
+void requireWindowAttrs(const Call& c) {
+  const OpAttrs& a = c.attrs;
+  if (a.kernel[0] <= 0 || a.kernel[1] <= 0) c.fail("kernel must be positive, got ({}, {})", a.kernel[0], a.kernel[1]);
+  if (a.stride[0] <= 0 || a.stride[1] <= 0) c.fail("stride must be positive, got ({}, {})", a.stride[0], a.stride[1]);
+  if (a.padding[0] < 0 || a.padding[1] < 0) {
+    c.fail("padding must not be negative, got ({}, {})", a.padding[0], a.padding[1]);
+  }
+}
+
+// ----- constants ---------------------------------------------------------------------------------
+
+TensorType filled(const Call& c) {
+  c.requirePositiveDims(c.attrs.dims);
+  return {c.attrs.dims, c.attrs.dtype};
+}
+
+TensorType arangeRule(const Call& c) {
+  if (c.attrs.count <= 0) c.fail("n must be positive, got {}", c.attrs.count);
+  if (c.attrs.dtype == DType::boolean) c.fail("dtype must be i32 or f32");
+  return {{c.attrs.count}, c.attrs.dtype};
+}
+
+TensorType randnRule(const Call& c) {
+  c.requirePositiveDims(c.attrs.dims);
+  return {c.attrs.dims, DType::f32};
+}
+
+// ----- elementwise -------------------------------------------------------------------------------
+
+TensorType unaryFloat(const Call& c) {
+  c.requireFloat(0);
+  return {c.shape(0), c.in(0).dtype};
+}
+
+// neg, abs, square also work on integers.
+TensorType unaryNumeric(const Call& c) {
+  c.requireNumeric(0);
+  return {c.shape(0), c.in(0).dtype};
+}
+
+TensorType leakyReluRule(const Call& c) {
+  c.requireFloat(0);
+  c.requireFinite(c.attrs.scalar, "alpha");
+  return {c.shape(0), DType::f32};
+}
+
+void requireBounds(const Call& c) {
+  const double lo = c.attrs.scalar;
+  const double hi = c.attrs.scalar2;
+  if (std::isnan(lo) || std::isnan(hi) || lo > hi) {
+    c.fail("bounds must satisfy lo <= hi, got lo = {}, hi = {}", lo, hi);
+  }
+}
+
+TensorType clampRule(const Call& c) {
+  c.requireNumeric(0);
+  requireBounds(c);
+  return {c.shape(0), c.in(0).dtype};
+}
+
+bool isComparison(OpKind kind) { return kind == OpKind::less || kind == OpKind::greater; }
+
+TensorType binaryRule(const Call& c) {
+  const OpAttrs& a = c.attrs;
+  const bool comparison = isComparison(c.kind);
+  if (a.scalarOperand) {
+    if (c.count() != 1) c.fail("with a number operand it takes 1 input, got {}", c.count());
+    if (!std::isfinite(a.scalar) && c.kind != OpKind::min && c.kind != OpKind::max && !comparison) {
+      c.fail("the scalar operand must be finite, got {}", a.scalar);
+    }
+    const DType dtype = c.in(0).dtype == DType::boolean ? DType::f32 : c.in(0).dtype;
+    return {c.shape(0), comparison ? DType::boolean : dtype};
+  }
+  if (c.count() != 2) c.fail("takes 2 inputs (or 1 and a number operand), got {}", c.count());
+  if (a.scalarLeft || a.scalar != 0.0) c.fail("scalar and scalar_left are set without a number operand");
+  const DType dtype = arithmeticDtype(c, c.in(0), c.in(1));
+  return {broadcast(c, c.shape(0), c.shape(1)), comparison ? DType::boolean : dtype};
+}
+
+TensorType whereRule(const Call& c) {
+  if (c.in(0).dtype != DType::boolean) {
+    c.fail("the condition must be boolean (from less/greater), got {}", describe(c.in(0)));
+  }
+  const DType dtype = arithmeticDtype(c, c.in(1), c.in(2));
+  return {broadcast(c, broadcast(c, c.shape(0), c.shape(1)), c.shape(2)), dtype};
+}
+
+// ----- reductions ----------------------------------------------------------------------------------
+
+TensorType reduceRule(const Call& c) {
+  if (c.kind == OpKind::mean) c.requireFloat(0);
+  c.requireNumeric(0);
+  const OpAttrs& a = c.attrs;
+  if (a.allAxes) {
+    if (a.axis != 0 || a.keepDims) c.fail("a reduction over all axes takes no axis and no keep_dims");
+    return {{}, c.in(0).dtype};
+  }
+  return {reduced(c.shape(0), c.axis(a.axis, c.rank(0)), a.keepDims), c.in(0).dtype};
+}
+
+TensorType argReduceRule(const Call& c) {
+  c.requireNumeric(0);
+  return {reduced(c.shape(0), c.axis(c.attrs.axis, c.rank(0)), false), DType::i32};
+}
+
+// ----- shape ---------------------------------------------------------------------------------------
+
+TensorType reshapeRule(const Call& c) {
+  const Shape& target = c.attrs.dims;
+  c.requirePositiveDims(target);
+  const std::optional<std::int64_t> known = checkedNumel(target);
+  if (!known) c.fail("the target shape {} overflows 64 bits", formatShape(target));
+  const std::int64_t total = numel(c.shape(0));
+  if (*known != total) {
+    c.fail("cannot reshape {} ({} elements) to {} ({} elements)", formatShape(c.shape(0)), total,
+           formatShape(target), *known);
+  }
+  return {target, c.in(0).dtype};
+}
+
+TensorType permuteRule(const Call& c) {
+  const std::vector<std::int64_t>& axes = c.attrs.dims;
+  const std::size_t rank = c.rank(0);
+  if (axes.size() != rank) {
+    c.fail("axes [{}] must list each of the {} axes of {} once", fmt::join(axes, ", "), rank,
+           formatShape(c.shape(0)));
+  }
+  std::vector<bool> seen(rank, false);
+  Shape shape(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::size_t a = c.axis(axes[i], rank);
+    if (seen[a]) c.fail("axes [{}] repeat axis {}", fmt::join(axes, ", "), a);
+    seen[a] = true;
+    shape[i] = c.shape(0)[a];
+  }
+  return {std::move(shape), c.in(0).dtype};
+}
+
+// ----- linear algebra ------------------------------------------------------------------------------
+
+TensorType matmulRule(const Call& c) {
+  c.requireFloat(0, "left operand");
+  c.requireFloat(1, "right operand");
+  const Shape& a = c.shape(0);
+  const Shape& b = c.shape(1);
+  const std::size_t ra = a.size();
+  const std::size_t rb = b.size();
+  if (ra < 2) c.fail("the left operand must have rank >= 2, got {}", formatShape(a));
+  if (rb != 2 && rb != ra) {
+    c.fail("the right operand must be [K, N] or batched like the left: {} · {}", formatShape(a),
+           formatShape(b));
+  }
+  if (b[rb - 2] != a[ra - 1]) c.fail("inner dimensions differ: {} · {}", formatShape(a), formatShape(b));
+  if (rb == ra && !std::equal(a.begin(), a.end() - 2, b.begin())) {
+    c.fail("batch dimensions differ (no broadcasting): {} · {}", formatShape(a), formatShape(b));
+  }
+  Shape shape = a;
+  shape.back() = b.back();
+  return {std::move(shape), DType::f32};
+}
+
+// ----- indexing ------------------------------------------------------------------------------------
+
+TensorType oneHotRule(const Call& c) {
+  c.requireDtype(0, DType::i32, "indices");
+  if (c.attrs.count <= 0) c.fail("depth must be positive, got {}", c.attrs.count);
+  Shape shape = c.shape(0);
+  shape.push_back(c.attrs.count);
+  return {std::move(shape), DType::f32};
+}
+
+TensorType embeddingRule(const Call& c) {
+  c.requireFloat(0, "table");
+  c.requireRank(0, 2, "table ([vocab, dim])");
+  c.requireDtype(1, DType::i32, "indices");
+  Shape shape = c.shape(1);
+  shape.push_back(c.shape(0)[1]);
+  return {std::move(shape), DType::f32};
+}
+
+// indices [..] against an input of shape `input`: same rank, equal on every axis but `axis`.
+void requireIndicesAlong(const Call& c, const Shape& indices, const Shape& input, std::size_t axis) {
+  for (std::size_t d = 0; d < input.size(); ++d) {
+    if (d != axis && indices[d] != input[d]) {
+      c.fail("indices {} must match the input {} on every axis but {}", formatShape(indices),
+             formatShape(input), axis);
+    }
+  }
+}
+
+TensorType takeAlongAxisRule(const Call& c) {
+  c.requireDtype(1, DType::i32, "indices");
+  if (c.rank(1) != c.rank(0)) {
+    c.fail("indices {} must have the rank of the input {}", formatShape(c.shape(1)), formatShape(c.shape(0)));
+  }
+  const std::size_t a = c.axis(c.attrs.axis, c.rank(0));
+  requireIndicesAlong(c, c.shape(1), c.shape(0), a);
+  return {c.shape(1), c.in(0).dtype};
+}
+
+// ----- slicing and joining -------------------------------------------------------------------------
+
+TensorType narrowRule(const Call& c) {
+  const OpAttrs& at = c.attrs;
+  const std::size_t a = c.axis(at.axis, c.rank(0));
+  const std::int64_t size = c.shape(0)[a];
+  if (at.start < 0 || at.count <= 0 || at.start > size - at.count) {
+    c.fail("range start {} length {} does not fit axis {} of size {} in {}", at.start, at.count, a,
+           size, formatShape(c.shape(0)));
+  }
+  Shape shape = c.shape(0);
+  shape[a] = at.count;
+  return {std::move(shape), c.in(0).dtype};
+}
+
+TensorType concatRule(const Call& c) {
+  const std::size_t a = c.axis(c.attrs.axis, c.rank(0));
+  Shape shape = c.shape(0);
+  const DType dtype = c.in(0).dtype;
+  for (std::size_t i = 1; i < c.count(); ++i) {
+    const TensorInfo& t = c.in(i);
+    if (t.dtype != dtype) c.fail("tensor {} is {}, tensor 0 is {}", i, dtypeName(t.dtype), dtypeName(dtype));
+    bool compatible = t.shape.size() == shape.size();
+    for (std::size_t d = 0; compatible && d < shape.size(); ++d) {
+      if (d != a && t.shape[d] != shape[d]) compatible = false;
+    }
+    if (!compatible) {
+      c.fail("tensor {} has shape {}, which differs from tensor 0's {} outside axis {}", i,
+             formatShape(t.shape), formatShape(c.shape(0)), a);
+    }
+    if (__builtin_add_overflow(shape[a], t.shape[a], &shape[a])) c.fail("the joined axis overflows 64 bits");
+  }
+  return {std::move(shape), dtype};
+}
+
+TensorType stackRule(const Call& c) {
+  for (std::size_t i = 1; i < c.count(); ++i) {
+    if (c.shape(i) != c.shape(0) || c.in(i).dtype != c.in(0).dtype) {
+      c.fail("every tensor must have the same shape and dtype: tensor {} is {}, tensor 0 is {}", i,
+             describe(c.in(i)), describe(c.in(0)));
+    }
+  }
+  const std::size_t a = c.axis(c.attrs.axis, c.rank(0) + 1);
+  Shape shape = c.shape(0);
+  shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(a), static_cast<std::int64_t>(c.count()));
+  return {std::move(shape), c.in(0).dtype};
+}
+
+// ----- fused ML ops --------------------------------------------------------------------------------
+
+TensorType softmaxRule(const Call& c) {
+  c.requireFloat(0);
+  c.axis(c.attrs.axis, c.rank(0));
+  return {c.shape(0), DType::f32};
+}
+
+// softmax_causal / where_causal work on square [.., T, T] score matrices.
+void requireSquareScores(const Call& c) {
+  c.requireFloat(0);
+  const Shape& s = c.shape(0);
+  if (s.size() < 2 || s[s.size() - 1] != s[s.size() - 2]) {
+    c.fail("input must end in a square [T, T] score matrix, got {}", formatShape(s));
+  }
+}
+
+TensorType softmaxCausalRule(const Call& c) {
+  requireSquareScores(c);
+  return {c.shape(0), DType::f32};
+}
+
+TensorType whereCausalRule(const Call& c) {
+  requireSquareScores(c);
+  if (std::isnan(c.attrs.scalar)) c.fail("fill must not be NaN");
+  return {c.shape(0), DType::f32};
+}
+
+TensorType categoricalRule(const Call& c) {
+  c.requireFloat(0, "logits");
+  return {reduced(c.shape(0), c.axis(c.attrs.axis, c.rank(0)), false), DType::i32};
+}
+
+TensorType splitHeadsRule(const Call& c) {
+  c.requireRank(0, 3, "input ([B, T, D])");
+  const Shape& s = c.shape(0);
+  const std::int64_t heads = c.attrs.count;
+  if (heads <= 0 || s[2] % heads != 0) {
+    c.fail("D = {} of {} is not divisible by {} heads", s[2], formatShape(s), heads);
+  }
+  return {{s[0], heads, s[1], s[2] / heads}, c.in(0).dtype};
+}
+
+TensorType mergeHeadsRule(const Call& c) {
+  c.requireRank(0, 4, "input ([B, H, T, Dh])");
+  const Shape& s = c.shape(0);
+  return {{s[0], s[2], mulOrFail(c, s[1], s[3], "H * Dh")}, c.in(0).dtype};
+}
+
+TensorType ropeRule(const Call& c) {
+  c.requireFloat(0);
+  const Shape& s = c.shape(0);
+  if (s.size() < 2 || s.back() % 2 != 0) {
+    c.fail("input must be [..., T, Dh] with an even Dh, got {}", formatShape(s));
+  }
+  if (!(c.attrs.scalar > 0) || !std::isfinite(c.attrs.scalar)) {
+    c.fail("base must be positive, got {}", c.attrs.scalar);
+  }
+  return {s, DType::f32};
+}
+
+// ----- convolution and pooling ---------------------------------------------------------------------
+
+// The conv attributes, and weight [outC, inC/groups, kH, kW] against input channels `c`.
+void requireConv(const Call& call, const Shape& x, const Shape& w) {
+  const OpAttrs& a = call.attrs;
+  if (a.groups <= 0) call.fail("groups must be positive, got {}", a.groups);
+  if (a.stride[0] <= 0 || a.stride[1] <= 0) {
+    call.fail("stride must be positive, got ({}, {})", a.stride[0], a.stride[1]);
+  }
+  if (a.padding[0] < 0 || a.padding[1] < 0) {
+    call.fail("padding must not be negative, got ({}, {})", a.padding[0], a.padding[1]);
+  }
+  if (a.kernel[0] != w[2] || a.kernel[1] != w[3]) {
+    call.fail("kernel ({}, {}) must be the weight's ({}, {})", a.kernel[0], a.kernel[1], w[2], w[3]);
+  }
+  const std::int64_t channels = x[1];
+  if (channels % a.groups != 0 || w[0] % a.groups != 0) {
+    call.fail("input channels {} and output channels {} must be divisible by groups = {}", channels,
+              w[0], a.groups);
+  }
+  if (w[1] != channels / a.groups) {
+    call.fail("weight {} expects {} input channels per group, input {} has {} / {} groups",
+              formatShape(w), w[1], formatShape(x), channels, a.groups);
+  }
+}
+
+// [N, outC, H', W'] of a convolution (or a pooling window) over x [N, C, H, W].
+Shape convOut(const Call& c, const Shape& x, std::int64_t outChannels) {
+  const OpAttrs& a = c.attrs;
+  return {x[0], outChannels, windowOut(c, x[2], a.kernel[0], a.stride[0], a.padding[0], "height"),
+          windowOut(c, x[3], a.kernel[1], a.stride[1], a.padding[1], "width")};
+}
+
+TensorType conv2dRule(const Call& c) {
+  c.requireFloat(0);
+  c.requireFloat(1, "weight");
+  c.requireRank(0, 4, "input ([N, C, H, W])");
+  c.requireRank(1, 4, "weight ([outC, inC/groups, kH, kW])");
+  requireConv(c, c.shape(0), c.shape(1));
+  return {convOut(c, c.shape(0), c.shape(1)[0]), DType::f32};
+}
+
+void requirePoolAttrs(const Call& c) {
+  requireWindowAttrs(c);
+  const OpAttrs& a = c.attrs;
+  if (a.padding[0] > a.kernel[0] / 2 || a.padding[1] > a.kernel[1] / 2) {
+    c.fail("padding ({}, {}) must be between 0 and half the kernel ({}, {})", a.padding[0],
+           a.padding[1], a.kernel[0], a.kernel[1]);
+  }
+}
+
+TensorType maxPool2dRule(const Call& c) {
+  c.requireFloat(0);
+  c.requireRank(0, 4, "input ([N, C, H, W])");
+  requirePoolAttrs(c);
+  return {convOut(c, c.shape(0), c.shape(0)[1]), DType::f32};
+}
+
+TensorType nearestUpsample2dRule(const Call& c) {
+  c.requireRank(0, 4, "input ([N, C, H, W])");
+  const std::int64_t f = c.attrs.count;
+  if (f < 1) c.fail("factor must be >= 1, got {}", f);
+  const Shape& s = c.shape(0);
+  return {{s[0], s[1], mulOrFail(c, s[2], f, "the upsampled height"), mulOrFail(c, s[3], f, "the upsampled width")},
+          c.in(0).dtype};
+}
+
+// ----- stochastic and gradient control -------------------------------------------------------------
+
+TensorType dropoutRule(const Call& c) {
+  c.requireFloat(0);
+  const double p = c.attrs.scalar;
+  if (!(p >= 0.0 && p < 1.0)) c.fail("p must be in [0, 1), got {}", p);
+  return {c.shape(0), DType::f32};
+}
+
+TensorType identityRule(const Call& c) { return {c.shape(0), c.in(0).dtype}; }
+
+TensorType captureRule(const Call& c) {
+  if (c.attrs.name.empty()) c.fail("the capture needs a name");
+  return {c.shape(0), c.in(0).dtype};
+}
+
+// ----- losses ----------------------------------------------------------------------------------
+
+// scores [..., C] (logits or logProbs) against i32 targets [...].
+void requireScoresAndTargets(const Call& c, std::size_t scores, std::size_t targets) {
+  const std::string_view name = c.kind == OpKind::nll_loss ? "logProbs" : "logits";
+  c.requireFloat(scores, name);
+  c.requireDtype(targets, DType::i32, "targets");
+  const Shape& s = c.shape(scores);
+  const Shape& t = c.shape(targets);
+  if (s.empty() || t.size() + 1 != s.size() || !std::equal(t.begin(), t.end(), s.begin())) {
+    c.fail("{} [..., C] and targets [...] must agree on the leading axes: {} vs {}", name,
+           formatShape(s), formatShape(t));
+  }
+}
+
+TensorType lossRule(const Call& c) {
+  requireScoresAndTargets(c, 0, 1);
+  return {c.attrs.reduction == Reduction::none ? c.shape(1) : Shape{}, DType::f32};
+}
+
+// ----- normalisation ---------------------------------------------------------------------------
+
+TensorType layerNormRule(const Call& c) {
+  c.requireFloat(0);
+  if (c.shape(0).empty()) c.fail("input must have rank >= 1");
+  const std::int64_t d = c.shape(0).back();
+  c.requireVector(1, d, "the last axis of the input (weight size)");
+  c.requireFloat(1, "weight");
+  if (c.count() > 2) {
+    c.requireVector(2, d, "bias");
+    c.requireFloat(2, "bias");
+  }
+  c.requireEps(c.attrs.scalar);
+  return {c.shape(0), DType::f32};
+}
+
+// x [N, C, H, W] and the per-channel vectors from input 1 on (`names`).
+TensorType batchNormRule(const Call& c, std::initializer_list<std::string_view> names) {
+  c.requireFloat(0);
+  c.requireRank(0, 4, "input ([N, C, H, W])");
+  std::size_t i = 1;
+  for (std::string_view name : names) {
+    c.requireVector(i, c.shape(0)[1], name);
+    c.requireFloat(i, name);
+    ++i;
+  }
+  c.requireEps(c.attrs.scalar);
+  return {c.shape(0), DType::f32};
+}
+
+TensorType batchNorm2dRule(const Call& c) {
+  c.requireFinite(c.attrs.scalar2, "momentum");
+  return batchNormRule(c, {"the channel axis of the input (weight size)", "bias"});
+}
+
+TensorType batchNorm2dInferenceRule(const Call& c) {
+  return batchNormRule(c, {"the channel axis of the input (weight size)", "bias", "running mean",
+                           "running variance"});
+}
+
+// ===== internal kinds (docs/ir.md "Backward and optimizer kinds") ==================================
+
+// Every input of an internal kind is f32 except the named integer ones (indices, targets).
+void requireAllFloat(const Call& c, std::size_t except = SIZE_MAX) {
+  for (std::size_t i = 0; i < c.count(); ++i) {
+    if (i != except) c.requireFloat(i, fmt::format("input {}", i));
+  }
+}
+
+TensorType broadcastToRule(const Call& c) {
+  const Shape& target = c.attrs.dims;
+  c.requirePositiveDims(target);
+  const Shape& x = c.shape(0);
+  bool ok = x.size() <= target.size();
+  for (std::size_t i = 0; ok && i < x.size(); ++i) {
+    const std::int64_t t = target[target.size() - x.size() + i];
+    ok = x[i] == 1 || x[i] == t;
+  }
+  if (!ok) c.fail("cannot broadcast {} to {}", formatShape(x), formatShape(target));
+  return {target, c.in(0).dtype};
+}
+
+TensorType sumToShapeRule(const Call& c) {
+  const Shape& target = c.attrs.dims;
+  c.requirePositiveDims(target);
+  const Shape& dy = c.shape(0);
+  bool ok = target.size() <= dy.size();
+  for (std::size_t i = 0; ok && i < target.size(); ++i) {
+    const std::int64_t d = dy[dy.size() - target.size() + i];
+    ok = target[i] == 1 || target[i] == d;
+  }
+  if (!ok) c.fail("cannot sum {} down to {}", formatShape(dy), formatShape(target));
+  return {target, c.in(0).dtype};
+}
+
+// (dy, x) or (dy, y) of one shape: the activations' backward.
+TensorType activationGradRule(const Call& c) {
+  requireAllFloat(c);
+  c.requireSameShape(0, 1, "dy", "x");
+  if (c.kind == OpKind::leaky_relu_grad) c.requireFinite(c.attrs.scalar, "alpha");
+  if (c.kind == OpKind::clamp_grad) requireBounds(c);
+  return {c.shape(0), DType::f32};
+}
+
+TensorType softmaxGradRule(const Call& c) {
+  requireAllFloat(c);
+  c.requireSameShape(0, 1, "dy", "y");
+  c.axis(c.attrs.axis, c.rank(0));
+  return {c.shape(0), DType::f32};
+}
+
+// dy of a loss: rank 0 for mean and sum, the targets' shape for none.
+void requireLossGradient(const Call& c, const Shape& targets) {
+  const Shape expected = c.attrs.reduction == Reduction::none ? targets : Shape{};
+  if (c.shape(0) != expected) {
+    c.fail("dy must be {} for this reduction, got {}", formatShape(expected), formatShape(c.shape(0)));
+  }
+}
+
+TensorType crossEntropyGradRule(const Call& c) {
+  c.requireFloat(0, "dy");
+  requireScoresAndTargets(c, 1, 2);
+  requireLossGradient(c, c.shape(2));
+  return {c.shape(1), DType::f32};
+}
+
+TensorType nllLossGradRule(const Call& c) {
+  c.requireFloat(0, "dy");
+  c.requireDtype(1, DType::i32, "targets");
+  const Shape& dims = c.attrs.dims;
+  c.requirePositiveDims(dims, "logProbs sizes (dims)");
+  if (dims.empty() || c.shape(1) != Shape(dims.begin(), dims.end() - 1)) {
+    c.fail("targets {} must be the leading axes of logProbs {}", formatShape(c.shape(1)), formatShape(dims));
+  }
+  requireLossGradient(c, c.shape(1));
+  return {dims, DType::f32};
+}
+
+TensorType embeddingGradRule(const Call& c) {
+  c.requireFloat(0, "dy");
+  c.requireDtype(1, DType::i32, "indices");
+  const Shape& dy = c.shape(0);
+  const Shape& idx = c.shape(1);
+  if (dy.size() != idx.size() + 1 || !std::equal(idx.begin(), idx.end(), dy.begin())) {
+    c.fail("dy {} must be the indices' shape {} and one more axis", formatShape(dy), formatShape(idx));
+  }
+  if (c.attrs.count <= 0) c.fail("vocab (count) must be positive, got {}", c.attrs.count);
+  return {{c.attrs.count, dy.back()}, DType::f32};
+}
+
+TensorType takeAlongAxisGradRule(const Call& c) {
+  c.requireFloat(0, "dy");
+  c.requireDtype(1, DType::i32, "indices");
+  c.requireSameShape(0, 1, "dy", "indices");
+  const Shape& dims = c.attrs.dims;
+  c.requirePositiveDims(dims, "input sizes (dims)");
+  if (dims.size() != c.rank(1)) {
+    c.fail("indices {} must have the rank of the input {}", formatShape(c.shape(1)), formatShape(dims));
+  }
+  requireIndicesAlong(c, c.shape(1), dims, c.axis(c.attrs.axis, dims.size()));
+  return {dims, DType::f32};
+}
+
+TensorType narrowGradRule(const Call& c) {
+  c.requireFloat(0, "dy");
+  const Shape& dims = c.attrs.dims;
+  c.requirePositiveDims(dims, "input sizes (dims)");
+  const Shape& dy = c.shape(0);
+  const std::size_t a = c.axis(c.attrs.axis, dims.size());
+  bool ok = dy.size() == dims.size();
+  for (std::size_t d = 0; ok && d < dims.size(); ++d) ok = d == a || dy[d] == dims[d];
+  if (!ok) c.fail("dy {} must match the input {} on every axis but {}", formatShape(dy), formatShape(dims), a);
+  if (c.attrs.start < 0 || c.attrs.start > dims[a] - dy[a]) {
+    c.fail("range start {} length {} does not fit axis {} of size {}", c.attrs.start, dy[a], a, dims[a]);
+  }
+  return {dims, DType::f32};
+}
+
+TensorType ropeGradRule(const Call& c) { return ropeRule(c); }
+
+TensorType conv2dInputGradRule(const Call& c) {
+  requireAllFloat(c);
+  c.requireRank(0, 4, "dy");
+  c.requireRank(1, 4, "weight");
+  const Shape& dims = c.attrs.dims;
+  c.requirePositiveDims(dims, "input sizes (dims)");
+  if (dims.size() != 4) c.fail("the input shape (dims) must have rank 4, got {}", formatShape(dims));
+  requireConv(c, dims, c.shape(1));
+  if (convOut(c, dims, c.shape(1)[0]) != c.shape(0)) {
+    c.fail("dy {} is not the output of a convolution of {} by {}", formatShape(c.shape(0)),
+           formatShape(dims), formatShape(c.shape(1)));
+  }
+  return {dims, DType::f32};
+}
+
+TensorType conv2dWeightGradRule(const Call& c) {
+  requireAllFloat(c);
+  c.requireRank(0, 4, "x");
+  c.requireRank(1, 4, "dy");
+  const Shape& dims = c.attrs.dims;
+  c.requirePositiveDims(dims, "weight sizes (dims)");
+  if (dims.size() != 4) c.fail("the weight shape (dims) must have rank 4, got {}", formatShape(dims));
+  requireConv(c, c.shape(0), dims);
+  if (convOut(c, c.shape(0), dims[0]) != c.shape(1)) {
+    c.fail("dy {} is not the output of a convolution of {} by {}", formatShape(c.shape(1)),
+           formatShape(c.shape(0)), formatShape(dims));
+  }
+  return {dims, DType::f32};
+}
+
+TensorType maxPool2dGradRule(const Call& c) {
+  requireAllFloat(c);
+  c.requireRank(1, 4, "x");
+  requirePoolAttrs(c);
+  if (convOut(c, c.shape(1), c.shape(1)[1]) != c.shape(0)) {
+    c.fail("dy {} is not the pooled shape of {}", formatShape(c.shape(0)), formatShape(c.shape(1)));
+  }
+  return {c.shape(1), DType::f32};
+}
+
+TensorType nearestUpsample2dGradRule(const Call& c) {
+  c.requireFloat(0, "dy");
+  c.requireRank(0, 4, "dy");
+  const std::int64_t f = c.attrs.count;
+  const Shape& s = c.shape(0);
+  if (f < 1 || s[2] % f != 0 || s[3] % f != 0) {
+    c.fail("dy {} is not upsampled by a factor of {}", formatShape(s), f);
+  }
+  return {{s[0], s[1], s[2] / f, s[3] / f}, DType::f32};
+}
+
+// (dy, x[, weight]) of a row norm (layer/RMS: the last axis) or batch norm (channels).
+TensorType normGradRule(const Call& c) {
+  requireAllFloat(c);
+  c.requireSameShape(0, 1, "dy", "x");
+  c.requireEps(c.attrs.scalar);
+  const bool batch = c.kind == OpKind::batch_norm2d_input_grad || c.kind == OpKind::batch_norm2d_weight_grad;
+  if (batch) c.requireRank(1, 4, "x ([N, C, H, W])");
+  if (c.shape(1).empty()) c.fail("x must have rank >= 1");
+  const std::int64_t d = batch ? c.shape(1)[1] : c.shape(1).back();
+  const bool input = c.count() == 3;
+  if (input) c.requireVector(2, d, "weight");
+  return {input ? c.shape(1) : Shape{d}, DType::f32};
+}
+
+TensorType runningStatisticRule(const Call& c) {
+  requireAllFloat(c);
+  c.requireRank(0, 4, "x ([N, C, H, W])");
+  c.requireVector(1, c.shape(0)[1], "the running statistic");
+  c.requireFinite(c.attrs.scalar, "momentum");
+  return {c.shape(1), DType::f32};
+}
+
+// (state, g) of one shape: Adam's moments, SGD's momentum buffer.
+TensorType momentRule(const Call& c) {
+  requireAllFloat(c);
+  c.requireSameShape(0, 1, "state", "gradient");
+  const double b = c.attrs.scalar;
+  if (c.kind == OpKind::sgd_momentum ? !(b >= 0 && std::isfinite(b)) : !(b >= 0 && b < 1)) {
+    c.fail("{} {} is out of range", c.kind == OpKind::sgd_momentum ? "momentum" : "beta", b);
+  }
+  return {c.shape(0), DType::f32};
+}
+
+TensorType adamUpdateRule(const Call& c) {
+  requireAllFloat(c);
+  c.requireSameShape(0, 1, "p", "m");
+  c.requireSameShape(0, 2, "p", "v");
+  c.requireScalar(3, "lr");
+  c.requireScalar(4, "bias correction 1");
+  c.requireScalar(5, "bias correction 2");
+  if (!(c.attrs.scalar > 0) || !std::isfinite(c.attrs.scalar)) c.fail("eps must be finite and > 0, got {}", c.attrs.scalar);
+  c.requireFinite(c.attrs.scalar2, "weight decay");
+  return {c.shape(0), DType::f32};
+}
+
+TensorType sgdUpdateRule(const Call& c) {
+  requireAllFloat(c);
+  c.requireSameShape(0, 1, "p", "direction");
+  c.requireScalar(2, "lr");
+  return {c.shape(0), DType::f32};
+}
+
+// The rule of each kind. No default: the compiler names a kind without one.
+Rule ruleFor(OpKind kind) {
+  switch (kind) {
+    case OpKind::param_input: case OpKind::tensor_input: case OpKind::state_input:
+      return nullptr;  // declared, not inferred
+    case OpKind::zeros: case OpKind::ones: return filled;
+    case OpKind::arange: return arangeRule;
+    case OpKind::randn: return randnRule;
+    case OpKind::sqrt: case OpKind::rsqrt: case OpKind::log: case OpKind::exp: case OpKind::sin:
+    case OpKind::cos: case OpKind::erf: case OpKind::relu: case OpKind::tanh: case OpKind::sigmoid:
+    case OpKind::gelu: case OpKind::silu: case OpKind::softplus:
+      return unaryFloat;
+    case OpKind::neg: case OpKind::abs: case OpKind::square: return unaryNumeric;
+    case OpKind::leaky_relu: return leakyReluRule;
+    case OpKind::clamp: return clampRule;
+    case OpKind::add: case OpKind::sub: case OpKind::mul: case OpKind::div: case OpKind::min:
+    case OpKind::max: case OpKind::less: case OpKind::greater:
+      return binaryRule;
+    case OpKind::where: return whereRule;
+    case OpKind::mean: case OpKind::sum: return reduceRule;
+    case OpKind::argmax: case OpKind::argmin: return argReduceRule;
+    case OpKind::reshape: return reshapeRule;
+    case OpKind::permute: return permuteRule;
+    case OpKind::matmul: return matmulRule;
+    case OpKind::one_hot: return oneHotRule;
+    case OpKind::embedding: return embeddingRule;
+    case OpKind::take_along_axis: return takeAlongAxisRule;
+    case OpKind::narrow: return narrowRule;
+    case OpKind::concat: return concatRule;
+    case OpKind::stack: return stackRule;
+    case OpKind::softmax: case OpKind::log_softmax: return softmaxRule;
+    case OpKind::softmax_causal: return softmaxCausalRule;
+    case OpKind::where_causal: return whereCausalRule;
+    case OpKind::categorical: return categoricalRule;
+    case OpKind::split_heads: return splitHeadsRule;
+    case OpKind::merge_heads: return mergeHeadsRule;
+    case OpKind::rope: return ropeRule;
+    case OpKind::conv2d: return conv2dRule;
+    case OpKind::max_pool2d: return maxPool2dRule;
+    case OpKind::nearest_upsample2d: return nearestUpsample2dRule;
+    case OpKind::dropout: return dropoutRule;
+    case OpKind::stop_gradient: return identityRule;
+    case OpKind::capture: return captureRule;
+    case OpKind::cross_entropy: case OpKind::nll_loss: return lossRule;
+    case OpKind::layer_norm: case OpKind::rms_norm: return layerNormRule;
+    case OpKind::batch_norm2d: return batchNorm2dRule;
+    case OpKind::batch_norm2d_inference: return batchNorm2dInferenceRule;
+    case OpKind::broadcast_to: return broadcastToRule;
+    case OpKind::sum_to_shape: return sumToShapeRule;
+    case OpKind::relu_grad: case OpKind::gelu_grad: case OpKind::silu_grad:
+    case OpKind::leaky_relu_grad: case OpKind::softplus_grad: case OpKind::clamp_grad:
+    case OpKind::abs_grad: case OpKind::tanh_grad: case OpKind::sigmoid_grad:
+      return activationGradRule;
+    case OpKind::softmax_grad: case OpKind::log_softmax_grad: return softmaxGradRule;
+    case OpKind::cross_entropy_grad: return crossEntropyGradRule;
+    case OpKind::nll_loss_grad: return nllLossGradRule;
+    case OpKind::embedding_grad: return embeddingGradRule;
+    case OpKind::take_along_axis_grad: return takeAlongAxisGradRule;
+    case OpKind::narrow_grad: return narrowGradRule;
+    case OpKind::rope_grad: return ropeGradRule;
+    case OpKind::conv2d_input_grad: return conv2dInputGradRule;
+    case OpKind::conv2d_weight_grad: return conv2dWeightGradRule;
+    case OpKind::max_pool2d_grad: return maxPool2dGradRule;
+    case OpKind::nearest_upsample2d_grad: return nearestUpsample2dGradRule;
+    case OpKind::layer_norm_input_grad: case OpKind::layer_norm_weight_grad:
+    case OpKind::rms_norm_input_grad: case OpKind::rms_norm_weight_grad:
+    case OpKind::batch_norm2d_input_grad: case OpKind::batch_norm2d_weight_grad:
+      return normGradRule;
+    case OpKind::batch_norm2d_running_mean: case OpKind::batch_norm2d_running_var:
+      return runningStatisticRule;
+    case OpKind::adam_moment1: case OpKind::adam_moment2: case OpKind::sgd_momentum:
+      return momentRule;
+    case OpKind::adam_update: return adamUpdateRule;
+    case OpKind::sgd_update: return sgdUpdateRule;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool hasShapeRule(OpKind kind) { return ruleFor(kind) != nullptr; }
+
+std::string arityProblem(OpKind kind, std::size_t n) {
+  const OpInfo& info = opInfo(kind);
+  if (n >= info.minInputs && (info.maxInputs == kVariadic || n <= info.maxInputs)) return {};
+  if (info.minInputs == info.maxInputs) return fmt::format("takes {} inputs, got {}", info.minInputs, n);
+  if (info.maxInputs == kVariadic) {
+    return fmt::format("takes at least {} input{}, got {}", info.minInputs, info.minInputs == 1 ? "" : "s", n);
+  }
+  return fmt::format("takes {} to {} inputs, got {}", info.minInputs, info.maxInputs, n);
+}
+
+std::string_view unusedAttribute(OpKind kind, const OpAttrs& a) {
+  const OpAttrs d;
+  const AttrSet used = opInfo(kind).attrs;
+  auto unused = [&](AttrSet bit, bool differs) { return differs && (used & bit) == 0; };
+  if (unused(attr::name, a.name != d.name)) return "name";
+  if (unused(attr::dims, a.dims != d.dims)) return "dims";
+  if (unused(attr::axis, a.axis != d.axis)) return "axis";
+  if (unused(attr::all_axes, a.allAxes != d.allAxes)) return "all_axes";
+  if (unused(attr::keep_dims, a.keepDims != d.keepDims)) return "keep_dims";
+  if (unused(attr::start, a.start != d.start)) return "start";
+  if (unused(attr::count, a.count != d.count)) return "count";
+  // Compared bitwise: NaN differs from the default too.
+  if (unused(attr::scalar, !(a.scalar == d.scalar))) return "scalar";
+  if (unused(attr::scalar2, !(a.scalar2 == d.scalar2))) return "scalar2";
+  if (unused(attr::scalar_operand, a.scalarOperand != d.scalarOperand)) return "scalar_operand";
+  if (unused(attr::scalar_left, a.scalarLeft != d.scalarLeft)) return "scalar_left";
+  if (unused(attr::approximate, a.approximate != d.approximate)) return "approximate";
+  if (unused(attr::dtype, a.dtype != d.dtype)) return "dtype";
+  if (unused(attr::reduction, a.reduction != d.reduction)) return "reduction";
+  if (unused(attr::kernel, a.kernel != d.kernel)) return "kernel";
+  if (unused(attr::stride, a.stride != d.stride)) return "stride";
+  if (unused(attr::padding, a.padding != d.padding)) return "padding";
+  if (unused(attr::groups, a.groups != d.groups)) return "groups";
+  if (unused(attr::seed, a.seed != d.seed)) return "seed";
+  return {};
+}
+
+TensorType inferOutput(OpKind kind, const OpAttrs& attrs, std::span<const TensorInfo* const> inputs) {
+  const Rule rule = ruleFor(kind);
+  if (rule == nullptr) throw ShapeRuleError(fmt::format("{} is a leaf: its type is declared", opKindName(kind)));
+  if (std::string problem = arityProblem(kind, inputs.size()); !problem.empty()) {
+    throw ShapeRuleError(std::move(problem));
+  }
+  if (const std::string_view a = unusedAttribute(kind, attrs); !a.empty()) {
+    throw ShapeRuleError(fmt::format("sets the attribute '{}', which {} does not use", a, opKindName(kind)));
+  }
+  TensorType out = rule(Call(kind, attrs, inputs));
+  if (out.shape.size() > kMaxRank) {
+    throw ShapeRuleError(fmt::format("the result has {} axes, at most {}", out.shape.size(), kMaxRank));
+  }
+  if (!checkedNumel(out.shape)) {
+    throw ShapeRuleError(fmt::format("the result's element count overflows 64 bits: {}", formatShape(out.shape)));
+  }
+  return out;
+}
+
+}  // namespace nndna::ir
