@@ -1,4 +1,4 @@
-// Writing and reading the IR's JSON form, with validation of everything read.
+// Reading the IR's JSON form, with validation of everything read.
 //
 // The reader streams: nlohmann's SAX parser drives a small state machine over the document's
 // fixed layout (root → spec / sources / train / infer → graph arrays → sites arrays), and only
@@ -13,173 +13,20 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 
+#include "ir/json_names.hpp"
 #include "nndna/training.hpp"
 
 namespace nndna::ir {
 
 using nlohmann::json;
-// Written in a fixed key order (format and version first, an op's kind first) for readers and
-// for the streaming reader's early checks.
-using ojson = nlohmann::ordered_json;
+using json_names::kDtypes;
+using json_names::kInits;
+using json_names::kLearningRates;
+using json_names::kPhases;
+using json_names::kReductions;
 
 namespace {
-
-// ----- enums as strings ------------------------------------------------------------------------
-
-constexpr std::array<std::string_view, 3> kDtypeNames = {"f32", "i32", "bool"};
-constexpr std::array<std::string_view, 3> kPhaseNames = {"forward", "backward", "optimizer"};
-constexpr std::array<std::string_view, 3> kReductionNames = {"mean", "sum", "none"};
-constexpr std::array<std::string_view, 5> kInitNames = {"automatic", "zeros", "ones", "normal",
-                                                         "uniform"};
-constexpr std::array<std::string_view, 5> kLrNames = {"constant", "linear", "cosine_annealing",
-                                                       "staircase", "multi_step"};
-
-// ----- writing ---------------------------------------------------------------------------------
-
-// JSON has no infinities: a non-finite scalar attribute (whereCausal's -inf fill, a clamp bound)
-// is written as the string "inf", "-inf" or "nan".
-ojson scalarJson(double v) {
-  if (std::isfinite(v)) return v;
-  if (std::isnan(v)) return "nan";
-  return v > 0 ? "inf" : "-inf";
-}
-
-ojson initJson(const Init& init) {
-  ojson j{{"kind", kInitNames.at(static_cast<std::size_t>(init.kind))}};
-  if (init.kind == Init::Kind::normal || init.kind == Init::Kind::uniform) j["a"] = init.a;
-  if (init.kind == Init::Kind::uniform) j["b"] = init.b;
-  return j;
-}
-
-ojson lrJson(const LearningRate& lr) {
-  ojson j{{"kind", kLrNames.at(static_cast<std::size_t>(lr.kind))}, {"value", lr.value}};
-  switch (lr.kind) {
-    case LearningRate::Kind::constant: break;
-    case LearningRate::Kind::linear:
-    case LearningRate::Kind::cosineAnnealing:
-      j["end"] = lr.end;
-      j["steps"] = lr.steps;
-      break;
-    case LearningRate::Kind::staircase:
-      j["steps"] = lr.steps;
-      j["gamma"] = lr.gamma;
-      break;
-    case LearningRate::Kind::multiStep:
-      j["milestones"] = lr.milestones;
-      j["gamma"] = lr.gamma;
-      break;
-  }
-  return j;
-}
-
-ojson optimizerJson(const Optimizer& optimizer) {
-  return std::visit(
-      [](const auto& o) -> ojson {
-        using T = std::decay_t<decltype(o)>;
-        if constexpr (std::is_same_v<T, Adam>) {
-          return {{"kind", "adam"}, {"lr", lrJson(o.lr)}, {"beta1", o.beta1},
-                  {"beta2", o.beta2}, {"eps", o.eps}};
-        } else if constexpr (std::is_same_v<T, AdamW>) {
-          return {{"kind", "adamw"}, {"lr", lrJson(o.lr)}, {"beta1", o.beta1},
-                  {"beta2", o.beta2}, {"eps", o.eps}, {"weight_decay", o.weightDecay}};
-        } else {
-          return {{"kind", "sgd"}, {"lr", lrJson(o.lr)}, {"momentum", o.momentum},
-                  {"nesterov", o.nesterov}};
-        }
-      },
-      optimizer);
-}
-
-ojson declsJson(const std::vector<InputDecl>& decls) {
-  ojson out = ojson::array();
-  for (const InputDecl& d : decls) {
-    out.push_back({{"name", d.name}, {"shape", d.shape}, {"dtype", dtypeName(d.dtype)}});
-  }
-  return out;
-}
-
-// Only the attributes that differ from their defaults are written.
-ojson attrsJson(const OpAttrs& a) {
-  const OpAttrs d;
-  ojson j = ojson::object();
-  if (a.name != d.name) j["name"] = a.name;
-  if (a.dims != d.dims) j["dims"] = a.dims;
-  if (a.axis != d.axis) j["axis"] = a.axis;
-  if (a.allAxes != d.allAxes) j["all_axes"] = a.allAxes;
-  if (a.keepDims != d.keepDims) j["keep_dims"] = a.keepDims;
-  if (a.start != d.start) j["start"] = a.start;
-  if (a.count != d.count) j["count"] = a.count;
-  if (!(a.scalar == d.scalar)) j["scalar"] = scalarJson(a.scalar);
-  if (!(a.scalar2 == d.scalar2)) j["scalar2"] = scalarJson(a.scalar2);
-  if (a.scalarOperand != d.scalarOperand) j["scalar_operand"] = a.scalarOperand;
-  if (a.scalarLeft != d.scalarLeft) j["scalar_left"] = a.scalarLeft;
-  if (a.approximate != d.approximate) j["approximate"] = a.approximate;
-  if (a.dtype != d.dtype) j["dtype"] = dtypeName(a.dtype);
-  if (a.reduction != d.reduction) {
-    j["reduction"] = kReductionNames.at(static_cast<std::size_t>(a.reduction));
-  }
-  if (a.kernel != d.kernel) j["kernel"] = a.kernel;
-  if (a.stride != d.stride) j["stride"] = a.stride;
-  if (a.padding != d.padding) j["padding"] = a.padding;
-  if (a.groups != d.groups) j["groups"] = a.groups;
-  if (a.seed != d.seed) j["seed"] = a.seed;
-  return j;
-}
-
-ojson paramsJson(const std::vector<Param>& params) {
-  ojson out = ojson::array();
-  for (const Param& p : params) {
-    out.push_back({{"name", p.name}, {"tensor", p.tensor}, {"init", initJson(p.init)},
-                   {"decay", p.decay}});
-  }
-  return out;
-}
-
-ojson namedJson(const std::vector<NamedTensor>& named) {
-  ojson out = ojson::array();
-  for (const NamedTensor& n : named) out.push_back({{"name", n.name}, {"tensor", n.tensor}});
-  return out;
-}
-
-ojson updatesJson(const std::vector<Update>& updates) {
-  ojson out = ojson::array();
-  for (const Update& u : updates) out.push_back({{"target", u.target}, {"value", u.value}});
-  return out;
-}
-
-ojson graphJson(const Graph& g) {
-  ojson tensors = ojson::array();
-  for (const TensorInfo& t : g.tensors) {
-    tensors.push_back({{"shape", t.shape}, {"dtype", dtypeName(t.dtype)}, {"source", t.source}});
-  }
-  ojson ops = ojson::array();
-  for (const Op& op : g.ops) {
-    ojson j{{"kind", opKindName(op.kind)}, {"inputs", op.inputs}, {"out", op.out},
-            {"phase", phaseName(op.phase)}, {"site", op.site}};
-    ojson attrs = attrsJson(op.attrs);
-    if (!attrs.empty()) j["attrs"] = std::move(attrs);
-    ops.push_back(std::move(j));
-  }
-  ojson files = ojson::array();
-  for (const SourceFile& f : g.sites.files) files.push_back({{"path", f.path}});
-  ojson frames = ojson::array();
-  for (const Frame& f : g.sites.frames) {
-    frames.push_back({{"file", f.file}, {"line", f.line}, {"column", f.column},
-                      {"address", f.address}, {"function", f.function}});
-  }
-  return {{"tensors", std::move(tensors)},
-          {"ops", std::move(ops)},
-          {"params", paramsJson(g.params)},
-          {"state", paramsJson(g.state)},
-          {"inputs", namedJson(g.inputs)},
-          {"captures", namedJson(g.captures)},
-          {"outputs", g.outputs},
-          {"updates", updatesJson(g.updates)},
-          {"sites", {{"files", std::move(files)}, {"frames", std::move(frames)},
-                     {"chains", g.sites.chains}}}};
-}
 
 // ----- reading one JSON value ------------------------------------------------------------------
 
@@ -309,7 +156,7 @@ class Reader {
 Init readInit(const Reader& r, const json& j, const std::string& path) {
   r.onlyFields(j, {"kind", "a", "b"}, path);
   Init init;
-  init.kind = r.named<Init::Kind>(kInitNames, r.field(j, "kind", path), path + ".kind", "init kind");
+  init.kind = r.named<Init::Kind>(kInits, r.field(j, "kind", path), path + ".kind", "init kind");
   if (const json* a = r.optional(j, "a")) init.a = r.number(*a, path + ".a");
   if (const json* b = r.optional(j, "b")) init.b = r.number(*b, path + ".b");
   return init;
@@ -318,7 +165,7 @@ Init readInit(const Reader& r, const json& j, const std::string& path) {
 LearningRate readLr(const Reader& r, const json& j, const std::string& path) {
   r.onlyFields(j, {"kind", "value", "end", "steps", "gamma", "milestones"}, path);
   LearningRate lr;
-  lr.kind = r.named<LearningRate::Kind>(kLrNames, r.field(j, "kind", path), path + ".kind",
+  lr.kind = r.named<LearningRate::Kind>(kLearningRates, r.field(j, "kind", path), path + ".kind",
                                         "learning-rate kind");
   lr.value = r.number(r.field(j, "value", path), path + ".value");
   if (const json* v = r.optional(j, "end")) lr.end = r.number(*v, path + ".end");
@@ -371,7 +218,7 @@ std::vector<InputDecl> readDecls(const Reader& r, const json& j, const std::stri
     r.onlyFields(j[i], {"name", "shape", "dtype"}, p);
     out.push_back({r.str(r.field(j[i], "name", p), p + ".name"),
                    r.shape(r.field(j[i], "shape", p), p + ".shape"),
-                   r.named<DType>(kDtypeNames, r.field(j[i], "dtype", p), p + ".dtype", "dtype")});
+                   r.named<DType>(kDtypes, r.field(j[i], "dtype", p), p + ".dtype", "dtype")});
   }
   return out;
 }
@@ -428,8 +275,8 @@ OpAttrs readAttrs(const Reader& r, const json& j, const std::string& path) {
     else if (key == "scalar_operand") a.scalarOperand = r.boolean(v, p);
     else if (key == "scalar_left") a.scalarLeft = r.boolean(v, p);
     else if (key == "approximate") a.approximate = r.boolean(v, p);
-    else if (key == "dtype") a.dtype = r.named<DType>(kDtypeNames, v, p, "dtype");
-    else if (key == "reduction") a.reduction = r.named<Reduction>(kReductionNames, v, p, "reduction");
+    else if (key == "dtype") a.dtype = r.named<DType>(kDtypes, v, p, "dtype");
+    else if (key == "reduction") a.reduction = r.named<Reduction>(kReductions, v, p, "reduction");
     else if (key == "kernel") a.kernel = pair(v, p);
     else if (key == "stride") a.stride = pair(v, p);
     else if (key == "padding") a.padding = pair(v, p);
@@ -443,7 +290,7 @@ OpAttrs readAttrs(const Reader& r, const json& j, const std::string& path) {
 TensorInfo readTensor(const Reader& r, const json& j, const std::string& p) {
   r.onlyFields(j, {"shape", "dtype", "source"}, p);
   return {r.shape(r.field(j, "shape", p), p + ".shape"),
-          r.named<DType>(kDtypeNames, r.field(j, "dtype", p), p + ".dtype", "dtype"),
+          r.named<DType>(kDtypes, r.field(j, "dtype", p), p + ".dtype", "dtype"),
           r.id(r.field(j, "source", p), p + ".source")};
 }
 
@@ -461,7 +308,7 @@ Op readOp(const Reader& r, const json& j, const std::string& p) {
     op.inputs.push_back(r.id(inputs[n], fmt::format("{}.inputs[{}]", p, n)));
   }
   op.out = r.id(r.field(j, "out", p), p + ".out");
-  op.phase = r.named<Phase>(kPhaseNames, r.field(j, "phase", p), p + ".phase", "phase");
+  op.phase = r.named<Phase>(kPhases, r.field(j, "phase", p), p + ".phase", "phase");
   op.site = r.id(r.field(j, "site", p), p + ".site", -1);
   if (const json* attrs = r.optional(j, "attrs")) op.attrs = readAttrs(r, *attrs, p + ".attrs");
   return op;
@@ -905,40 +752,6 @@ class StreamingReader : public nlohmann::json_sax<json> {
 };
 
 }  // namespace
-
-std::string toJson(const TracedModel& model, int indent) {
-  ojson sources = ojson::array();
-  std::set<std::string> seen;
-  auto addSources = [&](const Graph& g) {
-    for (const SourceFile& f : g.sites.files) {
-      if (!f.text.empty() && seen.insert(f.path).second) {
-        sources.push_back({{"path", f.path}, {"text", f.text}});
-      }
-    }
-  };
-  addSources(model.train);
-  if (model.hasInfer) addSources(model.infer);
-  const SpecInfo& s = model.spec;
-  ojson dims = ojson::array();
-  for (const DimDecl& d : s.dims) {
-    dims.push_back({{"size", d.size}, {"name", d.name}, {"desc", d.desc}, {"color", d.color}});
-  }
-  ojson doc{{"format", kIrFormat},
-            {"version", kIrVersion},
-            {"spec",
-             {{"label", s.label},
-              {"description", s.description},
-              {"source_path", s.sourcePath},
-              {"inputs", declsJson(s.inputs)},
-              {"predict_inputs", declsJson(s.predictInputs)},
-              {"optimizer", optimizerJson(s.optimizer)},
-              {"dims", std::move(dims)}}},
-            {"sources", std::move(sources)},
-            {"train", graphJson(model.train)},
-            {"infer", model.hasInfer ? graphJson(model.infer) : ojson(nullptr)}};
-  // Replace rather than throw on invalid UTF-8 in user strings.
-  return doc.dump(indent, ' ', false, ojson::error_handler_t::replace);
-}
 
 TracedModel tracedModelFromJson(std::string_view text, const ReadLimits& limits, std::string_view file) {
   const Reader r(limits, file);

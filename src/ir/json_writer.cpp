@@ -1,0 +1,156 @@
+#include "ir/json_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iterator>
+
+namespace nndna::ir {
+
+void JsonWriter::newline(std::size_t depth) {
+  if (indent_ < 0) return;
+  out_ += '\n';
+  out_.append(depth * static_cast<std::size_t>(indent_), ' ');
+}
+
+void JsonWriter::separate() {
+  if (afterKey_) {
+    afterKey_ = false;
+    return;
+  }
+  if (levels_.empty()) return;
+  Level& level = levels_.back();
+  if (!level.empty) out_ += ',';
+  level.empty = false;
+  newline(levels_.size());
+}
+
+void JsonWriter::open(char bracket, bool object) {
+  separate();
+  out_ += bracket;
+  levels_.push_back({object});
+}
+
+void JsonWriter::close(char bracket) {
+  const bool empty = levels_.back().empty;
+  levels_.pop_back();
+  if (!empty) newline(levels_.size());
+  out_ += bracket;
+}
+
+void JsonWriter::key(std::string_view k) {
+  separate();
+  writeString(k);
+  out_ += indent_ < 0 ? ":" : ": ";
+  afterKey_ = true;
+}
+
+void JsonWriter::value(std::string_view s) {
+  separate();
+  writeString(s);
+}
+
+void JsonWriter::value(std::int64_t v) {
+  separate();
+  fmt::format_to(std::back_inserter(out_), "{}", v);
+}
+
+void JsonWriter::value(std::uint64_t v) {
+  separate();
+  fmt::format_to(std::back_inserter(out_), "{}", v);
+}
+
+void JsonWriter::value(double v) {
+  separate();
+  if (!std::isfinite(v)) {
+    out_ += "null";
+    return;
+  }
+  // fmt's default is the shortest representation that reads back exactly.
+  fmt::format_to(std::back_inserter(out_), "{}", v);
+}
+
+void JsonWriter::value(bool v) {
+  separate();
+  out_ += v ? "true" : "false";
+}
+
+void JsonWriter::null() {
+  separate();
+  out_ += "null";
+}
+
+void JsonWriter::value(std::span<const std::int64_t> values) {
+  separate();
+  out_ += '[';
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out_ += indent_ < 0 ? "," : ", ";
+    fmt::format_to(std::back_inserter(out_), "{}", values[i]);
+  }
+  out_ += ']';
+}
+
+void JsonWriter::value(std::span<const std::int32_t> values) {
+  separate();
+  out_ += '[';
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out_ += indent_ < 0 ? "," : ", ";
+    fmt::format_to(std::back_inserter(out_), "{}", values[i]);
+  }
+  out_ += ']';
+}
+
+namespace {
+// The length of the well-formed UTF-8 sequence at s[i] (Unicode's Table 3-7), or 0.
+std::size_t utf8Length(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const std::size_t left = s.size() - i;
+  const unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  auto cont = [&](std::size_t k, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+    return k < left && b(k) >= lo && b(k) <= hi;
+  };
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+}  // namespace
+
+void JsonWriter::writeString(std::string_view s) {
+  out_ += '"';
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '"': out_ += "\\\""; ++i; continue;
+      case '\\': out_ += "\\\\"; ++i; continue;
+      case '\n': out_ += "\\n"; ++i; continue;
+      case '\r': out_ += "\\r"; ++i; continue;
+      case '\t': out_ += "\\t"; ++i; continue;
+      case '\b': out_ += "\\b"; ++i; continue;
+      case '\f': out_ += "\\f"; ++i; continue;
+      default: break;
+    }
+    if (c < 0x20) {
+      fmt::format_to(std::back_inserter(out_), "\\u{:04x}", c);
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8Length(s, i);
+    if (n == 0) {
+      out_ += "\xEF\xBF\xBD";  // U+FFFD for each byte that starts no valid sequence
+      ++i;
+      continue;
+    }
+    out_.append(s.substr(i, n));
+    i += n;
+  }
+  out_ += '"';
+}
+
+}  // namespace nndna::ir

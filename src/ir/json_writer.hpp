@@ -1,0 +1,68 @@
+// A streaming JSON writer: appends tokens to a string as they are given, with no document tree in
+// between (a 1M-op IR would take ~1 GB as an nlohmann::json tree). Strings are escaped and
+// invalid UTF-8 is replaced by U+FFFD, so the output is always valid JSON in valid UTF-8.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nndna::ir {
+
+class JsonWriter {
+ public:
+  // indent < 0: compact; otherwise newlines and `indent` spaces per level (nlohmann's layout).
+  explicit JsonWriter(int indent = -1) : indent_(indent) {}
+
+  void beginObject() { open('{', true); }
+  void endObject() { close('}'); }
+  void beginArray() { open('[', false); }
+  void endArray() { close(']'); }
+
+  // The next member's key (inside an object); its value follows.
+  void key(std::string_view k);
+
+  void value(std::string_view s);
+  void value(const char* s) { value(std::string_view(s)); }
+  void value(std::int64_t v);
+  void value(std::int32_t v) { value(static_cast<std::int64_t>(v)); }
+  void value(std::uint64_t v);
+  // The shortest text that reads back as `v`; null when it is not finite (JSON has no infinity).
+  void value(double v);
+  void value(bool v);
+  void null();
+  // An array of integers on one line.
+  void value(std::span<const std::int64_t> values);
+  void value(std::span<const std::int32_t> values);
+
+  // Members in one call: key(k); value(v).
+  template <class T>
+  void member(std::string_view k, const T& v) {
+    key(k);
+    value(v);
+  }
+
+  const std::string& text() const { return out_; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  struct Level {
+    bool object;
+    bool empty = true;
+  };
+  void open(char bracket, bool object);
+  void close(char bracket);
+  // Before a value or a key: the comma and the line break it needs.
+  void separate();
+  void newline(std::size_t depth);
+  void writeString(std::string_view s);
+
+  std::string out_;
+  int indent_;
+  std::vector<Level> levels_;
+  bool afterKey_ = false;
+};
+
+}  // namespace nndna::ir
