@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -22,15 +23,20 @@ inline constexpr std::string_view kIrFormat = "nndna-ir";
 inline constexpr int kIrVersion = 1;
 
 struct ReadLimits {
-  std::size_t maxBytes = std::size_t{1} << 30;  // 1 GiB of JSON
+  // The largest document. Measured (bench/ir): GPT-2 small's traced IR is 206 KB, the 96-layer
+  // decoder's 1.5 MB (8,092 ops) and its training step's 4.3 MB; an IR takes 145-200 bytes per
+  // op, so 256 MiB holds ~1.3M ops: room for the 1M-op graphs issue #13 aims at, and with
+  // maxMemoryPerByte it bounds what a hostile document can make the reader allocate (~1 GiB).
+  std::size_t maxBytes = std::size_t{256} << 20;
   std::size_t maxTensors = 20'000'000;  // entries of one array (tensors, ops, frames, ...)
   std::size_t maxRank = kMaxRank;
   std::size_t maxStringBytes = std::size_t{16} << 20;  // one string (a source file's text)
   // Arrays and objects nested deeper than this are rejected (the IR itself nests 5 deep).
   std::size_t maxDepth = 32;
-  // The reader's own allocations (the graphs it builds and the one element it is reading) stay
-  // below this multiple of the document's size, plus 1 MiB.
-  std::size_t maxMemoryPerByte = 16;
+  // The reader's own allocations — the graphs it builds and the one element it holds as JSON —
+  // stay below this many bytes per byte of the document, plus 1 MiB. Real IRs need at most 2
+  // (the 96-layer decoder and its training step; the examples need less than 1 plus the MiB).
+  std::size_t maxMemoryPerByte = 4;
 };
 
 // A malformed IR document, or a graph that breaks the IR's rules. The message names the JSON
@@ -46,6 +52,10 @@ std::string toJson(const TracedModel& model, int indent = -1);
 // Throws IrFormatError; `file` (the document's path, when it has one) goes into the error.
 TracedModel tracedModelFromJson(std::string_view text, const ReadLimits& limits = {},
                                 std::string_view file = {});
+
+// Reads an IR file: a regular file no larger than limits.maxBytes (checked before reading), then
+// tracedModelFromJson; errors name the file.
+TracedModel tracedModelFromFile(const std::filesystem::path& path, const ReadLimits& limits = {});
 
 // Checks a graph against every rule of the IR — ids in range, each tensor made once by the op
 // that names it, inputs defined before use, each op's input count, attributes and output type by

@@ -40,7 +40,7 @@ ir::TracedModel loadModel(const DiagramArgs& args) {
     return traceModel(loadSpec(*registered));
   }
   const std::filesystem::path path(args.input);
-  if (path.extension() == ".json") return ir::tracedModelFromJson(readTextFile(path));
+  if (path.extension() == ".json") return ir::tracedModelFromFile(path);
   return runSpecForCli(args.input, args.run);
 }
 

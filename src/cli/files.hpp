@@ -1,4 +1,5 @@
-// Reading and writing the files the commands take and make, with errors that say why.
+// Writing the files the commands make, with errors that say why (IR files are read by
+// ir::tracedModelFromFile, bounded).
 #pragma once
 
 #include <filesystem>
@@ -6,9 +7,6 @@
 #include <string_view>
 
 namespace nndna::cli {
-
-// The whole file, bytes as they are. Throws "cannot read PATH: REASON".
-std::string readTextFile(const std::filesystem::path& path);
 
 // Replaces PATH's content with `text`. Throws "cannot write PATH: REASON".
 void writeTextFile(const std::filesystem::path& path, std::string_view text);

@@ -11,6 +11,7 @@
 #include "diagram/metrics.hpp"
 #include "diagram/side_model.hpp"
 #include "nndna/diagram.hpp"
+#include "nndna/ir_json.hpp"
 #include "nndna/training.hpp"
 
 namespace nndna::diagram {
@@ -57,6 +58,9 @@ Diagram buildDiagram(const ir::TracedModel& model, const Options& options) {
   d.hasInfer = model.hasInfer;
   const bool wantTrain = !options.only || *options.only == Side::train;
   const bool wantInfer = model.hasInfer && (!options.only || *options.only == Side::infer);
+  // The model may come from a file or a tool: every stage below indexes by its ids.
+  ir::validateGraph(model.train, "train");
+  if (model.hasInfer) ir::validateGraph(model.infer, "infer");
   if (options.only == Side::infer && !model.hasInfer) {
     throw std::invalid_argument("the spec has no predict function: there is no inference side to draw");
   }

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -778,6 +779,25 @@ TracedModel tracedModelFromJson(std::string_view text, const ReadLimits& limits,
     r.fail("infer.outputs", fmt::format("expected one output (the prediction), got {}", model.infer.outputs.size()));
   }
   return model;
+}
+
+TracedModel tracedModelFromFile(const std::filesystem::path& path, const ReadLimits& limits) {
+  const std::string file = path.string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw IrFormatError(ec ? fmt::format("cannot read it: {}", ec.message()) : "not a regular file", file);
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw IrFormatError(fmt::format("cannot read it: {}", ec.message()), file);
+  if (size > limits.maxBytes) {
+    throw IrFormatError(fmt::format("document too large ({} bytes, limit {})", size, limits.maxBytes), file);
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  if (!in.read(text.data(), static_cast<std::streamsize>(size))) {
+    throw IrFormatError("cannot read it", file);
+  }
+  return tracedModelFromJson(text, limits, file);
 }
 
 }  // namespace nndna::ir
