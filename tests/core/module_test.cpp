@@ -3,8 +3,10 @@
 
 #include <filesystem>
 #include <map>
+#include <type_traits>
 
 #include "nndna/trace.hpp"
+#include "specs/model_errors.hpp"
 
 namespace nndna {
 namespace {
@@ -146,6 +148,37 @@ TEST(Modules, LearningRateSchedulesFollowPyTorch) {
   EXPECT_DOUBLE_EQ(learningRateAt(multi, 10), 0.5);
   EXPECT_DOUBLE_EQ(learningRateAt(multi, 25), 0.25);
 }
+
+}  // namespace
+}  // namespace nndna
+
+namespace nndna {
+namespace {
+
+// Every error of building a model names the spec line that built the culprit (for a default
+// member initialiser: its class head, see specs/model_errors.cpp) and its path.
+TEST(ModuleErrors, NameTheDeclaringLine) {
+  for (const model_errors::Case& c : model_errors::cases()) {
+    SCOPED_TRACE(c.spec.name);
+    try {
+      loadSpec(c.spec);
+      ADD_FAILURE() << "built without an error";
+    } catch (const TraceError& e) {
+      EXPECT_EQ(std::filesystem::path(e.file()).filename(), "model_errors.cpp");
+      EXPECT_EQ(e.line(), c.line);
+      EXPECT_EQ(e.op(), c.op);
+      EXPECT_EQ(e.detail(), c.detail);
+      EXPECT_EQ(e.kind(), Error::Kind::trace_error);
+    }
+  }
+}
+
+// A copy of a module would share its parameters under the original's names: copies do not
+// compile (the spec's compile error names the copy's line: tests/specrun). Moves stay, for
+// list<>() and std::vector.
+static_assert(!std::is_copy_constructible_v<Module> && !std::is_copy_assignable_v<Module>);
+static_assert(!std::is_copy_constructible_v<Linear> && !std::is_copy_constructible_v<Conv2d>);
+static_assert(std::is_move_constructible_v<Linear> && std::is_nothrow_move_constructible_v<Module>);
 
 }  // namespace
 }  // namespace nndna

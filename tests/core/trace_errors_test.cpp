@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "nndna/trace.hpp"
 
@@ -67,6 +68,80 @@ TEST(TraceErrors, NoPredictFunction) {
     FAIL();
   } catch (const TraceError& e) {
     EXPECT_EQ(e.detail(), "the spec has no predict function");
+  }
+}
+
+}  // namespace
+}  // namespace nndna
+
+namespace nndna {
+namespace {
+
+// The line of `file` (a spec under tests/core/specs) that contains `text`.
+int lineOf(const std::string& file, std::string_view text) {
+  std::ifstream in(file);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.find(text) != std::string::npos) return n;
+  }
+  ADD_FAILURE() << "no line with '" << text << "' in " << file;
+  return 0;
+}
+
+// Holding x.shape() across hundreds of ops (and a parameter's shape across hundreds of
+// registrations) is safe: shape() returns a copy. ASan (the unit tests' second run) reported a
+// heap-use-after-free here when it returned a reference into the growing tables.
+TEST(Handles, AHeldShapeStaysValid) {
+  const ir::Graph g = trace(loadSpec(*findSpec("held_shape")));
+  EXPECT_EQ(g.params.size(), 301u);
+  // mean(reshape(y, {s[0] * s[1]})): the held [4, 8] made a [32] reshape.
+  const ir::Op& mean = g.producer(g.outputs[0]);
+  EXPECT_EQ(g.tensor(mean.inputs[0]).shape, (Shape{32}));
+}
+
+// A tensor kept from the training trace (in a module member) and used in the inference trace
+// is rejected at the line that uses it; before, its id silently named an unrelated tensor.
+TEST(Handles, ATensorFromAnotherTraceIsAnError) {
+  const LoadedSpec spec = loadSpec(*findSpec("stale_tensor"));
+  EXPECT_NO_THROW(trace(spec));
+  try {
+    traceForward(spec);
+    FAIL() << "expected a TraceError";
+  } catch (const TraceError& e) {
+    EXPECT_EQ(e.line(), lineOf(spec.sourceFile, "// STALE"));
+    EXPECT_EQ(e.op(), "add");
+    EXPECT_EQ(e.detail(),
+              "input tensor belongs to another trace (a tensor kept from an earlier trace, e.g. in a "
+              "module member or a static variable, cannot be used in this one)");
+  }
+}
+
+// An invalid optimizer is an error at the spec's NNDNA_SPEC line when it is traced (the diagram
+// used to catch the training step's failure and draw forward-only metrics).
+TEST(SpecErrors, AnInvalidOptimizerNamesTheSpecLine) {
+  const LoadedSpec spec = loadSpec(*findSpec("bad_optimizer"));
+  try {
+    traceModel(spec);
+    FAIL() << "expected a TraceError";
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::filesystem::path(e.file()).filename(), "bad_optimizer.cpp");
+    EXPECT_EQ(e.line(), lineOf(spec.sourceFile, "NNDNA_SPEC(Net)"));
+    EXPECT_EQ(e.op(), "optimizer");
+    EXPECT_EQ(e.detail(), "SGD: nesterov needs a momentum > 0");
+  }
+}
+
+// Errors of the spec body (its inputs) are at the NNDNA_SPEC line too.
+TEST(SpecErrors, InputDeclarationsNameTheSpecLine) {
+  LoadedSpec spec = loadSpec(*findSpec("bad_optimizer"));
+  spec.spec.optimizer = Adam{};
+  spec.spec.inputs = {{"x", {8, 0}}};
+  try {
+    trace(spec);
+    FAIL() << "expected a TraceError";
+  } catch (const TraceError& e) {
+    EXPECT_EQ(e.line(), lineOf(spec.sourceFile, "NNDNA_SPEC(Net)"));
+    EXPECT_EQ(e.detail(), "input 'x' has shape [8, 0]: sizes must be positive");
   }
 }
 
