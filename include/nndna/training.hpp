@@ -29,15 +29,16 @@ std::string optimizerProblem(const Optimizer& optimizer);
 
 // Appends the backward pass of the rank-0 loss graph.outputs[0] (ops tagged ir::Phase::backward)
 // and returns the gradient tensor of each `wrt` tensor, in order (ir::kNone when the loss does
-// not depend on it). Throws std::invalid_argument when the graph has no rank-0 f32 output, and
-// TraceError (at the spec line) when an op on the path has no adjoint rule.
+// not depend on it). Checks the graph first (ir::validateGraph: IrFormatError). Throws
+// nndna::Error when the graph has no rank-0 f32 output, and TraceError (at the spec line) when
+// an op on the path has no adjoint rule.
 std::vector<ir::TensorId> appendBackward(ir::Graph& graph, std::span<const ir::TensorId> wrt);
 
 // The whole training step of a traced loss graph: forward + backward w.r.t. every parameter +
 // optimizer update (Phase::optimizer; Adam/AdamW m and v, SGD momentum buffers as state_input
 // leaves in graph.state) + BatchNorm2d running-statistics updates, all write-backs listed in
 // graph.updates, then dead-code elimination. Per-step scalars are the rank-0 f32 inputs named
-// above; stepScalars gives their values.
+// above; stepScalars gives their values. Throws nndna::Error for an invalid optimizer or graph.
 ir::Graph buildTrainingStep(const ir::Graph& forward, const Optimizer& optimizer);
 
 // The per-step scalar inputs of a training step at a 0-based step, by name (host side).

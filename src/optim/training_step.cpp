@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include "grad/emitter.hpp"
-#include "nndna/ir_json.hpp"
 #include "nndna/training.hpp"
 
 namespace nndna::training {
@@ -213,9 +212,7 @@ ir::Graph buildTrainingStep(const ir::Graph& forward, const Optimizer& optimizer
   if (const std::string problem = optimizerProblem(optimizer); !problem.empty()) {
     throw Error(Error::Kind::invalid_ir, {}, 0, "buildTrainingStep: " + problem);
   }
-  // The graph may come from anywhere (a file, a tool): autodiff indexes by its ids and
-  // attributes, so it is checked first.
-  ir::validateGraph(forward, "train");
+
   ir::Graph graph;
   // Room for the backward (2-3 ops per forward op) and the optimizer (<= 6 per parameter).
   const std::size_t expected = forward.ops.size() * 4 + forward.params.size() * 6 + 16;
