@@ -107,20 +107,28 @@ TEST(GradientShapes, StopGradientAndIntegerPathsGiveNone) {
 }
 
 TEST(GradientShapes, AnOpWithoutAdjointNamesTheSpecLine) {
-  testing::TracedSpec spec = testing::traceSpec("train_tiny");
+  // The one forward kind without an adjoint (Grad::unsupported) is BatchNorm2d with its running
+  // statistics, which a training trace never makes: turn the second batch_norm2d (line 15) into
+  // one, with the layer's running mean and variance as its inputs.
+  testing::TracedSpec spec = testing::traceSpec("train_convbn");
   ir::Graph& g = spec.graph;
-  // Turn the `square` into a kind with no adjoint rule.
+  ir::Op* second = nullptr;
   for (ir::Op& op : g.ops) {
-    if (op.kind == OpKind::square) op.kind = OpKind::adam_moment1;
+    if (op.kind == OpKind::batch_norm2d) second = &op;
   }
-  const ir::TensorId w = testing::leafNamed(g, "fc.weight");
+  ASSERT_NE(second, nullptr);
+  second->kind = OpKind::batch_norm2d_inference;
+  second->attrs.scalar2 = 0.0;  // the momentum of the training form
+  second->inputs.push_back(testing::leafNamed(g, "bn.running_mean"));
+  second->inputs.push_back(testing::leafNamed(g, "bn.running_var"));
+  const ir::TensorId w = testing::leafNamed(g, "conv.weight");
   try {
     training::appendBackward(g, std::vector{w});
     FAIL() << "expected a TraceError";
   } catch (const TraceError& e) {
-    EXPECT_NE(e.file().find("train_tiny.cpp"), std::string::npos) << e.what();
-    EXPECT_EQ(e.line(), 16) << e.what();
-    EXPECT_EQ(e.op(), "adam_moment1");
+    EXPECT_NE(e.file().find("train_convbn.cpp"), std::string::npos) << e.what();
+    EXPECT_EQ(e.line(), 15) << e.what();
+    EXPECT_EQ(e.op(), "batch_norm2d_inference");
   }
 }
 
