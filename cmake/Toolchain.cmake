@@ -15,6 +15,16 @@ endif()
 # Call-site capture walks frame pointers: libnndna and every spec must keep them.
 add_compile_options(-fno-omit-frame-pointer)
 
+# Fuzzing (the build-fuzz/ tree, clang): everything instrumented for libFuzzer's coverage and
+# checked by ASan + UBSan; cmake/NndnaFuzz.cmake links the fuzz programs with libFuzzer's main.
+if(NNDNA_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "NNDNA_FUZZ needs clang (libFuzzer): configure with CXX=clang++-16 (scripts/build.sh fuzz)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
 if(NNDNA_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)

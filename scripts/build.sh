@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Configures (once) and builds one build tree. Usage: scripts/build.sh [release|asan] [targets...]
+# Configures (once) and builds one build tree. Usage: scripts/build.sh [release|asan|fuzz] [targets...]
 #   release -> build/       RelWithDebInfo, everything (tests and benchmarks included)
 #   asan    -> build-asan/  Debug with AddressSanitizer + UndefinedBehaviorSanitizer, no benchmarks
+#   fuzz    -> build-fuzz/  clang-16, libFuzzer + ASan + UBSan: the fuzz targets and their seeds
+#                           (default target nndna_fuzz_targets; docs/fuzzing.md)
 # Reuses an existing tree: a second run only rebuilds what changed.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,7 +13,11 @@ shift || true
 case "$flavour" in
   release) dir="$root/build"; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
   asan) dir="$root/build-asan"; flags=(-DCMAKE_BUILD_TYPE=Debug -DNNDNA_SANITIZE=ON -DNNDNA_BUILD_BENCH=OFF) ;;
-  *) echo "usage: $0 [release|asan] [targets...]" >&2; exit 2 ;;
+  fuzz) dir="$root/build-fuzz"
+        flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNDNA_FUZZ=ON -DNNDNA_BUILD_TESTS=OFF
+               -DNNDNA_BUILD_BENCH=OFF -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16)
+        [ $# -gt 0 ] || set -- nndna_fuzz_targets ;;
+  *) echo "usage: $0 [release|asan|fuzz] [targets...]" >&2; exit 2 ;;
 esac
 
 generator=()

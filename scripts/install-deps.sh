@@ -11,6 +11,8 @@ packages=(
   libdw-dev libelf-dev libssl-dev libcurl4-openssl-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # fuzzing: clang with libFuzzer (build-fuzz/, scripts/fuzz.sh)
+  clang-16 libclang-rt-16-dev
   # browser for the web-page tests
   chromium
 )

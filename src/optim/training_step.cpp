@@ -20,6 +20,9 @@ template <class... Fs>
 struct Overloaded : Fs... {
   using Fs::operator()...;
 };
+// Needed by clang 16 (the fuzz build), which does not deduce aggregates with bases.
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
 
 // Appends the optimizer's ops and collects the write-backs in the documented order.
 class StepBuilder {
