@@ -36,6 +36,7 @@ class Error : public std::runtime_error {
     output_limit,    // too much stdout/stderr, or an IR past the file-size limit
     invalid_output,  // the IR the child wrote did not validate
     setup_error,     // the spec file or the toolchain could not be used
+    cancelled,       // the caller stopped the run (RunOptions::stop)
   };
 
   // `file` empty: no location; `line` 0: the file without a line. `shownFile` is the file as
@@ -87,6 +88,7 @@ constexpr std::string_view errorKindName(Error::Kind kind) {
     case Error::Kind::output_limit: return "output_limit";
     case Error::Kind::invalid_output: return "invalid_output";
     case Error::Kind::setup_error: return "setup_error";
+    case Error::Kind::cancelled: return "cancelled";
   }
   return "unknown";
 }

@@ -56,7 +56,8 @@ int exitCodeFor(specrun::SpecRunError::Kind kind) {
     // Not a spec run's kinds (reading a file, evaluating, drawing).
     case Kind::invalid_ir:
     case Kind::eval_error:
-    case Kind::render_error: return 1;
+    case Kind::render_error:
+    case Kind::cancelled: return 1;
   }
   return 1;
 }

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
+#include <stop_token>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -33,6 +35,14 @@ inline SandboxLimits defaultRunLimits() {
   return limits;
 }
 
+// A stage of a run starting or finishing, for progress displays (the app streams these).
+struct StageEvent {
+  std::string_view stage;  // "compile", "run" or "read"
+  bool finished = false;   // false: it starts; true: it ended (successfully or not)
+  double seconds = 0;      // wall time of the stage, when finished
+  bool cacheHit = false;   // "compile" finished from the cache
+};
+
 struct RunOptions {
   SandboxLimits compileLimits = defaultCompileLimits();
   SandboxLimits runLimits = defaultRunLimits();
@@ -43,6 +53,11 @@ struct RunOptions {
   bool keepTemp = false;  // keep the run directory (its path is in RunReport::runDir)
   // The spec's path in messages; default: the path as given to runSpecFile.
   std::optional<std::string> displayPath;
+  // A stop request kills the compiler or the spec program (and all they started) and makes the
+  // call throw SpecRunError{cancelled}.
+  std::stop_token stop;
+  // Called on the calling thread as each stage starts and ends.
+  std::function<void(const StageEvent&)> onStage;
 };
 
 // What happened, for benchmarks, tests and `--verbose`.
@@ -65,7 +80,7 @@ struct RunReport {
 
 // What went wrong running a spec file: its kind() is one of the spec-run kinds of nndna::Error
 // (compile_error, trace_error, spec_error, crash, timeout, memory_limit, output_limit,
-// invalid_output, setup_error); a trace error carries the spec's file and line.
+// invalid_output, setup_error, cancelled); a trace error carries the spec's file and line.
 class SpecRunError : public Error {
  public:
   // `message` already names the spec file (no separate location).
@@ -89,6 +104,13 @@ std::string_view kindName(SpecRunError::Kind kind);
 // traced model (both graphs) read back from the child's IR JSON. Throws SpecRunError.
 ir::TracedModel runSpecFile(const std::filesystem::path& spec, const RunOptions& options = {},
                             RunReport* report = nullptr);
+
+// runSpecFile for a spec given as text (the app's editor): `fileName` ("model.cpp") is how
+// messages name it. Identical sources under the same file name share one compile: the text is
+// stored under its hash in the cache directory (<cache>/sources/<hash>/<fileName>) and compiled
+// from there, so the binary's debug information names a path that stays valid.
+ir::TracedModel runSpecSource(std::string_view source, std::string_view fileName,
+                              const RunOptions& options = {}, RunReport* report = nullptr);
 
 // The compile step alone: returns the cached or freshly built binary. Throws SpecRunError.
 std::filesystem::path compileSpecFile(const std::filesystem::path& spec, const RunOptions& options = {},
