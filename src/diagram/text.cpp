@@ -5,6 +5,8 @@
 #include <regex>
 #include <stdexcept>
 
+#include "nndna/error.hpp"
+
 namespace nndna::diagram::detail {
 
 std::string trim(std::string_view s) {
@@ -111,7 +113,7 @@ std::string stripRedundantShapeComment(const std::string& src,
 std::int64_t checkedAdd(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   if (__builtin_add_overflow(a, b, &r)) {
-    throw std::overflow_error(fmt::format("diagram metrics: {} + {} overflows 64 bits", a, b));
+    throw Error(Error::Kind::invalid_ir, {}, 0, fmt::format("diagram metrics: {} + {} overflows 64 bits", a, b));
   }
   return r;
 }
@@ -119,7 +121,7 @@ std::int64_t checkedAdd(std::int64_t a, std::int64_t b) {
 std::int64_t checkedMul(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r)) {
-    throw std::overflow_error(fmt::format("diagram metrics: {} * {} overflows 64 bits", a, b));
+    throw Error(Error::Kind::invalid_ir, {}, 0, fmt::format("diagram metrics: {} * {} overflows 64 bits", a, b));
   }
   return r;
 }
