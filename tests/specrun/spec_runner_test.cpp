@@ -200,6 +200,19 @@ TEST_F(SpecRunnerTest, CompileErrorShowsTheSpecLineOnly) {
   EXPECT_EQ(message.find("note:"), std::string::npos) << message;
 }
 
+// A module copy would share the original's weights: it does not compile, and the error names the
+// copy's line.
+TEST_F(SpecRunnerTest, CopyingAModuleIsACompileErrorAtTheCopysLine) {
+  writeSpec("  Linear copy = m.l;");
+  fs::current_path(dir_->path());
+  const SpecRunError e = runExpectingError("model.cpp", options());
+  EXPECT_EQ(e.kind(), Kind::compile_error);
+  const std::string message = e.what();
+  EXPECT_NE(message.find("model.cpp:6:"), std::string::npos) << message;
+  EXPECT_NE(message.find("use of deleted function 'nndna::Linear::Linear(const nndna::Linear&)'"),
+            std::string::npos) << message;
+}
+
 TEST_F(SpecRunnerTest, ShapeErrorKeepsTheSpecLine) {
   writeSpec("  Tensor bad = matmul(in[\"x\"], in[\"x\"]);");
   fs::current_path(dir_->path());
