@@ -2,13 +2,8 @@
 // memory as a multiple of the document, for real models (GPT-2 small, the 96-layer decoder, its
 // training step) and a synthetic chain of 1,000,000 ops (the scale issue #13 aims at).
 //
-// The reader's memory is measured in a forked child (VmHWM growth over VmRSS, after resetting the
-// peak with /proc/self/clear_refs and returning freed heap with malloc_trim), so each figure is
-// the reader's alone.
-#include <malloc.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
+// The reader's memory is measured in a forked child (tests/support/forked_peak_memory.hpp), so
+// each figure is the reader's alone.
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -19,6 +14,7 @@
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
 #include "nndna/training.hpp"
+#include "support/forked_peak_memory.hpp"
 
 namespace {
 
@@ -30,43 +26,14 @@ double cpuMs() {
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
-// A field of /proc/self/status in kB ("VmRSS", "VmHWM").
-long statusKb(const std::string& field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
-  }
-  return -1;
-}
-
-// Peak memory the reader adds while reading `text`, in bytes (-1 when it threw).
+// Peak memory the reader adds while reading `text`, in bytes (-1 when not measured).
 long readerPeakBytes(const std::string& text) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    // Give back the heap the parent freed (else the reader reuses it unseen), then reset the
-    // peak a forked child inherits to the current RSS.
-    malloc_trim(0);
-    std::ofstream("/proc/self/clear_refs") << "5";
-    const long before = statusKb("VmRSS");
-    long grown = -1;
+  return testing::forkedPeakBytes([&] {
     try {
-      const ir::TracedModel model = ir::tracedModelFromJson(text);
-      grown = (statusKb("VmHWM") - before) * 1024;
+      ir::tracedModelFromJson(text);
     } catch (const std::exception&) {
     }
-    (void)!write(fds[1], &grown, sizeof grown);
-    _exit(0);
-  }
-  close(fds[1]);
-  long grown = -1;
-  (void)!read(fds[0], &grown, sizeof grown);
-  close(fds[0]);
-  waitpid(pid, nullptr, 0);
-  return grown;
+  });
 }
 
 // A chain of `n` elementwise ops on one [256, 1024] input, alternating neg and add-a-number,

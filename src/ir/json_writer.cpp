@@ -80,7 +80,8 @@ void JsonWriter::null() {
   out_ += "null";
 }
 
-void JsonWriter::value(std::span<const std::int64_t> values) {
+template <class Int>
+void JsonWriter::integers(std::span<const Int> values) {
   separate();
   out_ += '[';
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -90,15 +91,8 @@ void JsonWriter::value(std::span<const std::int64_t> values) {
   out_ += ']';
 }
 
-void JsonWriter::value(std::span<const std::int32_t> values) {
-  separate();
-  out_ += '[';
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out_ += indent_ < 0 ? "," : ", ";
-    fmt::format_to(std::back_inserter(out_), "{}", values[i]);
-  }
-  out_ += ']';
-}
+void JsonWriter::value(std::span<const std::int64_t> values) { integers(values); }
+void JsonWriter::value(std::span<const std::int32_t> values) { integers(values); }
 
 namespace {
 // The length of the well-formed UTF-8 sequence at s[i] (Unicode's Table 3-7), or 0.

@@ -58,6 +58,8 @@ class JsonWriter {
   void separate();
   void newline(std::size_t depth);
   void writeString(std::string_view s);
+  template <class Int>
+  void integers(std::span<const Int> values);
 
   std::string out_;
   int indent_;

@@ -3,9 +3,6 @@
 // heap corruption, a silent acceptance or an unbounded allocation before the reader validated
 // every attribute by its kind's shape rule, bounded nesting and streamed under a memory budget.
 #include <gtest/gtest.h>
-#include <malloc.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -17,6 +14,7 @@
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
 #include "nndna/training.hpp"
+#include "support/forked_peak_memory.hpp"
 
 namespace nndna {
 namespace {
@@ -159,44 +157,14 @@ TEST(HostileIr, DeepNestingIsRejectedAtTheBound) {
   EXPECT_EQ(read([](json& d) { d["zzz"] = "@DEEP@"; }), "zzz: unknown field");
 }
 
-// What reading `text` adds to this process's resident memory at its peak, measured in a forked
-// child (the freed heap given back and the inherited peak reset first); -1 if it is not measured.
+// What reading `text` adds to this process's resident memory at its peak (-1: not measured).
 long readerPeakBytes(const std::string& text) {
-#if defined(__SANITIZE_ADDRESS__)
-  (void)text;
-  return -1;  // ASan's allocator keeps freed memory in quarantine: RSS says nothing here
-#else
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    auto statusKb = [](const std::string& field) {
-      std::ifstream in("/proc/self/status");
-      std::string line;
-      while (std::getline(in, line)) {
-        if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
-      }
-      return -1L;
-    };
-    malloc_trim(0);
-    std::ofstream("/proc/self/clear_refs") << "5";
-    const long before = statusKb("VmRSS");
+  return testing::forkedPeakBytes([&] {
     try {
       ir::tracedModelFromJson(text);
     } catch (const Error&) {
     }
-    const long grown = (statusKb("VmHWM") - before) * 1024;
-    (void)!write(fds[1], &grown, sizeof grown);
-    _exit(0);
-  }
-  close(fds[1]);
-  long grown = -1;
-  (void)!read(fds[0], &grown, sizeof grown);
-  close(fds[0]);
-  waitpid(pid, nullptr, 0);
-  return grown;
-#endif
+  });
 }
 
 #if defined(__SANITIZE_ADDRESS__)
