@@ -61,8 +61,13 @@ TEST(Dims, BatchHeuristicResolvesATwoWayCollision) {
   const ir::Graph g = graphWithShapes({{64, 64}, {64}, {64, 10}});
   const DimResolver dims({{64, "B", "batch"}, {64, "H", "hidden"}, {10, "K"}}, {&g});
   EXPECT_EQ(dims.plainShape({64, 64}), "[B, H]");
-  EXPECT_EQ(dims.plainShape({64}), "[B/H]");  // rank 1: the heuristic does not apply
-  EXPECT_TRUE(dims.collisions().empty());     // fully resolved by position
+  EXPECT_TRUE(dims.collisionsIn({{64, 64}, {64, 10}}).empty());  // fully resolved by position
+  // Rank 1: the heuristic does not apply; what is drawn slash-joined is listed (issue 12, 9).
+  EXPECT_EQ(dims.plainShape({64}), "[B/H]");
+  const auto rank1 = dims.collisionsIn({{64, 64}, {64}});
+  ASSERT_EQ(rank1.size(), 1u);
+  EXPECT_EQ(rank1[0].size, 64);
+  EXPECT_EQ(rank1[0].names, (std::vector<std::string>{"B", "H"}));
   // Declared dims draw colours in order from one palette.
   EXPECT_EQ(dims.resolve(64, 0, 2).color, "#1f77b4");
   EXPECT_EQ(dims.resolve(64, 1, 2).color, "#2ca02c");
@@ -72,8 +77,9 @@ TEST(Dims, ThreeWayCollisionIsExplainedAndAutoColoursFollowDeclaredOnes) {
   const ir::Graph g = graphWithShapes({{32, 32, 7}});
   const DimResolver dims({{32, "B", "batch"}, {32, "T"}, {32, "D"}}, {&g});
   EXPECT_EQ(dims.plainShape({32, 32, 7}), "[B, T/D, 7]");
-  ASSERT_EQ(dims.collisions().size(), 1u);
-  EXPECT_EQ(dims.collisions()[0].names, (std::vector<std::string>{"B", "T", "D"}));
+  const auto collisions = dims.collisionsIn({{32, 32, 7}});
+  ASSERT_EQ(collisions.size(), 1u);
+  EXPECT_EQ(collisions[0].names, (std::vector<std::string>{"B", "T", "D"}));
   // 7 is undeclared: the fourth colour of the palette (three went to B, T, D).
   EXPECT_EQ(dims.resolve(7, 2, 3).color, "#9467bd");
 }
