@@ -3,6 +3,7 @@
 
 #include "diagram/dims.hpp"
 #include "diagram/loops.hpp"
+#include "diagram/shape_label.hpp"
 #include "diagram/text.hpp"
 
 namespace nndna::diagram::detail {
@@ -96,6 +97,38 @@ TEST(Dims, ShapeLabelUsesCharacterReferencesForBrackets) {
   const DimResolver dims({{4, "A", "", "#112233"}}, {&g});
   EXPECT_EQ(dims.htmlShape({4}), "&#91;<FONT COLOR=\"#112233\"><B>A</B></FONT>&#93;");
   EXPECT_EQ(dims.htmlShape({}), "&#91;&#93;");
+}
+
+TEST(ShapeLabel, SeveralOutputsAreGroupedInOrder) {
+  const ir::Graph g = graphWithShapes({});
+  const DimResolver dims({{8, "B", "batch"}, {16, "D"}}, {&g});
+  EXPECT_EQ(plainBoxShape(dims, {{8, 16}}), "[B, D]");
+  EXPECT_EQ(plainBoxShape(dims, {{8, 16}, {8, 16}, {8, 16}}), "3 × [B, D]");
+  EXPECT_EQ(plainBoxShape(dims, {{8, 16}, {8, 4}, {8, 4}}), "[B, D], 2 × [B, 4]");
+}
+
+// A box folded over iterations of different shapes shows them axis by axis; an axis with more
+// than four values shows the first two, "…" and the last.
+TEST(ShapeLabel, IterationsMergeAxisByAxis) {
+  const ir::Graph g = graphWithShapes({});
+  const DimResolver dims({{8, "B", "batch", "#000001"}}, {&g});
+  auto plain = [](std::string html) {  // the label without its font markup
+    std::string out;
+    bool inTag = false;
+    for (char c : html) {
+      if (c == '<') inTag = true;
+      if (!inTag) out += c;
+      if (c == '>') inTag = false;
+    }
+    return out;
+  };
+  EXPECT_EQ(plain(htmlBoxShapes(dims, {{{8, 64, 7}}, {{8, 128, 7}}, {{8, 256, 7}}})),
+            "&#91;B, 64|128|256, 7&#93;");
+  EXPECT_EQ(plain(htmlBoxShapes(dims, {{{8, 1}}, {{8, 2}}, {{8, 3}}, {{8, 4}}, {{8, 5}}})),
+            "&#91;B, 1|2|…|5&#93;");
+  // Ranks differ, or several outputs: the shapes side by side.
+  EXPECT_EQ(plain(htmlBoxShapes(dims, {{{8, 1}}, {{8}}})), "&#91;B, 1&#93; │ &#91;B&#93;");
+  EXPECT_EQ(plain(htmlBoxShapes(dims, {{{8}, {8}}})), "2 × &#91;B&#93;");
 }
 
 }  // namespace
