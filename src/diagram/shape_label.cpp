@@ -7,39 +7,30 @@
 namespace nndna::diagram::detail {
 namespace {
 
-// Runs of equal consecutive outputs, as (count, shape).
-std::vector<std::pair<std::size_t, const Shape*>> groups(const BoxShape& shape) {
-  std::vector<std::pair<std::size_t, const Shape*>> out;
-  for (const Shape& s : shape) {
-    if (!out.empty() && *out.back().second == s) {
-      ++out.back().first;
-    } else {
-      out.push_back({1, &s});
-    }
+// Runs of equal consecutive outputs, each written by `shapeText` and prefixed "n × " when n > 1,
+// joined by ", ".
+template <class ShapeText>
+std::string groupedOutputs(const BoxShape& shape, ShapeText shapeText) {
+  std::string out;
+  for (std::size_t i = 0; i < shape.size();) {
+    std::size_t n = 1;
+    while (i + n < shape.size() && shape[i + n] == shape[i]) ++n;
+    if (!out.empty()) out += ", ";
+    if (n > 1) out += std::to_string(n) + " × ";
+    out += shapeText(shape[i]);
+    i += n;
   }
   return out;
 }
 
 std::string htmlBoxShape(const DimResolver& dims, const BoxShape& shape) {
-  std::string out;
-  for (const auto& [count, s] : groups(shape)) {
-    if (!out.empty()) out += ", ";
-    if (count > 1) out += std::to_string(count) + " × ";
-    out += dims.htmlShape(*s);
-  }
-  return out;
+  return groupedOutputs(shape, [&](const Shape& s) { return dims.htmlShape(s); });
 }
 
 }  // namespace
 
 std::string plainBoxShape(const DimResolver& dims, const BoxShape& shape) {
-  std::string out;
-  for (const auto& [count, s] : groups(shape)) {
-    if (!out.empty()) out += ", ";
-    if (count > 1) out += std::to_string(count) + " × ";
-    out += dims.plainShape(*s);
-  }
-  return out;
+  return groupedOutputs(shape, [&](const Shape& s) { return dims.plainShape(s); });
 }
 
 std::string htmlBoxShapes(const DimResolver& dims, const std::vector<BoxShape>& shapes) {

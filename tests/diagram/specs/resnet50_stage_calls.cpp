@@ -7,10 +7,6 @@ namespace {
 using namespace nndna;
 using namespace resnet;
 
-constexpr int B = 32;
-constexpr int S = 224;
-constexpr int CLASSES = 1000;
-
 using BottleneckStage = Stage<Bottleneck>;
 
 struct ResNet50 : Module {
@@ -20,11 +16,11 @@ struct ResNet50 : Module {
   BottleneckStage layer2 = child<BottleneckStage>("layer2", 256, 128, 4, 2);
   BottleneckStage layer3 = child<BottleneckStage>("layer3", 512, 256, 6, 2);
   BottleneckStage layer4 = child<BottleneckStage>("layer4", 1024, 512, 3, 2);
-  Linear fc{"fc", 2048, CLASSES};
+  Linear fc{"fc", 2048, kClasses};
 };
 
 Tensor stage(const BottleneckStage& s, Tensor x) {
-  for (const Bottleneck& block : s.blocks) x = bottleneck(block, x);
+  for (const Bottleneck& block : s.blocks) x = residualBlock(block, x);
   return x;
 }
 
@@ -37,23 +33,10 @@ Tensor classify(const ResNet50& m, Tensor images) {
   return m.fc(mean(mean(x, -1), -1));
 }
 
-Tensor lossFn(ResNet50& m, const Inputs& in) {
-  return crossEntropy(classify(m, in["images"]), in["labels"]);
-}
-
-Tensor predictFn(ResNet50& m, const Inputs& in) { return argmax(classify(m, in["images"]), -1); }
-
 }  // namespace
 
 NNDNA_SPEC(ResNet50) {
-  return {
-      .label = "ResNet-50, one call per stage",
-      .description = "torchvision's ResNet-50 v1.5 with its stages as four explicit calls.",
-      .loss = lossFn,
-      .inputs = {{"images", {B, 3, S, S}}, {"labels", {B}, i32}},
-      .optimizer = SGD{.lr = 0.1, .momentum = 0.9},
-      .predict = predictFn,
-      .predictInputs = {{"images", {B, 3, S, S}}},
-      .dims = {{B, "B", "batch"}, {S, "S", "image side"}, {CLASSES, "K", "classes"}},
-  };
+  return imageNetSpec<ResNet50, &classify>(
+      "ResNet-50, one call per stage",
+      "torchvision's ResNet-50 v1.5 with its stages as four explicit calls.");
 }

@@ -1,12 +1,14 @@
-// ResNet building blocks as torchvision names them (`layer2.0.downsample`), for the diagram's
-// stage/block tests: a stage is a holder module with its blocks; a block's first instance in a
-// stage may downsample (a strided 1×1 convolution and a batch norm on the shortcut).
+// ResNets as torchvision builds and names them (`layer2.0.downsample.conv`), for the diagram's
+// stage/block tests: a stage is a holder module with its blocks; a stage's first block may
+// downsample (a strided 1×1 convolution and a batch norm on the shortcut). ImageNet-sized: B = 32
+// images of 224×224, 1000 classes.
 #pragma once
 
 #include <nndna/nndna.hpp>
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace resnet {
@@ -82,17 +84,78 @@ inline Tensor shortcut(const std::optional<Downsample>& d, Tensor x) {
   return d ? d->bn(d->conv(x)) : x;
 }
 
-inline Tensor bottleneck(const Bottleneck& b, Tensor x) {
+// One overloaded name for both kinds of block, so a model template calls it directly.
+inline Tensor residualBlock(const Bottleneck& b, Tensor x) {
   Tensor h = relu(b.bn1(b.conv1(x)));
   h = relu(b.bn2(b.conv2(h)));
   h = b.bn3(b.conv3(h));
   return relu(add(h, shortcut(b.downsample, x)));
 }
 
-inline Tensor basicBlock(const BasicBlock& b, Tensor x) {
+inline Tensor residualBlock(const BasicBlock& b, Tensor x) {
   Tensor h = relu(b.bn1(b.conv1(x)));
   h = b.bn2(b.conv2(h));
   return relu(add(h, shortcut(b.downsample, x)));
+}
+
+
+constexpr int kBatch = 32;     // images per batch
+constexpr int kSide = 224;     // image side
+constexpr int kClasses = 1000;
+
+// A ResNet with [N1, N2, N3, N4] blocks per stage at widths 64, 128, 256, 512, written the
+// natural way: a list of stages, each a list of blocks.
+template <class Block, int N1, int N2, int N3, int N4>
+struct NestedResNet : Module {
+  using BlockStage = Stage<Block>;
+  static constexpr std::int64_t kOut = 512 * Block::kExpansion;
+  Conv2d conv1{"conv1", 3, 64, 7, convOptions(2, 3)};
+  BatchNorm2d bn1{"bn1", 64};
+  std::vector<BlockStage> stages = [this] {
+    constexpr std::int64_t e = Block::kExpansion;
+    std::vector<BlockStage> s;
+    s.push_back(child<BlockStage>("layer1", 64, 64, N1, 1));
+    s.push_back(child<BlockStage>("layer2", 64 * e, 128, N2, 2));
+    s.push_back(child<BlockStage>("layer3", 128 * e, 256, N3, 2));
+    s.push_back(child<BlockStage>("layer4", 256 * e, 512, N4, 2));
+    return s;
+  }();
+  Linear fc{"fc", kOut, kClasses};
+};
+
+template <class Model>
+Tensor classifyNested(const Model& m, Tensor images) {
+  Tensor x = maxPool2d(relu(m.bn1(m.conv1(images))), 3, {.stride = 2, .padding = 1});
+  for (const auto& stage : m.stages) {
+    for (const auto& block : stage.blocks) x = residualBlock(block, x);
+  }
+  return m.fc(mean(mean(x, -1), -1));
+}
+
+// The spec of a ResNet model type whose forward is `classify`: cross-entropy in training, the
+// arg max at inference, SGD with momentum.
+template <class Model, Tensor (*classify)(const Model&, Tensor)>
+Tensor imageNetLoss(Model& m, const Inputs& in) {
+  return crossEntropy(classify(m, in["images"]), in["labels"]);
+}
+
+template <class Model, Tensor (*classify)(const Model&, Tensor)>
+Tensor imageNetPredict(Model& m, const Inputs& in) {
+  return argmax(classify(m, in["images"]), -1);
+}
+
+template <class Model, Tensor (*classify)(const Model&, Tensor)>
+Spec<Model> imageNetSpec(std::string_view label, std::string_view description) {
+  return {
+      .label = std::string(label),
+      .description = std::string(description),
+      .loss = &imageNetLoss<Model, classify>,
+      .inputs = {{"images", {kBatch, 3, kSide, kSide}}, {"labels", {kBatch}, i32}},
+      .optimizer = SGD{.lr = 0.1, .momentum = 0.9},
+      .predict = &imageNetPredict<Model, classify>,
+      .predictInputs = {{"images", {kBatch, 3, kSide, kSide}}},
+      .dims = {{kBatch, "B", "batch"}, {kSide, "S", "image side"}, {kClasses, "K", "classes"}},
+  };
 }
 
 }  // namespace resnet
