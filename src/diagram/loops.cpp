@@ -1,8 +1,9 @@
 #include "diagram/loops.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <string>
+
+#include "diagram/text.hpp"
 
 namespace nndna::diagram::detail {
 namespace {
@@ -105,9 +106,7 @@ int ModuleTree::moduleFor(std::string_view path) {
   const int parent = moduleFor(dot == std::string_view::npos ? std::string_view() : path.substr(0, dot));
   Module m;
   m.parent = parent;
-  m.listElement = !last.empty() && std::all_of(last.begin(), last.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c)) != 0;
-  });
+  m.listElement = isListIndex(last);
   const int id = static_cast<int>(modules_.size());
   modules_.push_back(m);
   ids_.emplace(std::string(path), id);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -106,11 +105,7 @@ bool crossesIteration(const std::vector<IterStep>& a, const std::vector<IterStep
 std::string_view callName(std::string_view param) {
   std::vector<std::string_view> parts = split(param, '.');
   parts.pop_back();  // the parameter itself
-  while (!parts.empty() && std::all_of(parts.back().begin(), parts.back().end(), [](char c) {
-           return std::isdigit(static_cast<unsigned char>(c)) != 0;
-         })) {
-    parts.pop_back();
-  }
+  while (!parts.empty() && isListIndex(parts.back())) parts.pop_back();
   return parts.empty() ? param : parts.back();
 }
 
