@@ -49,8 +49,10 @@ async function main() {
         await page.screenshot({ path: base + '.png', fullPage: true });
         const inferTab = await page.$('.tab-btn[data-side="infer"]');
         if (inferTab) {
+          // The check is the state the toggle leads to, not the fade on its way there.
+          await page.addStyleTag({ content: '* { transition: none !important; }' });
           await inferTab.click();
-          await page.waitForTimeout(300);  // the fade's transition
+          await page.waitForSelector('#canvas.show-infer');
           entry.infer = await page.evaluate(probe);
           await page.screenshot({ path: base + '.infer.png', fullPage: true });
         }
