@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
 #include <optional>
 #include <string>
@@ -37,7 +38,7 @@ struct TraceOutputs {
 
 void writeTraceOutputs(const xray::Trace& trace, const TraceOutputs& out) {
   if (!out.html.empty()) writeTextFile(out.html, xray::toHtml(trace));
-  if (!out.json.empty()) writeTextFile(out.json, xray::toJson(trace).dump(2) + "\n");
+  if (!out.json.empty()) writeTextFile(out.json, xray::toJsonText(trace));
   if (!out.chrome.empty()) writeTextFile(out.chrome, xray::toChromeTrace(trace).dump() + "\n");
   if (!out.dot.empty()) writeTextFile(out.dot, xray::toDot(trace));
   auto s = xray::summarize(trace);

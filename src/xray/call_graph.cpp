@@ -59,12 +59,12 @@ std::vector<CallGroup> groupCalls(const Trace& trace) {
     auto& g = groups[it->second];
     groupOf[i] = it->second;
     g.members.push_back(i);
-    if (n.error) ++g.errors;
+    if (n.error()) ++g.errors;
     if (n.open) ++g.open;
     g.totalMs += n.latencyMs;
     g.maxMs = std::max(g.maxMs, n.latencyMs);
-    if (auto t = n.meta.find("total_tokens"); t != n.meta.end() && t->is_number())
-      g.tokens += t->get<std::int64_t>();
+    const auto& meta = n.meta();
+    if (auto t = meta.find("total_tokens"); t != meta.end() && t->is_number()) g.tokens += t->get<std::int64_t>();
   }
   return groups;
 }

@@ -2,6 +2,7 @@
 // one box "×N"), shared by the DOT export and the HTML viewer.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
 
 #include <optional>

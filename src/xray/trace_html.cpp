@@ -24,7 +24,7 @@ nlohmann::json viewerData(const Trace& trace, const std::vector<detail::CallGrou
   std::vector<std::int64_t> tokens(trace.nodes.size());
   std::vector<double> cost(trace.nodes.size());
   for (std::size_t i = trace.nodes.size(); i-- > 0;) {
-    const auto& m = trace.nodes[i].meta;
+    const auto& m = trace.nodes[i].meta();
     if (auto t = m.find("total_tokens"); t != m.end() && t->is_number()) tokens[i] += t->get<std::int64_t>();
     if (auto c = m.find("estimated_cost_usd"); c != m.end() && c->is_number()) cost[i] += c->get<double>();
     if (auto p = trace.nodes[i].parent) {
@@ -40,17 +40,17 @@ nlohmann::json viewerData(const Trace& trace, const std::vector<detail::CallGrou
     origin = std::min(origin, n.startMs);
     if (n.parent) depth[i] = depth[*n.parent] + 1;
     json inputs = json::object();
-    for (const auto& [name, text] : n.inputs) inputs[name] = text;
+    for (const auto& [name, text] : n.inputs()) inputs[name] = text;
     nodes.push_back({{"id", n.id},
                      {"name", n.name},
                      {"inputs", std::move(inputs)},
-                     {"output", n.output ? json(*n.output) : json()},
-                     {"error", n.error ? json(*n.error) : json()},
+                     {"output", n.output() ? json(*n.output()) : json()},
+                     {"error", n.error() ? json(*n.error()) : json()},
                      {"start_ms", n.startMs},
                      {"latency_ms", n.latencyMs},
-                     {"kind", n.kind},
-                     {"tags", n.tags},
-                     {"meta", n.meta.is_object() ? n.meta : json::object()},
+                     {"kind", n.kind()},
+                     {"tags", n.tags()},
+                     {"meta", n.meta()},
                      {"open", n.open},
                      {"thread", n.thread},
                      {"depth", depth[i]},

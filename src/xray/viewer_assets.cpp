@@ -316,6 +316,7 @@ function show(state) {
               (step.changes.length ? ": updated " + step.changes.map(([idx]) => D.nodes[idx].name).join(", ") : "");
   }
   $("state").textContent = name + "  (" + state + "/" + D.steps.length + ")";
+  document.title = name + " (" + state + "/" + D.steps.length + ") \u2014 " + D.title;
   $("explain").textContent = explain;
 }
 // Deep link: #step=N opens state N (0 = forward).

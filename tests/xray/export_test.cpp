@@ -2,6 +2,7 @@
 // trace events, the folded call graph DOT, and escaping in the HTML page.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
 #include <set>
 #include <sstream>
@@ -71,7 +72,7 @@ TEST(TraceJson, ReadsFlowXraySeedShapeWithoutFormatField) {
          "start_ms": 1, "latency_ms": 1, "children": [], "meta": {}}], "meta": {}}]})");
   auto trace = xr::traceFromJson(doc);
   ASSERT_EQ(trace.nodes.size(), 2u);
-  EXPECT_EQ(trace.nodes[1].error, "ValueError: bad");
+  EXPECT_EQ(trace.nodes[1].error(), "ValueError: bad");
   EXPECT_EQ(*trace.nodes[1].parent, 0u);
 }
 
@@ -106,9 +107,9 @@ TEST(EventStream, SpansWithoutAnEndLineAreOpenAndATornLastLineIsIgnored) {
   EXPECT_EQ(trace.nodes[1].name, "step");
   EXPECT_FALSE(trace.nodes[1].open);
   EXPECT_DOUBLE_EQ(trace.nodes[1].latencyMs, 1.5);
-  EXPECT_EQ(trace.nodes[1].output, "ok");
+  EXPECT_EQ(trace.nodes[1].output(), "ok");
   EXPECT_TRUE(trace.nodes[2].open);
-  EXPECT_EQ(trace.nodes[3].error, "std::bad_alloc: std::bad_alloc");
+  EXPECT_EQ(trace.nodes[3].error(), "std::bad_alloc: std::bad_alloc");
   EXPECT_EQ(*trace.nodes[3].parent, 2u);
   EXPECT_NE(trace.exitNote.find("no exit record"), std::string::npos);
   EXPECT_EQ(xr::summarize(trace).open, 2u);
