@@ -148,7 +148,8 @@ TEST(CallGraphDot, FoldsRepeatedCallsAndColoursErrors) {
   std::string dot = xr::toDot(sampleTrace());
   EXPECT_NE(dot.find("call_llm \u00d73"), std::string::npos) << dot;
   EXPECT_NE(dot.find("class=\"call err\""), std::string::npos);
-  EXPECT_NE(dot.find("#da3633"), std::string::npos);
+  EXPECT_NE(dot.find("color=\"#f85149\", penwidth=3"), std::string::npos);  // an error: a red border
+  EXPECT_NE(dot.find("fillcolor=\"#8250df\""), std::string::npos);          // llm boxes: their kind's fill
   EXPECT_NE(dot.find("360 tok"), std::string::npos);
   int edges = 0;
   for (auto p = dot.find(" -> "); p != std::string::npos; p = dot.find(" -> ", p + 1)) ++edges;
@@ -175,9 +176,10 @@ TEST(TraceHtml, IsSelfContainedAndKeepsUserTextAsText) {
   // The embedded data parses back and carries every node.
   auto start = html.find("id=\"xray-data\">") + 15;
   auto data = json::parse(html.substr(start, html.find("</script>", start) - start));
-  EXPECT_EQ(data["nodes"].size(), 5u);
-  EXPECT_EQ(data["nodes"][1]["inputs"]["prompt"], "</script><script>alert(1)</script>");
+  EXPECT_EQ(data["id"].size(), 5u);  // spans as columns
+  EXPECT_EQ(data["details"]["1"]["inputs"]["prompt"], "</script><script>alert(1)</script>");
   EXPECT_EQ(data["groups"].size(), 3u);
+  EXPECT_EQ(data["overview"]["error_count"], 1);
 }
 
 TEST(TraceHtml, LineSeparatorsInUserTextAreEscaped) {
