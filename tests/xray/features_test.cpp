@@ -1,12 +1,10 @@
 // Past flow-xray 0.3.6: LLM usage read from responses, redaction of nested JSON keys,
 // normalised previews, flow-xray 0.3.x trace JSON, the overview, the diff, OTLP/JSON, Value's
 // accumulating backward; and the header: light, two spans on one line.
-#include <gtest/gtest.h>
-
+// The public header included first: it must not bring in fmt, nlohmann/json.hpp or <sstream>
+// (checked before anything else, gtest included, does).
 #include <nndna/xray.hpp>
 
-// The public header must not bring in fmt, nlohmann/json.hpp or <sstream> (checked before this
-// file includes them itself).
 #ifdef FMT_VERSION
 #error "xray.hpp includes fmt"
 #endif
@@ -16,6 +14,8 @@
 #ifdef _GLIBCXX_SSTREAM
 #error "xray.hpp includes <sstream>"
 #endif
+
+#include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <set>
