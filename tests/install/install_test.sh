@@ -25,9 +25,12 @@ check_output() {
 echo "== with CMake"
 generator=()
 command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
-cmake -S "$work/consumer" -B "$work/cmake-build" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$work/cmake-build" >/dev/null
+run_logged() {  # the command's output only when it fails
+  "$@" > "$work/log.txt" 2>&1 || { cat "$work/log.txt"; exit 1; }
+}
+run_logged cmake -S "$work/consumer" -B "$work/cmake-build" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release
+run_logged cmake --build "$work/cmake-build"
 "$work/cmake-build/consumer" > "$work/cmake.txt"
 cat "$work/cmake.txt"
 check_output "$work/cmake.txt"
@@ -38,7 +41,7 @@ expect "$work/cmake.txt" "grad a: -7.37296e-05"
 echo "== with pkg-config"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 # shellcheck disable=SC2046
-c++ -o "$work/pkg-consumer" "$work/consumer/main.cpp" $(pkg-config --cflags --libs nndna-xray nndna) \
+run_logged c++ -o "$work/pkg-consumer" "$work/consumer/main.cpp" $(pkg-config --cflags --libs nndna-xray nndna) \
   -Wl,-rpath,"$prefix/lib"
 "$work/pkg-consumer" > "$work/pkg.txt"
 cat "$work/pkg.txt"

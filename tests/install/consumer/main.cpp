@@ -27,7 +27,7 @@ struct Tiny : Module {
 
 Tensor lossFn(Tiny& m, const Inputs& in) { return mean(square(sub(m.l2(gelu(m.l1(in["x"]))), in["x"]))); }
 
-int square(int x) { return x * x; }
+int timesItself(int x) { return x * x; }
 
 }  // namespace
 
@@ -40,7 +40,7 @@ int main() {
   {
     XRAY_SPAN("consumer", {{"answer", 42}}, {.kind = "agent"});
     XRAY_SPAN("inner"); XRAY_SPAN("same_line");  // two spans on one line
-    auto traced = xray::traced("square", square, {.argNames = {"x"}});
+    auto traced = xray::traced("square", timesItself, {.argNames = {"x"}});
     std::cout << "square: " << traced(7) << "\n";
   }
   xray::Trace trace = session.finish();
