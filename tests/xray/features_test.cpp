@@ -21,22 +21,16 @@
 #include <set>
 #include <sstream>
 
+#include "trace_lookup.hpp"
+
 namespace {
 
 namespace xr = nndna::xray;
+using xray_test::input;
+using xray_test::only;
 using nlohmann::json;
 
-const xr::TraceNode& only(const xr::Trace& t, std::string_view name) {
-  for (const auto& n : t.nodes)
-    if (n.name == name) return n;
-  throw std::runtime_error("no span named " + std::string(name));
-}
 
-std::string input(const xr::TraceNode& n, std::string_view name) {
-  for (const auto& [k, v] : n.inputs())
-    if (k == name) return v;
-  return "<missing>";
-}
 
 #define TWO_SPANS XRAY_SPAN("first_of_two"); XRAY_SPAN("second_of_two")
 

@@ -19,28 +19,17 @@
 #include <stdexcept>
 #include <thread>
 
+#include "trace_lookup.hpp"
+
 namespace {
 
 namespace xr = nndna::xray;
+using xray_test::input;
+using xray_test::only;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const xr::TraceNode& only(const xr::Trace& t, std::string_view name) {
-  const xr::TraceNode* found = nullptr;
-  for (const auto& n : t.nodes)
-    if (n.name == name) {
-      EXPECT_EQ(found, nullptr) << "more than one span named " << name;
-      found = &n;
-    }
-  if (found == nullptr) throw std::runtime_error("no span named " + std::string(name));
-  return *found;
-}
 
-std::string input(const xr::TraceNode& n, std::string_view name) {
-  for (const auto& [k, v] : n.inputs())
-    if (k == name) return v;
-  return "<missing>";
-}
 
 fs::path tempFile(const std::string& stem) {
   return fs::temp_directory_path() / (stem + "_" + std::to_string(::getpid()) + ".jsonl");

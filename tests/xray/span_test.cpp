@@ -13,26 +13,15 @@
 #include <thread>
 #include <vector>
 
+#include "trace_lookup.hpp"
+
 namespace {
 
 namespace xr = nndna::xray;
+using xray_test::input;
+using xray_test::only;
 
-const xr::TraceNode& only(const xr::Trace& t, std::string_view name) {
-  const xr::TraceNode* found = nullptr;
-  for (const auto& n : t.nodes)
-    if (n.name == name) {
-      EXPECT_EQ(found, nullptr) << "more than one span named " << name;
-      found = &n;
-    }
-  if (found == nullptr) throw std::runtime_error("no span named " + std::string(name));
-  return *found;
-}
 
-std::string input(const xr::TraceNode& n, std::string_view name) {
-  for (const auto& [k, v] : n.inputs())
-    if (k == name) return v;
-  return "<missing>";
-}
 
 struct Point {
   int x, y;
