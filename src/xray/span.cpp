@@ -208,6 +208,7 @@ void Span::end() noexcept {
     // closed, until the owner pops what is above it.
     slot.details.reset();
     slot.closed.store(true, std::memory_order_release);
+    if (sameThread) owner.popClosed();  // what is above may all be closed already
   }
 }
 
@@ -326,6 +327,7 @@ ContextScope::~ContextScope() {
     thread_->popClosed();
   } else {
     slot.closed.store(true, std::memory_order_release);
+    if (here == thread_) thread_->popClosed();
   }
 }
 
