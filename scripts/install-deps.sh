@@ -13,8 +13,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # fuzzing: clang with libFuzzer (build-fuzz/, scripts/fuzz.sh)
   clang-16 libclang-rt-16-dev
-  # browser for the web-page tests
-  chromium
+  # browser for the web-page tests; node (with npm) runs playwright-core for some of them
+  # (tests/browser). The machine image ships Node 20 as the `nodejs` package: it is kept.
+  chromium nodejs
 )
 
 missing=()
