@@ -27,7 +27,7 @@ const RunOptions& options() {
     runSpecFile(kModel, o, &report);
     fmt::print(stderr, "precompiled header: {:.2f} s; first compile: {:.2f} s; sandbox: {}\n", report.pchSeconds,
                report.compileSeconds,
-               report.namespaces ? (report.readOnlyFs ? "namespaces, read-only fs" : "namespaces") : "limits only");
+               report.isolation ? report.isolation->describe() : "none");
     return o;
   }();
   return opts;
