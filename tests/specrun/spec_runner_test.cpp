@@ -16,6 +16,7 @@
 #include "nndna/trace.hpp"
 #include "specrun/spec_runner.hpp"
 #include "specrun/temp_dir.hpp"
+#include "test_cache.hpp"
 
 namespace nndna::specrun {
 namespace {
@@ -37,7 +38,7 @@ class SpecRunnerTest : public ::testing::Test {
 
   RunOptions options() const {
     RunOptions o;
-    o.cacheDir = NNDNA_TEST_CACHE_DIR;
+    o.cacheDir = testCacheDir();
     return o;
   }
 
@@ -272,7 +273,7 @@ TEST_F(SpecRunnerTest, NetworkIsUnreachable) {
   }
   const int accepted = ::accept(listener, nullptr, nullptr);
   ::close(listener);
-  if (!report.namespaces) GTEST_SKIP() << "no network namespace on this machine: " << message;
+  if (!report.isolation || !report.isolation->namespaces) GTEST_SKIP() << "no network namespace on this machine: " << message;
   EXPECT_LT(accepted, 0) << "the spec reached the host's loopback";
   EXPECT_NE(message.find("connect failed: "), std::string::npos) << message;
   EXPECT_LT(report.runSeconds, 10.0);
@@ -293,8 +294,8 @@ TEST_F(SpecRunnerTest, WritingOutsideItsDirectoryIsDenied) {
   } catch (const SpecRunError& e) {
     message = e.what();
   }
-  if (!report.namespaces) GTEST_SKIP() << "no mount namespace on this machine (documented): " << message;
-  EXPECT_TRUE(report.readOnlyFs);
+  if (!report.isolation || !report.isolation->namespaces) GTEST_SKIP() << "no mount namespace on this machine (documented): " << message;
+  EXPECT_TRUE(report.isolation->minimalRoot);
   EXPECT_NE(message.find("outside: denied"), std::string::npos) << message;
   EXPECT_FALSE(fs::exists(target));
 }
@@ -367,6 +368,55 @@ TEST_F(SpecRunnerTest, SourceTextIsCompiledOnceAndNamedAsGiven) {
   }
 }
 
+// Issue 9.11: the bytes hashed into the cache key are the bytes compiled (and the text the trace
+// carries), even when the file changes while the compiler runs.
+TEST_F(SpecRunnerTest, SwappingTheFileDuringTheCompileChangesNothing) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-cache-");
+  RunOptions o = options();
+  o.cacheDir = cache.path();
+  const fs::path spec = dir_->path() / "swapped.cpp";
+  auto writeWidth = [&](int width) {
+    std::ofstream(spec) << "#include <nndna/nndna.hpp>\nusing namespace nndna;\n"
+                           "struct Net : Module { Linear l{\"l\", 4, " << width << "}; };\n"
+                           "Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
+                           "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, .inputs = {{\"x\", {8, 4}}}}; }\n";
+  };
+  writeWidth(3);
+  o.onStage = [&](const StageEvent& e) {
+    if (e.stage == "compile" && !e.finished) writeWidth(5);  // read and hashed already; not yet compiled
+  };
+  const ir::TracedModel first = runSpecFile(spec, o);
+  EXPECT_EQ(parameterCount(first.train), 4 * 3 + 3) << "the compiled text is the text that was read";
+  ASSERT_FALSE(first.train.sites.files.empty());
+  EXPECT_NE(first.train.sites.files[0].text.find("Linear l{\"l\", 4, 3}"), std::string::npos);
+  o.onStage = {};
+  RunReport second;
+  EXPECT_EQ(parameterCount(runSpecFile(spec, o, &second).train), 4 * 5 + 5) << "the file as it is now";
+  EXPECT_FALSE(second.cacheHit);
+  RunReport third;
+  EXPECT_EQ(parameterCount(runSpecFile(spec, o, &third).train), 4 * 5 + 5);
+  EXPECT_TRUE(third.cacheHit);
+}
+
+// runSpecSource compiles the text it is given, whatever the stored copy holds by now.
+TEST_F(SpecRunnerTest, SourceTextIsCompiledAsGivenNotAsStored) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-cache-");
+  RunOptions o = options();
+  o.cacheDir = cache.path();
+  const std::string source = "#include <nndna/nndna.hpp>\nusing namespace nndna;\n"
+                             "struct Net : Module { Linear l{\"l\", 4, 3}; };\n"
+                             "Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
+                             "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, .inputs = {{\"x\", {8, 4}}}}; }\n";
+  EXPECT_EQ(parameterCount(runSpecSource(source, "mine.cpp", o).train), 4 * 3 + 3);
+  std::string poisoned = source;
+  poisoned.replace(poisoned.find("4, 3}"), 5, "4, 7}");
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(cache.path() / "sources")) {
+    if (entry.path().filename() == "mine.cpp") std::ofstream(entry.path()) << poisoned;
+  }
+  o.useCache = false;
+  EXPECT_EQ(parameterCount(runSpecSource(source, "mine.cpp", o).train), 4 * 3 + 3);
+}
+
 TEST_F(SpecRunnerTest, StagesAreReportedAsTheyStartAndEnd) {
   std::vector<std::string> events;
   RunOptions o = options();
@@ -432,7 +482,8 @@ TEST_F(SpecRunnerTest, IsolationStatusAgreesWithARun) {
   EXPECT_FALSE(status.describe().empty());
   RunReport report;
   runSpecFile(writeSpec(""), options(), &report);
-  EXPECT_EQ(status.full, report.namespaces && report.readOnlyFs) << status.describe();
+  ASSERT_TRUE(report.isolation);
+  EXPECT_EQ(status.full, report.isolation->missing().empty()) << status.describe();
 }
 
 }  // namespace
