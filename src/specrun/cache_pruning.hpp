@@ -19,7 +19,7 @@ struct CacheLimits {
 // recently used first. Errors are ignored (an entry another process just pruned is fine).
 void touchCacheEntry(const std::filesystem::path& entry) noexcept;
 
-// Removes the least recently used binaries (with their .deps) past either limit, PCH directories
+// Removes the least recently used binaries (with their .deps and .cpp) past either limit, PCH directories
 // past theirs, and tmp/ entries older than `staleTemp`. `keep` (the binary or PCH directory just
 // made) is never removed. Entries other processes remove meanwhile are skipped; nothing throws.
 void pruneCache(const std::filesystem::path& cache, const std::filesystem::path& keep,

@@ -30,6 +30,7 @@ class CachePruning : public ::testing::Test {
   }
   fs::path binary(const std::string& name, std::size_t bytes, fs::file_time_type::duration age) {
     file("bin/" + name + ".deps", 10, age);
+    file("bin/" + name + ".cpp", 10, age);
     return file("bin/" + name, bytes, age);
   }
   fs::path directory(const fs::path& relative, fs::file_time_type::duration age) {
@@ -49,8 +50,9 @@ TEST_F(CachePruning, KeepsTheMostRecentlyUsedBinariesUpToTheCount) {
   pruneCache(cache_.path(), {}, limits);
   EXPECT_TRUE(has("bin/b0") && has("bin/b1") && has("bin/b2"));
   EXPECT_FALSE(has("bin/b3") || has("bin/b4"));
-  EXPECT_TRUE(has("bin/b2.deps"));
+  EXPECT_TRUE(has("bin/b2.deps") && has("bin/b2.cpp"));
   EXPECT_FALSE(has("bin/b3.deps") || has("bin/b4.deps"));  // gone with their binaries
+  EXPECT_FALSE(has("bin/b3.cpp") || has("bin/b4.cpp"));
 }
 
 TEST_F(CachePruning, KeepsBinariesUpToTheTotalSize) {
@@ -88,10 +90,11 @@ TEST_F(CachePruning, TouchingAnEntryMakesItRecent) {
 
 TEST_F(CachePruning, RemovesOrphanedDepsFiles) {
   file("bin/lost.deps", 10, 1min);
+  file("bin/lost.cpp", 10, 1min);
   binary("kept", 10, 1min);
   pruneCache(cache_.path(), {});
-  EXPECT_FALSE(has("bin/lost.deps"));
-  EXPECT_TRUE(has("bin/kept.deps"));
+  EXPECT_FALSE(has("bin/lost.deps") || has("bin/lost.cpp"));
+  EXPECT_TRUE(has("bin/kept.deps") && has("bin/kept.cpp"));
 }
 
 TEST_F(CachePruning, KeepsTheMostRecentPrecompiledHeaders) {
