@@ -140,8 +140,14 @@ ir::TracedModel runSpecForCli(const std::string& spec, const SpecRunArgs& args) 
   StopOnTerminationSignals signals;
   specrun::RunOptions options = toRunOptions(args);
   options.stop = signals.token();
+  auto stopped = [&] {
+    std::cerr << fmt::format("nndna: stopped by {}; the spec and everything it started were killed\n",
+                             specrun::describeSignal(signals.received()));
+    return CLI::RuntimeError(128 + signals.received());
+  };
   try {
     ir::TracedModel model = specrun::runSpecFile(spec, options, &report);
+    if (signals.received() != 0) throw stopped();  // arrived after the last sandboxed step
     warnIfPartial(report);
     if (args.verbose) printReport(report);
     if (args.keepTemp) std::cerr << "run directory kept: " << report.runDir.string() << "\n";
@@ -150,11 +156,7 @@ ir::TracedModel runSpecForCli(const std::string& spec, const SpecRunArgs& args) 
     warnIfPartial(report);
     if (args.verbose) printReport(report);
     if (args.keepTemp && !report.runDir.empty()) std::cerr << "run directory kept: " << report.runDir.string() << "\n";
-    if (e.kind() == specrun::SpecRunError::Kind::cancelled && signals.received() != 0) {
-      std::cerr << fmt::format("nndna: stopped by {}; the spec and everything it started were killed\n",
-                               specrun::describeSignal(signals.received()));
-      throw CLI::RuntimeError(128 + signals.received());
-    }
+    if (e.kind() == specrun::SpecRunError::Kind::cancelled && signals.received() != 0) throw stopped();
     printUntrusted(e.what());
     std::cerr << "\n";
     throw CLI::RuntimeError(exitCodeFor(e.kind()));

@@ -178,7 +178,9 @@ std::string flagsText() {
 
 }  // namespace
 
-fs::path cacheDirectory(const RunOptions& options) {
+namespace {
+
+fs::path configuredCacheDirectory(const RunOptions& options) {
   if (options.cacheDir) return *options.cacheDir;
   if (const char* dir = std::getenv("NNDNA_CACHE_DIR"); dir != nullptr && *dir != '\0') return dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
@@ -189,6 +191,11 @@ fs::path cacheDirectory(const RunOptions& options) {
   }
   return fs::temp_directory_path() / "nndna-cache";
 }
+
+}  // namespace
+
+// Absolute: the compiler runs in a directory of its own, and the sandbox binds paths as given.
+fs::path cacheDirectory(const RunOptions& options) { return fs::absolute(configuredCacheDirectory(options)); }
 
 std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& cache,
                                           const SandboxLimits& limits, RunReport* report) {
@@ -263,7 +270,8 @@ CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunR
   const fs::path cache = cacheDirectory(options);
   // The absolute path is part of the key: the binary's debug information names it, and the
   // traced call sites (and their source text) are read from it.
-  const std::string key = sha256Hex(fmt::format("{}\n{}\n{}\n{}", tc.identity, flagsText(), spec.path.string(), spec.text));
+  const std::string key =
+      sha256Hex(fmt::format("{}\n{}\n{}\n{}", tc.identity, flagsText(), spec.path.string(), spec.text));
   CompiledSpec compiled;
   compiled.binary = cache / "bin" / key.substr(0, 32);
   compiled.source = fs::path(compiled.binary.string() + ".cpp");

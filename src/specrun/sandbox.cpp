@@ -487,7 +487,8 @@ std::string Isolation::describe() const {
   auto add = [&](bool on, const std::string& what) {
     if (on) layers += (layers.empty() ? "" : "; ") + what;
   };
-  add(namespaces, std::string("PID, mount, network, IPC and UTS namespaces") + (userNamespace ? " (in a user namespace)" : ""));
+  add(namespaces,
+      std::string("PID, mount, network, IPC and UTS namespaces") + (userNamespace ? " (in a user namespace)" : ""));
   add(minimalRoot, "minimal root");
   add(syscallFilter, "seccomp filter");
   add(memoryLimit != TreeLimitSource::none, "tree memory limit: " + specrun::describe(memoryLimit));

@@ -7,9 +7,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cxxabi.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <typeinfo>
 #include <new>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -59,6 +62,22 @@ bool writeIr(const std::string& text) {
   std::_Exit(code);
 }
 
+// What `throw 42` (or any value that is not a std::exception) says: its type, demangled. Called
+// inside a catch (...) handler.
+[[noreturn]] void failWithThrownValue() {
+  const std::type_info* type = abi::__cxa_current_exception_type();
+  std::string name = type != nullptr ? type->name() : "unknown";
+  int status = 0;
+  if (char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status); status == 0) {
+    name = demangled;
+    std::free(demangled);
+  }
+  fail(kExitError, {{"kind", "error"},
+                    {"message", "the spec threw a value of type '" + name +
+                                    "', which is not an exception (throw std::runtime_error(\"...\") says what "
+                                    "went wrong)"}});
+}
+
 // An allocation that fails under RLIMIT_AS while a spec's static objects are built, or an
 // exception nothing catches, ends in std::terminate: report what it was before aborting.
 [[noreturn]] void onTerminate() {
@@ -70,6 +89,7 @@ bool writeIr(const std::string& text) {
     } catch (const std::exception& e) {
       fail(kExitError, {{"kind", "error"}, {"message", e.what()}});
     } catch (...) {
+      failWithThrownValue();
     }
   }
   std::abort();
@@ -111,6 +131,8 @@ int main() {
     fail(kExitMemory, {{"kind", "memory_limit"}, {"message", "out of memory"}});
   } catch (const std::exception& e) {
     fail(kExitError, {{"kind", "error"}, {"message", e.what()}});
+  } catch (...) {
+    failWithThrownValue();
   }
   ::unlinkat(workDir, kErrorFile, 0);  // the reservation, unused
   std::fflush(nullptr);

@@ -82,7 +82,8 @@ std::string processLimitNote(const SandboxResult& result, const SandboxLimits& l
 [[noreturn]] void throwUnreadable(const std::string& display, const char* name, const ChildFile& file,
                                   const SandboxResult& result) {
   throw SpecRunError(Kind::invalid_output,
-                     fmt::format("{}: the spec program's {} is {}: not read", display, name, file.error), result.output);
+                     fmt::format("{}: the spec program's {} is {}: not read", display, name, file.error),
+                     result.output);
 }
 
 // The child's error.json, turned into the error the user sees.
@@ -206,7 +207,9 @@ ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunRe
   rep.runCpuSeconds = result.cpuSeconds;
   rep.isolation = result.isolation;
   rep.programOutput = result.output;
-  if (options.keepTemp && limits.workDirBytes > 0) copyChildFiles(result.workDir.get(), runDir.path(), limits.workDirBytes);
+  if (options.keepTemp && limits.workDirBytes > 0) {
+    copyChildFiles(result.workDir.get(), runDir.path(), limits.workDirBytes);
+  }
   if (result.cancelled) throw SpecRunError(Kind::cancelled, display + ": the run was cancelled", result.output);
 
   if (!result.exited || result.outputExceeded || result.timedOut || result.memoryExceeded) {
@@ -224,7 +227,8 @@ ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunRe
     case ChildFileStatus::missing:
       throw SpecRunError(Kind::invalid_output, display + ": the spec program wrote no IR", result.output);
     case ChildFileStatus::tooLarge:
-      throw SpecRunError(Kind::output_limit, fmt::format("{}: the IR is larger than {}", display, mib(readLimits.maxBytes)));
+      throw SpecRunError(Kind::output_limit,
+                         fmt::format("{}: the IR is larger than {}", display, mib(readLimits.maxBytes)));
     case ChildFileStatus::notRegular:
     case ChildFileStatus::unreadable: throwUnreadable(display, child::kIrFile, irFile, result);
   }
@@ -278,11 +282,13 @@ ir::TracedModel runSpecSource(std::string_view source, std::string_view fileName
       }
     }
     fs::rename(partial, file, ec);
-    if (ec) throw SpecRunError(Kind::setup_error, fmt::format("{}: cannot store the source: {}", fileName, ec.message()));
+    if (ec) {
+      throw SpecRunError(Kind::setup_error, fmt::format("{}: cannot store the source: {}", fileName, ec.message()));
+    }
   }
   RunReport local;
-  return runSpec(SpecSource{fs::canonical(file), std::string(source), options.displayPath.value_or(std::string(fileName))},
-                 options, report != nullptr ? *report : local);
+  const SpecSource spec{fs::canonical(file), std::string(source), options.displayPath.value_or(std::string(fileName))};
+  return runSpec(spec, options, report != nullptr ? *report : local);
 }
 
 }  // namespace nndna::specrun

@@ -417,6 +417,14 @@ TEST_F(SpecRunnerTest, SourceTextIsCompiledAsGivenNotAsStored) {
   EXPECT_EQ(parameterCount(runSpecSource(source, "mine.cpp", o).train), 4 * 3 + 3);
 }
 
+// `--cache-dir rel` was passed on as a relative path, which the compiler, running in a directory
+// of its own, could not find.
+TEST_F(SpecRunnerTest, CacheDirectoryIsAbsolute) {
+  RunOptions o;
+  o.cacheDir = "relative/cache";
+  EXPECT_EQ(cacheDirectory(o), fs::current_path() / "relative" / "cache");
+}
+
 TEST_F(SpecRunnerTest, StagesAreReportedAsTheyStartAndEnd) {
   std::vector<std::string> events;
   RunOptions o = options();
