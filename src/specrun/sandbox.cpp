@@ -72,21 +72,33 @@ void sendStatus(int fd, int tag, int a, int b = 0) {
   [[maybe_unused]] ssize_t n = ::send(fd, message.data(), sizeof(message), MSG_NOSIGNAL);
 }
 
-void sendDescriptor(int socket, int fd) {
-  std::array<int, 3> message{kWorkDir, 0, 0};
-  iovec data{message.data(), sizeof(message)};
+// One status message with room for one descriptor (SCM_RIGHTS), as sent and as received.
+struct StatusPacket {
+  std::array<int, 3> message{};
+  iovec data{};
   alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
   msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  header.msg_control = control.data();
-  header.msg_controllen = control.size();
-  cmsghdr* cm = CMSG_FIRSTHDR(&header);
+
+  StatusPacket() {
+    data = {message.data(), sizeof(message)};
+    header.msg_iov = &data;
+    header.msg_iovlen = 1;
+    header.msg_control = control.data();
+    header.msg_controllen = control.size();
+  }
+  StatusPacket(const StatusPacket&) = delete;
+  StatusPacket& operator=(const StatusPacket&) = delete;
+};
+
+void sendDescriptor(int socket, int fd) {
+  StatusPacket packet;
+  packet.message = {kWorkDir, 0, 0};
+  cmsghdr* cm = CMSG_FIRSTHDR(&packet.header);
   cm->cmsg_level = SOL_SOCKET;
   cm->cmsg_type = SCM_RIGHTS;
   cm->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-  [[maybe_unused]] ssize_t n = ::sendmsg(socket, &header, MSG_NOSIGNAL);
+  [[maybe_unused]] ssize_t n = ::sendmsg(socket, &packet.header, MSG_NOSIGNAL);
 }
 
 bool writeProcFile(const char* path, const std::string& text) {
@@ -235,16 +247,11 @@ class Pipe {
 
 // One status message, and the descriptor it carries if any. False at end-of-file or error.
 bool receiveStatus(int socket, std::array<int, 3>& message, UniqueFd& received) {
-  iovec data{message.data(), sizeof(message)};
-  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
-  msghdr header{};
-  header.msg_iov = &data;
-  header.msg_iovlen = 1;
-  header.msg_control = control.data();
-  header.msg_controllen = control.size();
-  const ssize_t n = ::recvmsg(socket, &header, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-  if (n != static_cast<ssize_t>(sizeof(message))) return false;
-  for (cmsghdr* cm = CMSG_FIRSTHDR(&header); cm != nullptr; cm = CMSG_NXTHDR(&header, cm)) {
+  StatusPacket packet;
+  const ssize_t n = ::recvmsg(socket, &packet.header, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+  if (n != static_cast<ssize_t>(sizeof(packet.message))) return false;
+  message = packet.message;
+  for (cmsghdr* cm = CMSG_FIRSTHDR(&packet.header); cm != nullptr; cm = CMSG_NXTHDR(&packet.header, cm)) {
     if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
       int fd = -1;
       std::memcpy(&fd, CMSG_DATA(cm), sizeof(int));

@@ -84,6 +84,14 @@ std::size_t forwardOps(const ir::Graph& g) {
   return n;
 }
 
+// A spec of one Linear(4, width) layer: 4·width + width parameters.
+std::string oneLinearLayer(int width) {
+  return "#include <nndna/nndna.hpp>\nusing namespace nndna;\n"
+         "struct Net : Module { Linear l{\"l\", 4, " + std::to_string(width) + "}; };\n"
+         "Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
+         "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, .inputs = {{\"x\", {8, 4}}}}; }\n";
+}
+
 TEST_F(SpecRunnerTest, DefaultModelTracesLikeTheLinkedExample) {
   RunReport report;
   const ir::TracedModel model = runSpecFile(kDefaultModel, options(), &report);
@@ -346,10 +354,7 @@ TEST_F(SpecRunnerTest, SourceTextIsCompiledOnceAndNamedAsGiven) {
   TempDir cache(fs::temp_directory_path(), "nndna-test-cache-");
   RunOptions o = options();
   o.cacheDir = cache.path();
-  const std::string source = "#include <nndna/nndna.hpp>\nusing namespace nndna;\n"
-                             "struct Net : Module { Linear l{\"l\", 4, 3}; };\n"
-                             "Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
-                             "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, .inputs = {{\"x\", {8, 4}}}}; }\n";
+  const std::string source = oneLinearLayer(3);
   RunReport first;
   EXPECT_EQ(parameterCount(runSpecSource(source, "mine.cpp", o, &first).train), 4 * 3 + 3);
   EXPECT_FALSE(first.cacheHit);
@@ -376,10 +381,7 @@ TEST_F(SpecRunnerTest, SwappingTheFileDuringTheCompileChangesNothing) {
   o.cacheDir = cache.path();
   const fs::path spec = dir_->path() / "swapped.cpp";
   auto writeWidth = [&](int width) {
-    std::ofstream(spec) << "#include <nndna/nndna.hpp>\nusing namespace nndna;\n"
-                           "struct Net : Module { Linear l{\"l\", 4, " << width << "}; };\n"
-                           "Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
-                           "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, .inputs = {{\"x\", {8, 4}}}}; }\n";
+    std::ofstream(spec) << oneLinearLayer(width);
   };
   writeWidth(3);
   o.onStage = [&](const StageEvent& e) {
@@ -403,10 +405,7 @@ TEST_F(SpecRunnerTest, SourceTextIsCompiledAsGivenNotAsStored) {
   TempDir cache(fs::temp_directory_path(), "nndna-test-cache-");
   RunOptions o = options();
   o.cacheDir = cache.path();
-  const std::string source = "#include <nndna/nndna.hpp>\nusing namespace nndna;\n"
-                             "struct Net : Module { Linear l{\"l\", 4, 3}; };\n"
-                             "Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
-                             "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, .inputs = {{\"x\", {8, 4}}}}; }\n";
+  const std::string source = oneLinearLayer(3);
   EXPECT_EQ(parameterCount(runSpecSource(source, "mine.cpp", o).train), 4 * 3 + 3);
   std::string poisoned = source;
   poisoned.replace(poisoned.find("4, 3}"), 5, "4, 7}");
