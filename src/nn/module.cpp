@@ -51,11 +51,17 @@ std::string Module::qualify(std::string_view name) const {
 
 Tensor Module::param(std::string_view name, Shape shape, ParamOptions options) {
   const std::string full = qualify(name);
+  std::int64_t elements = 1;
   for (std::int64_t size : shape) {
     if (size <= 0) {
       throw std::invalid_argument(
           fmt::format("parameter '{}' has shape [{}]: sizes must be positive", full,
                       fmt::join(shape, ", ")));
+    }
+    // Caught here, where the spec makes it, not by the parent's IR validator (issue 9).
+    if (__builtin_mul_overflow(elements, size, &elements)) {
+      throw std::invalid_argument(fmt::format("parameter '{}' has shape [{}]: its element count overflows 64 bits",
+                                              full, fmt::join(shape, ", ")));
     }
   }
   const bool decay = options.decay.value_or(shape.size() >= 2);

@@ -49,14 +49,12 @@ bool writeIr(const std::string& text) {
 }
 
 [[noreturn]] void fail(int code, nlohmann::json error) {
-  // A message may hold bytes that are not UTF-8 (a name, an exception text): replaced, not fatal.
-  auto dump = [&] { return error.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
-  std::string text = dump();
+  // Quoted texts capped (a huge shape in a message). They may hold bytes that are not UTF-8 (a
+  // name, an exception text): replaced, not fatal.
   for (const char* field : {"message", "detail"}) {
-    if (text.size() <= kErrorFileBytes || !error.contains(field)) continue;
-    error[field] = error[field].get<std::string>().substr(0, kErrorFileBytes / 4) + "...";
-    text = dump();
+    if (error.contains(field)) error[field] = capQuoted(error[field].get<std::string>());
   }
+  const std::string text = error.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (errorFile >= 0 && text.size() <= kErrorFileBytes) writeAll(errorFile, text);
   std::fflush(nullptr);
   std::_Exit(code);

@@ -46,21 +46,12 @@ using Kind = SpecRunError::Kind;
 constexpr std::uint64_t kMaxErrorFileBytes = 1 << 20;
 // Run directories: $TMPDIR/nndna-run-<pid>-XXXXXX (swept when <pid> is gone).
 constexpr std::string_view kRunDirPrefix = "nndna-run-";
-// What a message may quote from the spec: a rank-100,000 shape would otherwise make a message of
-// 300 KB, all of it shown in a terminal or sent to a browser.
-constexpr std::size_t kMaxQuotedBytes = 4000;
 
 std::string mib(std::uint64_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
 
-// `text` cut to `limit` bytes (at a UTF-8 character boundary), saying how much was left out.
-std::string capped(std::string text, std::size_t limit = kMaxQuotedBytes) {
-  if (text.size() <= limit) return text;
-  std::size_t cut = limit;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  const std::size_t dropped = text.size() - cut;
-  text.resize(cut);
-  return text + fmt::format("... ({} more bytes not shown)", dropped);
-}
+// A quoted text of the child's, bounded: the spec main caps what it writes at kMaxQuotedBytes
+// (with its own "more bytes" note, which this margin lets through); a hostile error.json is cut.
+std::string capped(std::string text) { return child::capQuoted(std::move(text), child::kMaxQuotedBytes + 64); }
 
 // The last lines the program printed, to go with a crash or an exception.
 std::string outputTail(const std::string& output) {
