@@ -124,6 +124,29 @@ TEST_F(HostileSpec, RootOnlyFilesStayOnTheHost) {
   EXPECT_EQ(model.spec.description, "cannot read /etc/hostname");
 }
 
+// What `nndna serve` runs (runSpecSource, as the app's ServeHttp.SpecReadingAHostFileIsRejected
+// does): a spec that throws when it cannot read a host file into its label is rejected, and no
+// byte of the file reaches the message.
+TEST_F(HostileSpec, ASourceGivenAsTextCannotReadAHostFile) {
+  const std::string source =
+      "#include <nndna/nndna.hpp>\n#include <fstream>\n#include <sstream>\n#include <stdexcept>\n"
+      "using namespace nndna;\n"
+      "struct M : Module { Linear l{\"l\", 4, 4}; };\n"
+      "Tensor lossFn(M& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
+      "std::string stolen() {\n"
+      "  std::ifstream f(\"/etc/hostname\");\n"
+      "  if (!f) throw std::runtime_error(\"cannot open /etc/hostname\");\n"
+      "  std::stringstream s;\n  s << f.rdbuf();\n  return \"hostname:[\" + s.str() + \"]\";\n}\n"
+      "NNDNA_SPEC(M) { return {.label = stolen(), .loss = lossFn, .inputs = {{\"x\", {2, 4}}}}; }\n";
+  try {
+    const ir::TracedModel model = runSpecSource(source, "model.cpp", options());
+    ADD_FAILURE() << "the spec read the host's file: " << model.spec.label;
+  } catch (const SpecRunError& e) {
+    EXPECT_EQ(e.kind(), Kind::spec_error) << e.what();
+    EXPECT_EQ(std::string(e.what()), "model.cpp: cannot open /etc/hostname");
+  }
+}
+
 TEST_F(HostileSpec, SeesNoHostDirectoryAndItsOwnHostname) {
   const ir::TracedModel model = runSpecFile(kSpecs / "what_it_sees.cpp", options());
   // The directories leading to what the run sees (its binary in the cache, libnndna in the build

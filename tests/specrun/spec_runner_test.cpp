@@ -34,7 +34,13 @@ ino_t inodeOf(const fs::path& file) {
 
 class SpecRunnerTest : public ::testing::Test {
  protected:
-  void SetUp() override { dir_.emplace(fs::temp_directory_path(), "nndna-test-spec-"); }
+  void SetUp() override {
+    startDir_ = fs::current_path();
+    dir_.emplace(fs::temp_directory_path(), "nndna-test-spec-");
+  }
+  // Tests that run from dir_ (to name the spec as the user would) leave it before it is removed:
+  // the next test of this process must not start in a deleted directory.
+  void TearDown() override { fs::current_path(startDir_); }
 
   RunOptions options() const {
     RunOptions o;
@@ -69,6 +75,7 @@ class SpecRunnerTest : public ::testing::Test {
     return SpecRunError(Kind::setup_error, "no error");
   }
 
+  fs::path startDir_;
   std::optional<TempDir> dir_;
 };
 
