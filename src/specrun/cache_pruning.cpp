@@ -68,10 +68,11 @@ void pruneBinaries(const fs::path& bin, const fs::path& keep, const CacheLimits&
   }
 }
 
-void prunePrecompiledHeaders(const fs::path& pch, const fs::path& keep, const CacheLimits& limits) {
+// Keeps the `count` most recently used directories of `dir` (and `keep`).
+void pruneDirectories(const fs::path& dir, const fs::path& keep, std::size_t count) {
   std::size_t kept = 0;
-  for (const Entry& e : entriesByRecency(pch, [](const fs::path&) { return true; })) {
-    if (kept < limits.maxPrecompiledHeaders || e.path == keep) {
+  for (const Entry& e : entriesByRecency(dir, [](const fs::path&) { return true; })) {
+    if (kept < count || e.path == keep) {
       ++kept;
       continue;
     }
@@ -99,7 +100,8 @@ void touchCacheEntry(const fs::path& entry) noexcept {
 void pruneCache(const fs::path& cache, const fs::path& keep, const CacheLimits& limits) noexcept {
   try {
     pruneBinaries(cache / "bin", keep, limits);
-    prunePrecompiledHeaders(cache / "pch", keep, limits);
+    pruneDirectories(cache / "pch", keep, limits.maxPrecompiledHeaders);
+    pruneDirectories(cache / "sources", keep, limits.maxSources);
     pruneStaleTemp(cache / "tmp", limits);
   } catch (...) {
     // Pruning is housekeeping: an allocation failure here must not fail the user's run.

@@ -198,7 +198,7 @@ fs::path configuredCacheDirectory(const RunOptions& options) {
 fs::path cacheDirectory(const RunOptions& options) { return fs::absolute(configuredCacheDirectory(options)); }
 
 std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& cache,
-                                          const SandboxLimits& limits, RunReport* report) {
+                                          const SandboxLimits& limits, RunReport* report, std::stop_token stop) {
   const fs::path dir = cache / "pch" / sha256Hex(tc.identity + "\n" + flagsText()).substr(0, 24);
   const fs::path header = dir / kPchHeader;
   if (fs::exists(fs::path(header.string() + ".gch"))) {
@@ -221,7 +221,7 @@ std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& c
   SandboxLimits pchLimits = limits;
   pchLimits.visible.push_back({tc.includeDir, {}});
   pchLimits.visible.push_back({work.path(), {}});
-  const SandboxResult result = runSandboxed(argv, compilerEnvironment(out), out, pchLimits);
+  const SandboxResult result = runSandboxed(argv, compilerEnvironment(out), out, pchLimits, stop);
   if (report != nullptr) {
     report->pchBuilt = true;
     report->pchSeconds = result.wallSeconds;
@@ -298,7 +298,10 @@ CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunR
     }
   }
 
-  const std::optional<fs::path> pch = precompiledHeader(tc, cache, options.compileLimits, report);
+  const std::optional<fs::path> pch = precompiledHeader(tc, cache, options.compileLimits, report, options.stop);
+  if (options.stop.stop_requested()) {
+    throw SpecRunError(SpecRunError::Kind::cancelled, fmt::format("{}: the compile was cancelled", spec.display));
+  }
   // <work>/src/<name>: the snapshot of the hashed text, which the compiler reads (read-only) and
   // -ffile-prefix-map names by the spec's own directory, so the binary's debug information,
   // __FILE__ and the run's source text all say spec.path. Its own headers are found through

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -41,9 +42,11 @@ struct CompiledSpec {
 CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunReport* report);
 
 // The header to pass with -include (its .gch lies next to it); nullopt if it could not be built,
-// in which case specs compile without it (slower, same result).
+// in which case specs compile without it (slower, same result). A stop request kills the build
+// (nothing is kept; the next compile builds it).
 std::optional<std::filesystem::path> precompiledHeader(const Toolchain& toolchain,
                                                        const std::filesystem::path& cache,
-                                                       const SandboxLimits& limits, RunReport* report);
+                                                       const SandboxLimits& limits, RunReport* report,
+                                                       std::stop_token stop = {});
 
 }  // namespace nndna::specrun

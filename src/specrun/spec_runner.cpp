@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -13,6 +14,7 @@
 
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
+#include "specrun/cache_pruning.hpp"
 #include "specrun/child_files.hpp"
 #include "specrun/child_protocol.hpp"
 #include "specrun/compile_cache.hpp"
@@ -260,11 +262,15 @@ ir::TracedModel runSpecSource(std::string_view source, std::string_view fileName
   // The stored copy names the spec in its binary's debug information (and is read where no
   // sandbox root can be built); the compile and the run use `source` itself.
   std::error_code ec;
-  if (!fs::exists(file, ec)) {
+  if (fs::exists(file, ec)) {
+    touchCacheEntry(dir);  // pruning keeps the most recently used sources
+  } else {
     fs::create_directories(dir, ec);
-    // Written under a unique name, then renamed: a concurrent request for the same source reads
-    // either nothing or the whole file.
-    const fs::path partial = dir / fmt::format(".{}.{}.tmp", name, ::getpid());
+    // Written under a name no other thread or process uses, then renamed: a concurrent request
+    // for the same source reads either nothing or the whole file, and every writer's rename
+    // succeeds.
+    static std::atomic<unsigned> written{0};
+    const fs::path partial = dir / fmt::format(".{}.{}-{}.tmp", name, ::getpid(), written++);
     {
       std::ofstream out(partial, std::ios::binary | std::ios::trunc);
       out.write(source.data(), static_cast<std::streamsize>(source.size()));
@@ -277,8 +283,10 @@ ir::TracedModel runSpecSource(std::string_view source, std::string_view fileName
       throw SpecRunError(Kind::setup_error, fmt::format("{}: cannot store the source: {}", fileName, ec.message()));
     }
   }
+  const fs::path stored = fs::canonical(file, ec);
+  if (ec) throw SpecRunError(Kind::setup_error, fmt::format("{}: cannot store the source: {}", fileName, ec.message()));
   RunReport local;
-  const SpecSource spec{fs::canonical(file), std::string(source), options.displayPath.value_or(std::string(fileName))};
+  const SpecSource spec{stored, std::string(source), options.displayPath.value_or(std::string(fileName))};
   return runSpec(spec, options, report != nullptr ? *report : local);
 }
 

@@ -1,5 +1,6 @@
 // The compile cache stays bounded: least recently used binaries (and their .deps) past the count
-// or size limit, surplus precompiled headers and stale temporary directories are removed.
+// or size limit, surplus precompiled headers and stored sources, and stale temporary directories
+// are removed.
 #include "specrun/cache_pruning.hpp"
 
 #include <gtest/gtest.h>
@@ -104,6 +105,17 @@ TEST_F(CachePruning, KeepsTheMostRecentPrecompiledHeaders) {
   pruneCache(cache_.path(), {});  // default: two toolchains
   EXPECT_TRUE(has("pch/toolchain1") && has("pch/toolchain2"));
   EXPECT_FALSE(has("pch/toolchain3"));
+}
+
+// A server stores every text a visitor sends (runSpecSource): without a bound, sources/ grows
+// for good.
+TEST_F(CachePruning, KeepsTheMostRecentlyUsedSources) {
+  for (int i = 0; i < 5; ++i) directory("sources/s" + std::to_string(i), std::chrono::minutes(i));
+  CacheLimits limits;
+  limits.maxSources = 2;
+  pruneCache(cache_.path(), {}, limits);
+  EXPECT_TRUE(has("sources/s0/content") && has("sources/s1/content"));
+  EXPECT_FALSE(has("sources/s2") || has("sources/s3") || has("sources/s4"));
 }
 
 TEST_F(CachePruning, RemovesOnlyStaleTemporaryDirectories) {

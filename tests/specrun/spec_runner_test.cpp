@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <latch>
 #include <thread>
 #include <vector>
 
@@ -423,6 +424,46 @@ TEST_F(SpecRunnerTest, SourceTextIsCompiledAsGivenNotAsStored) {
   EXPECT_EQ(parameterCount(runSpecSource(source, "mine.cpp", o).train), 4 * 3 + 3);
 }
 
+// The server's workers may store the same text at once: each stores it under a name of its own
+// and renames it into place, so none fails and the stored copy is whole. (Stopped before the
+// compile: only the storing is under test.)
+TEST_F(SpecRunnerTest, ConcurrentRequestsStoreTheSameSourceSafely) {
+  const std::string source = oneLinearLayer(3) + "// " + dir_->path().filename().string() + "\n";
+  std::stop_source stop;
+  stop.request_stop();
+  RunOptions o = options();
+  o.stop = stop.get_token();
+  constexpr int kRequests = 8;
+  std::latch start(kRequests);
+  std::vector<std::string> kinds(kRequests);
+  std::vector<std::thread> requests;
+  for (int i = 0; i < kRequests; ++i) {
+    requests.emplace_back([&, i] {
+      start.arrive_and_wait();
+      try {
+        runSpecSource(source, "same.cpp", o);
+      } catch (const SpecRunError& e) {
+        kinds[static_cast<std::size_t>(i)] = std::string(kindName(e.kind())) + ": " + e.what();
+      }
+    });
+  }
+  for (std::thread& t : requests) t.join();
+  for (const std::string& kind : kinds) EXPECT_EQ(kind, "cancelled: same.cpp: the compile was cancelled");
+  std::vector<fs::path> stored;
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(cacheDirectory(o) / "sources")) {
+    if (entry.is_regular_file() && entry.path().parent_path().filename().string().size() == 32) {
+      std::ifstream in(entry.path(), std::ios::binary);
+      const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+      if (text.find(dir_->path().filename().string()) != std::string::npos) stored.push_back(entry.path());
+    }
+  }
+  ASSERT_EQ(stored.size(), 1u) << "one stored copy, no partial file left";
+  EXPECT_EQ(stored[0].filename(), "same.cpp");
+  std::ifstream in(stored[0], std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), source);
+  fs::remove_all(stored[0].parent_path());
+}
+
 // `--cache-dir rel` was passed on as a relative path, which the compiler, running in a directory
 // of its own, could not find.
 TEST_F(SpecRunnerTest, CacheDirectoryIsAbsolute) {
@@ -488,6 +529,28 @@ TEST_F(SpecRunnerTest, StopRequestCancelsTheCompile) {
     EXPECT_EQ(e.kind(), Kind::cancelled) << e.what();
   }
   if (stopper.joinable()) stopper.join();
+}
+
+// A request cancelled while the precompiled header is built (the first compile of a fresh cache,
+// or of a new toolchain: seconds) stops that build too; nothing half-built is kept.
+TEST_F(SpecRunnerTest, StopRequestCancelsThePrecompiledHeaderBuild) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-cache-");
+  std::stop_source stop;
+  stop.request_stop();
+  RunOptions o = options();
+  o.cacheDir = cache.path();
+  o.stop = stop.get_token();
+  RunReport report;
+  try {
+    runSpecFile(writeSpec(""), o, &report);
+    ADD_FAILURE() << "a cancelled compile must throw";
+  } catch (const SpecRunError& e) {
+    EXPECT_EQ(e.kind(), Kind::cancelled) << e.what();
+    EXPECT_EQ(std::string(e.what()), (dir_->path() / "model.cpp").string() + ": the compile was cancelled");
+  }
+  EXPECT_TRUE(report.pchBuilt) << "the build was started";
+  EXPECT_FALSE(fs::exists(cache.path() / "pch")) << "and none was kept";
+  EXPECT_FALSE(fs::exists(cache.path() / "bin"));
 }
 
 TEST_F(SpecRunnerTest, IsolationStatusAgreesWithARun) {
