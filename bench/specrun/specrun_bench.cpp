@@ -27,7 +27,7 @@ const RunOptions& options() {
     runSpecFile(kModel, o, &report);
     fmt::print(stderr, "precompiled header: {:.2f} s; first compile: {:.2f} s; sandbox: {}\n", report.pchSeconds,
                report.compileSeconds,
-               report.namespaces ? (report.readOnlyFs ? "namespaces, read-only fs" : "namespaces") : "limits only");
+               report.isolation ? report.isolation->describe() : "none");
     return o;
   }();
   return opts;
@@ -82,11 +82,14 @@ void BM_RunCached(benchmark::State& state) {
 }
 BENCHMARK(BM_RunCached)->Unit(benchmark::kMillisecond)->Iterations(10)->UseRealTime();
 
+// Every layer (namespaces, minimal root, filter, cgroups, a tmpfs working directory) against a
+// plain fork with the per-process limits, the filter and the cgroups.
 void BM_SandboxTrue(benchmark::State& state) {
   TempDir dir(fs::temp_directory_path(), "nndna-bench-run-");
   const std::vector<std::string> argv{"/bin/true"};
   SandboxLimits limits;
   limits.isolate = state.range(0) != 0;
+  limits.workDirBytes = limits.isolate ? std::uint64_t{1} << 20 : 0;
   for (auto _ : state) benchmark::DoNotOptimize(runSandboxed(argv, {}, dir.path(), limits));
 }
 BENCHMARK(BM_SandboxTrue)->Arg(1)->Arg(0)->ArgName("namespaces")->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "render/escape.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"nndna: see the architecture of neural networks and what C++ programs did"};
@@ -18,7 +19,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::exception& e) {
-    std::cerr << "nndna: " << e.what() << "\n";
+    // Messages may quote a file's contents (an IR, a trace): escape sequences are printed as text.
+    std::cerr << "nndna: " << nndna::render::escapeForTerminal(e.what()) << "\n";
     return 1;
   }
   return 0;

@@ -1,14 +1,19 @@
 // `nndna ir model.cpp -o model.json`: compile a spec file, run it in the sandbox, write its IR.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <signal.h>
 
+#include <atomic>
 #include <iostream>
 #include <memory>
+#include <stop_token>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/files.hpp"
 #include "cli/spec_run_options.hpp"
 #include "nndna/ir_json.hpp"
+#include "render/escape.hpp"
 #include "specrun/spec_runner.hpp"
 
 namespace nndna::cli {
@@ -34,7 +39,10 @@ specrun::RunOptions toRunOptions(const SpecRunArgs& args) {
     options.runLimits.wallTime = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeLimit * 1000));
     options.runLimits.cpuSeconds = static_cast<std::uint64_t>(std::max(1.0, args.timeLimit));
   }
-  if (args.memoryLimit > 0) options.runLimits.addressSpaceBytes = args.memoryLimit << 20;
+  if (args.memoryLimit > 0) {
+    options.runLimits.addressSpaceBytes = args.memoryLimit << 20;  // each process
+    options.runLimits.memoryBytes = args.memoryLimit << 20;        // and all of them together
+  }
   if (!args.cacheDir.empty()) options.cacheDir = args.cacheDir;
   options.useCache = !args.noCache;
   options.keepTemp = args.keepTemp;
@@ -62,32 +70,99 @@ int exitCodeFor(specrun::SpecRunError::Kind kind) {
   return 1;
 }
 
+// What the spec or the compiler wrote reaches the terminal as text, never as escape sequences.
+void printUntrusted(const std::string& text) { std::cerr << render::escapeForTerminal(text); }
+
 void printReport(const specrun::RunReport& report) {
   std::cerr << fmt::format(
       "compile: {} ({:.2f} s{}), run: {:.2f} s, read IR: {:.3f} s\nsandbox: {}\ntoolchain: {}\nbinary: {}\n",
       report.cacheHit ? "cached" : "compiled", report.compileSeconds,
       report.pchBuilt ? fmt::format(", precompiled header {:.2f} s", report.pchSeconds) : "", report.runSeconds,
-      report.readSeconds,
-      report.namespaces ? (report.readOnlyFs ? "PID, mount and network namespaces; read-only filesystem"
-                                             : "PID, mount and network namespaces; filesystem NOT read-only")
-                        : "resource limits only (no namespaces on this machine)",
+      report.readSeconds, report.isolation ? report.isolation->describe() : "not started",
       report.installedToolchain ? "installed" : "build tree", report.binary.string());
-  if (!report.programOutput.empty()) std::cerr << "the spec printed:\n" << report.programOutput;
+  if (!report.programOutput.empty()) {
+    std::cerr << "the spec printed:\n";
+    printUntrusted(report.programOutput);
+  }
 }
+
+// A downgrade is never silent: every run without full isolation says so, -v or not.
+void warnIfPartial(const specrun::RunReport& report) {
+  if (!report.isolation) return;
+  const std::vector<std::string> missing = report.isolation->missing();
+  if (missing.empty()) return;
+  std::string text;
+  for (const std::string& m : missing) text += (text.empty() ? "" : "; ") + m;
+  std::cerr << "nndna: warning: the spec ran without full isolation: missing " << text << "\n";
+}
+
+// SIGTERM, SIGINT and SIGHUP during a run stop it like a cancel: the sandbox kills the spec (or
+// the compiler) and everything it started, the run directory is removed, and nndna exits with
+// 128 + the signal. The signals are blocked in this thread (and so in the threads it starts; the
+// sandbox unblocks them in the program) and taken by a watcher thread.
+class StopOnTerminationSignals {
+ public:
+  StopOnTerminationSignals() {
+    sigemptyset(&signals_);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals_, sig);
+    pthread_sigmask(SIG_BLOCK, &signals_, &previous_);
+    watcher_ = std::jthread([this](std::stop_token done) {
+      const timespec tick{0, 100'000'000};
+      while (!done.stop_requested()) {
+        const int sig = sigtimedwait(&signals_, nullptr, &tick);
+        if (sig > 0) {
+          received_ = sig;
+          stop_.request_stop();
+          return;
+        }
+      }
+    });
+  }
+  ~StopOnTerminationSignals() {
+    watcher_.request_stop();
+    watcher_.join();
+    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+  }
+  StopOnTerminationSignals(const StopOnTerminationSignals&) = delete;
+  StopOnTerminationSignals& operator=(const StopOnTerminationSignals&) = delete;
+
+  std::stop_token token() const { return stop_.get_token(); }
+  int received() const { return received_; }
+
+ private:
+  sigset_t signals_{};
+  sigset_t previous_{};
+  std::stop_source stop_;
+  std::atomic<int> received_{0};
+  std::jthread watcher_;
+};
 
 }  // namespace
 
 ir::TracedModel runSpecForCli(const std::string& spec, const SpecRunArgs& args) {
   specrun::RunReport report;
+  StopOnTerminationSignals signals;
+  specrun::RunOptions options = toRunOptions(args);
+  options.stop = signals.token();
+  auto stopped = [&] {
+    std::cerr << fmt::format("nndna: stopped by {}; the spec and everything it started were killed\n",
+                             specrun::describeSignal(signals.received()));
+    return CLI::RuntimeError(128 + signals.received());
+  };
   try {
-    ir::TracedModel model = specrun::runSpecFile(spec, toRunOptions(args), &report);
+    ir::TracedModel model = specrun::runSpecFile(spec, options, &report);
+    if (signals.received() != 0) throw stopped();  // arrived after the last sandboxed step
+    warnIfPartial(report);
     if (args.verbose) printReport(report);
     if (args.keepTemp) std::cerr << "run directory kept: " << report.runDir.string() << "\n";
     return model;
   } catch (const specrun::SpecRunError& e) {
+    warnIfPartial(report);
     if (args.verbose) printReport(report);
     if (args.keepTemp && !report.runDir.empty()) std::cerr << "run directory kept: " << report.runDir.string() << "\n";
-    std::cerr << e.what() << "\n";
+    if (e.kind() == specrun::SpecRunError::Kind::cancelled && signals.received() != 0) throw stopped();
+    printUntrusted(e.what());
+    std::cerr << "\n";
     throw CLI::RuntimeError(exitCodeFor(e.kind()));
   }
 }
@@ -103,8 +178,9 @@ void addSpecCommands(CLI::App& app) {
       "ir", "Compile a model spec file, trace it in a sandbox and write its IR (both graphs) as JSON");
   cmd->footer(
       "The spec is compiled with g++ against libnndna (cached in ~/.cache/nndna: a second run of the\n"
-      "same file skips the compiler) and run in a child process without network, with a read-only\n"
-      "view of the filesystem where the machine allows, and with time and memory limits.\n"
+      "same file skips the compiler); the compiler and the spec program run in a sandbox (their own\n"
+      "namespaces, a minimal root without the host's files, a system-call filter, limits for their\n"
+      "whole process tree; -v says which layers were in force, and a run without all of them warns).\n"
       "Exit codes: 0 ok, 2 compile error, 3 trace or spec error, 4 crash / time-out / memory or output\n"
       "limit, 1 anything else.\n\n"
       "Example:\n  nndna ir examples/diffusion_denoiser.cpp -o denoiser.json");

@@ -36,22 +36,26 @@ bool isListIndex(std::string_view s) {
 }
 
 std::string escapeHtmlLabel(std::string_view s) {
+  // escapeXml on the whole text: it checks UTF-8 sequences, which byte by byte would all fail.
+  const std::string escaped = escapeXml(s);
   std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
+  out.reserve(escaped.size());
+  for (char c : escaped) {
     switch (c) {
       case '[': out += "&#91;"; break;
       case ']': out += "&#93;"; break;
-      default: out += escapeXml(std::string_view(&c, 1));
+      default: out += c;
     }
   }
   return out;
 }
 
 std::string escapeDotString(std::string_view s) {
+  // Graphviz copies a DOT string into the SVG, escaping markup but not control characters or
+  // bytes that are not UTF-8: cleaned here.
   std::string out;
   out.reserve(s.size());
-  for (char c : s) {
+  for (char c : render::cleanText(s)) {
     if (c == '\\' || c == '"') out += '\\';
     if (c == '\n' || c == '\r') {
       out += ' ';

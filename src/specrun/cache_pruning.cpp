@@ -35,10 +35,18 @@ std::vector<Entry> entriesByRecency(const fs::path& dir, Include include) {
   return entries;
 }
 
-bool isDepsFile(const fs::path& p) { return p.extension() == ".deps"; }
+// A binary's companions: the user's headers it depends on, and the text it was compiled from.
+constexpr const char* kCompanions[] = {".deps", ".cpp"};
+
+bool isCompanion(const fs::path& p) {
+  for (const char* extension : kCompanions) {
+    if (p.extension() == extension) return true;
+  }
+  return false;
+}
 
 void pruneBinaries(const fs::path& bin, const fs::path& keep, const CacheLimits& limits) {
-  const std::vector<Entry> binaries = entriesByRecency(bin, [](const fs::path& p) { return !isDepsFile(p); });
+  const std::vector<Entry> binaries = entriesByRecency(bin, [](const fs::path& p) { return !isCompanion(p); });
   std::size_t kept = 0;
   std::uintmax_t bytes = 0;
   for (const Entry& e : binaries) {
@@ -50,20 +58,21 @@ void pruneBinaries(const fs::path& bin, const fs::path& keep, const CacheLimits&
     }
     std::error_code ec;
     fs::remove(e.path, ec);
-    fs::remove(fs::path(e.path.string() + ".deps"), ec);
+    for (const char* extension : kCompanions) fs::remove(fs::path(e.path.string() + extension), ec);
   }
-  // A .deps whose binary is gone (removed by hand, or a run killed between the two renames).
-  for (const Entry& e : entriesByRecency(bin, isDepsFile)) {
+  // A companion whose binary is gone (removed by hand, or a compile killed between the renames).
+  for (const Entry& e : entriesByRecency(bin, isCompanion)) {
     std::error_code ec;
     const fs::path binary = fs::path(e.path).replace_extension();
     if (!fs::exists(binary, ec) && !ec) fs::remove(e.path, ec);
   }
 }
 
-void prunePrecompiledHeaders(const fs::path& pch, const fs::path& keep, const CacheLimits& limits) {
+// Keeps the `count` most recently used directories of `dir` (and `keep`).
+void pruneDirectories(const fs::path& dir, const fs::path& keep, std::size_t count) {
   std::size_t kept = 0;
-  for (const Entry& e : entriesByRecency(pch, [](const fs::path&) { return true; })) {
-    if (kept < limits.maxPrecompiledHeaders || e.path == keep) {
+  for (const Entry& e : entriesByRecency(dir, [](const fs::path&) { return true; })) {
+    if (kept < count || e.path == keep) {
       ++kept;
       continue;
     }
@@ -91,7 +100,8 @@ void touchCacheEntry(const fs::path& entry) noexcept {
 void pruneCache(const fs::path& cache, const fs::path& keep, const CacheLimits& limits) noexcept {
   try {
     pruneBinaries(cache / "bin", keep, limits);
-    prunePrecompiledHeaders(cache / "pch", keep, limits);
+    pruneDirectories(cache / "pch", keep, limits.maxPrecompiledHeaders);
+    pruneDirectories(cache / "sources", keep, limits.maxSources);
     pruneStaleTemp(cache / "tmp", limits);
   } catch (...) {
     // Pruning is housekeeping: an allocation failure here must not fail the user's run.

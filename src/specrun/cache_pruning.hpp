@@ -12,15 +12,18 @@ struct CacheLimits {
   std::size_t maxBinaries = 256;                           // compiled specs kept (bin/)
   std::uintmax_t maxBinaryBytes = std::uintmax_t{1} << 30;  // and their total size
   std::size_t maxPrecompiledHeaders = 2;                   // toolchains' PCH directories (pch/)
+  std::size_t maxSources = 256;  // texts runSpecSource stored (sources/), one directory each
   std::chrono::hours staleTemp{24};  // tmp/ work directories a killed run left behind
 };
 
-// Marks a cache entry (a binary or a PCH directory) as just used: pruning drops the least
-// recently used first. Errors are ignored (an entry another process just pruned is fine).
+// Marks a cache entry (a binary, a PCH directory or a stored source's directory) as just used:
+// pruning drops the least recently used first. Errors are ignored (an entry another process just
+// pruned is fine).
 void touchCacheEntry(const std::filesystem::path& entry) noexcept;
 
-// Removes the least recently used binaries (with their .deps) past either limit, PCH directories
-// past theirs, and tmp/ entries older than `staleTemp`. `keep` (the binary or PCH directory just
+// Removes the least recently used binaries (with their .deps and .cpp) past either limit, PCH
+// directories and stored sources past theirs (a server stores every text a visitor sends), and
+// tmp/ entries older than `staleTemp`. `keep` (the binary or PCH directory just
 // made) is never removed. Entries other processes remove meanwhile are skipped; nothing throws.
 void pruneCache(const std::filesystem::path& cache, const std::filesystem::path& keep,
                 const CacheLimits& limits = {}) noexcept;

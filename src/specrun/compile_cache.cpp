@@ -1,19 +1,27 @@
 // The compile step: precompiled header (once per cache and toolchain), cache lookup, g++ in the
-// sandbox, diagnostics for the user.
+// sandbox on a snapshot of the hashed text, diagnostics for the user.
 #include <fmt/format.h>
 
-#include <cstdlib>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <system_error>
 
 #include "specrun/cache_pruning.hpp"
+#include "specrun/child_files.hpp"
 #include "specrun/diagnostics.hpp"
 #include "specrun/sha256.hpp"
 #include "specrun/spec_runner.hpp"
 #include "specrun/temp_dir.hpp"
 #include "specrun/toolchain.hpp"
+#include "specrun/unique_fd.hpp"
 #include "specrun/compile_cache.hpp"
 
 namespace nndna::specrun {
@@ -24,12 +32,10 @@ namespace {
 
 constexpr std::uintmax_t kMaxSpecBytes = std::uintmax_t{4} << 20;
 constexpr const char* kPchHeader = "nndna_pch.hpp";
-
-std::string readText(const fs::path& file) {
-  std::ostringstream text;
-  text << std::ifstream(file, std::ios::binary).rdbuf();
-  return text.str();
-}
+// The compiler's outputs, in its working directory (a tmpfs of its own).
+constexpr const char* kBinaryName = "spec";
+constexpr const char* kDepsName = "spec.d";
+constexpr std::uint64_t kMaxDepsBytes = 1 << 20;
 
 std::string envOr(const char* name, std::string fallback) {
   const char* value = std::getenv(name);
@@ -51,6 +57,24 @@ void publish(const fs::path& from, const fs::path& to) {
     throw SpecRunError(SpecRunError::Kind::setup_error,
                        fmt::format("cannot write {}: {}", to.string(), ec.message()));
   }
+}
+
+void writeFile(const fs::path& file, std::string_view text) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out) {
+    throw SpecRunError(SpecRunError::Kind::setup_error, fmt::format("cannot write {}", file.string()));
+  }
+}
+
+std::vector<VisiblePath> libraryFiles(const fs::path& library) {
+  std::vector<VisiblePath> files;
+  const std::string stem = "libnndna.so";
+  std::error_code ec;
+  for (fs::directory_iterator it(library.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().starts_with(stem)) files.push_back({it->path(), it->path()});
+  }
+  return files;
 }
 
 // A file's identity for the dependency list: size and modification time.
@@ -98,21 +122,65 @@ std::vector<fs::path> userDependencies(const std::string& makeRule, const fs::pa
   return files;
 }
 
-// A cached binary is good while every header of the user's it included is unchanged.
-bool dependenciesUnchanged(const fs::path& binary) {
+// The headers recorded for a cached binary, or nullopt when one of them changed since.
+std::optional<std::vector<fs::path>> unchangedDependencies(const fs::path& binary) {
+  std::vector<fs::path> headers;
   std::ifstream in(binary.string() + ".deps");
-  if (!in) return true;  // none recorded
   std::string path;
   std::string stamp;
   while (std::getline(in, path) && std::getline(in, stamp)) {
-    if (dependencyStamp(path) != stamp) return false;
+    if (dependencyStamp(path) != stamp) return std::nullopt;
+    headers.emplace_back(path);
   }
-  return true;
+  return headers;
+}
+
+std::string flagsText() {
+  std::string flags;
+  for (const std::string& f : specCompileFlags()) flags += f + " ";
+  return flags;
+}
+
+[[noreturn]] void throwCompileFailure(const SandboxResult& result, const SandboxLimits& limits,
+                                      const std::string& display, const DiagnosticPaths& paths) {
+  using Kind = SpecRunError::Kind;
+  if (result.cancelled) throw SpecRunError(Kind::cancelled, fmt::format("{}: the compile was cancelled", display));
+  if (result.timedOut || result.cpuExceeded) {
+    throw SpecRunError(Kind::timeout,
+                       fmt::format("{}: compiling took longer than the limit ({} s)", display,
+                                   result.timedOut ? limits.wallTime.count() / 1000
+                                                   : static_cast<long long>(limits.cpuSeconds)),
+                       result.output);
+  }
+  if (result.memoryExceeded) {
+    throw SpecRunError(Kind::memory_limit,
+                       fmt::format("{}: the compiler used more than {} MiB of memory and was stopped", display,
+                                   limits.memoryBytes >> 20),
+                       result.output);
+  }
+  if (result.outputExceeded) {
+    throw SpecRunError(Kind::output_limit,
+                       fmt::format("{}: the compiler printed more than {} MiB and was stopped", display,
+                                   limits.outputBytes >> 20),
+                       result.output);
+  }
+  if (!result.exited) {
+    throw SpecRunError(Kind::compile_error,
+                       fmt::format("{}: the compiler was killed by {} (memory limit {} MiB?)\n{}", display,
+                                   describeSignal(result.signal), limits.addressSpaceBytes >> 20,
+                                   trimCompilerOutput(result.output, paths)),
+                       result.output);
+  }
+  std::string message = trimCompilerOutput(result.output, paths);
+  while (message.ends_with('\n')) message.pop_back();
+  throw SpecRunError(Kind::compile_error, message, result.output);
 }
 
 }  // namespace
 
-fs::path cacheDirectory(const RunOptions& options) {
+namespace {
+
+fs::path configuredCacheDirectory(const RunOptions& options) {
   if (options.cacheDir) return *options.cacheDir;
   if (const char* dir = std::getenv("NNDNA_CACHE_DIR"); dir != nullptr && *dir != '\0') return dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
@@ -124,64 +192,92 @@ fs::path cacheDirectory(const RunOptions& options) {
   return fs::temp_directory_path() / "nndna-cache";
 }
 
+}  // namespace
+
+// Absolute: the compiler runs in a directory of its own, and the sandbox binds paths as given.
+fs::path cacheDirectory(const RunOptions& options) { return fs::absolute(configuredCacheDirectory(options)); }
+
 std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& cache,
-                                          const SandboxLimits& limits, RunReport* report) {
-  std::string flags;
-  for (const std::string& f : specCompileFlags()) flags += f + " ";
-  const fs::path dir = cache / "pch" / sha256Hex(tc.identity + "\n" + flags).substr(0, 24);
+                                          const SandboxLimits& limits, RunReport* report, std::stop_token stop) {
+  const fs::path dir = cache / "pch" / sha256Hex(tc.identity + "\n" + flagsText()).substr(0, 24);
   const fs::path header = dir / kPchHeader;
   if (fs::exists(fs::path(header.string() + ".gch"))) {
     touchCacheEntry(dir);
     return header;
   }
 
+  // <work>/nndna_pch.hpp is read by the compiler (read-only); the .gch is written in <work>/out,
+  // its tmpfs, copied out, and <work> becomes the cache entry.
   TempDir work(cache / "tmp", "pch-");
-  {
-    std::ofstream out(work.path() / kPchHeader);
-    out << "// nndna's precompiled header (built once per cache and toolchain)\n"
-           "#include <nndna/nndna.hpp>\n";
-  }
+  writeFile(work.path() / kPchHeader,
+            "// nndna's precompiled header (built once per cache and toolchain)\n#include <nndna/nndna.hpp>\n");
+  const fs::path out = work.path() / "out";
+  fs::create_directory(out);
+  const std::string gch = std::string(kPchHeader) + ".gch";
   std::vector<std::string> argv{tc.compiler.string()};
   for (const std::string& f : specCompileFlags()) argv.push_back(f);
-  argv.insert(argv.end(), {"-I", tc.includeDir.string(), "-x", "c++-header", kPchHeader, "-o",
-                           std::string(kPchHeader) + ".gch"});
-  const SandboxResult result = runSandboxed(argv, compilerEnvironment(work.path()), work.path(), limits);
+  argv.insert(argv.end(), {"-I", tc.includeDir.string(), "-x", "c++-header", (work.path() / kPchHeader).string(),
+                           "-o", gch});
+  SandboxLimits pchLimits = limits;
+  pchLimits.visible.push_back({tc.includeDir, {}});
+  pchLimits.visible.push_back({work.path(), {}});
+  const SandboxResult result = runSandboxed(argv, compilerEnvironment(out), out, pchLimits, stop);
   if (report != nullptr) {
     report->pchBuilt = true;
     report->pchSeconds = result.wallSeconds;
+    report->isolation = result.isolation;
   }
   if (!result.exited || result.exitCode != 0) return std::nullopt;  // compile without it
+  if (copyChildFile(result.workDir.get(), gch, work.path() / gch, limits.fileSizeBytes) != ChildFileStatus::ok) {
+    return std::nullopt;
+  }
+  fs::remove(out);
   publish(work.path(), dir);
   return header;
 }
 
-fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunReport* report) {
-  const std::string display = options.displayPath.value_or(spec.string());
+SpecSource readSpecSource(const fs::path& spec, const std::string& display) {
+  using Kind = SpecRunError::Kind;
   std::error_code ec;
   const fs::path absolute = fs::canonical(spec, ec);
-  if (ec || !fs::is_regular_file(absolute)) {
-    throw SpecRunError(SpecRunError::Kind::setup_error,
-                       fmt::format("{}: cannot read the spec file: {}", display,
-                                   ec ? ec.message() : "not a regular file"));
-  }
-  if (fs::file_size(absolute) > kMaxSpecBytes) {
-    throw SpecRunError(SpecRunError::Kind::setup_error,
+  auto fail = [&](const std::string& why) {
+    return SpecRunError(Kind::setup_error, fmt::format("{}: cannot read the spec file: {}", display, why));
+  };
+  if (ec) throw fail(ec.message());
+  const UniqueFd fd(::open(absolute.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0) throw fail(std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw fail("not a regular file");
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxSpecBytes) {
+    throw SpecRunError(Kind::setup_error,
                        fmt::format("{}: the spec file is larger than {} MiB", display, kMaxSpecBytes >> 20));
   }
-  std::ostringstream text;
-  text << std::ifstream(absolute, std::ios::binary).rdbuf();
+  SpecSource source{absolute, std::string(static_cast<std::size_t>(st.st_size), '\0'), display};
+  std::size_t got = 0;
+  while (got < source.text.size()) {
+    const ssize_t n = ::read(fd.get(), source.text.data() + got, source.text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw fail(std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  source.text.resize(got);
+  return source;
+}
 
+CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunReport* report) {
   const Toolchain tc = toolchain();
   const fs::path cache = cacheDirectory(options);
-  std::string flags;
-  for (const std::string& f : specCompileFlags()) flags += f + " ";
   // The absolute path is part of the key: the binary's debug information names it, and the
   // traced call sites (and their source text) are read from it.
-  const std::string key = sha256Hex(fmt::format("{}\n{}\n{}\n{}", tc.identity, flags,
-                                                absolute.string(), text.str()));
-  const fs::path binary = cache / "bin" / key.substr(0, 32);
+  const std::string key =
+      sha256Hex(fmt::format("{}\n{}\n{}\n{}", tc.identity, flagsText(), spec.path.string(), spec.text));
+  CompiledSpec compiled;
+  compiled.binary = cache / "bin" / key.substr(0, 32);
+  compiled.source = fs::path(compiled.binary.string() + ".cpp");
+  compiled.libraries = libraryFiles(tc.library);
   if (report != nullptr) {
-    report->binary = binary;
+    report->binary = compiled.binary;
     report->installedToolchain = tc.installed;
   }
   const auto started = std::chrono::steady_clock::now();
@@ -192,65 +288,83 @@ fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunRep
                      .cacheHit = cacheHit});
   };
   if (options.onStage) options.onStage({.stage = "compile"});
-  if (options.useCache && fs::exists(binary) && dependenciesUnchanged(binary)) {
-    if (report != nullptr) report->cacheHit = true;
-    touchCacheEntry(binary);
-    stageDone(true);
-    return binary;
+  if (options.useCache && fs::exists(compiled.binary) && fs::exists(compiled.source)) {
+    if (std::optional<std::vector<fs::path>> headers = unchangedDependencies(compiled.binary)) {
+      if (report != nullptr) report->cacheHit = true;
+      compiled.userHeaders = std::move(*headers);
+      touchCacheEntry(compiled.binary);
+      stageDone(true);
+      return compiled;
+    }
   }
 
-  const std::optional<fs::path> pch = precompiledHeader(tc, cache, options.compileLimits, report);
+  const std::optional<fs::path> pch = precompiledHeader(tc, cache, options.compileLimits, report, options.stop);
+  if (options.stop.stop_requested()) {
+    throw SpecRunError(SpecRunError::Kind::cancelled, fmt::format("{}: the compile was cancelled", spec.display));
+  }
+  // <work>/src/<name>: the snapshot of the hashed text, which the compiler reads (read-only) and
+  // -ffile-prefix-map names by the spec's own directory, so the binary's debug information,
+  // __FILE__ and the run's source text all say spec.path. Its own headers are found through
+  // -iquote. The compiler writes in <work>/out, its tmpfs.
   TempDir work(cache / "tmp", "compile-");
+  const fs::path specDir = spec.path.parent_path();
+  const fs::path snapshotDir = work.path() / "src";
+  fs::create_directory(snapshotDir);
+  const fs::path snapshot = snapshotDir / spec.path.filename();
+  writeFile(snapshot, spec.text);
+  const fs::path out = work.path() / "out";
+  fs::create_directory(out);
   std::vector<std::string> argv{tc.compiler.string()};
   for (const std::string& f : specCompileFlags()) argv.push_back(f);
-  argv.insert(argv.end(), {"-I", tc.includeDir.string()});
+  argv.insert(argv.end(), {"-I", tc.includeDir.string(), "-iquote", specDir.string(),
+                           "-ffile-prefix-map=" + snapshotDir.string() + "=" + specDir.string()});
   if (pch) argv.insert(argv.end(), {"-include", pch->string()});
-  argv.insert(argv.end(), {absolute.string(), tc.specMain.string(), tc.library.string(),
-                           "-Wl,-rpath," + tc.library.parent_path().string(), "-o", "spec",
-                           "-MMD", "-MF", "spec.d"});
+  argv.insert(argv.end(), {snapshot.string(), tc.specMain.string(), tc.library.string(),
+                           "-Wl,-rpath," + tc.library.parent_path().string(), "-o", kBinaryName, "-MMD", "-MF",
+                           kDepsName});
   // --no-fork: by default mold finishes in a forked child that nobody waits for, so its CPU time
   // would be missing from the compile's (RunReport::compileCpuSeconds).
   if (tc.mold) argv.insert(argv.end(), {"-fuse-ld=mold", "-Wl,--no-fork"});
-  const SandboxResult result = runSandboxed(argv, compilerEnvironment(work.path()), work.path(),
-                                            options.compileLimits, options.stop);
+  SandboxLimits limits = options.compileLimits;
+  for (const fs::path& path : {tc.includeDir, tc.specMain, specDir, work.path()}) limits.visible.push_back({path, {}});
+  if (pch) limits.visible.push_back({pch->parent_path(), {}});
+  limits.visible.insert(limits.visible.end(), compiled.libraries.begin(), compiled.libraries.end());
+  const SandboxResult result = runSandboxed(argv, compilerEnvironment(out), out, limits, options.stop);
   if (report != nullptr) {
     report->compileSeconds = result.wallSeconds;
     report->compileCpuSeconds = result.cpuSeconds;
+    report->isolation = result.isolation;
   }
   stageDone(false);
-  if (result.cancelled) {
-    throw SpecRunError(SpecRunError::Kind::cancelled, fmt::format("{}: the compile was cancelled", display));
+  const DiagnosticPaths paths{snapshot.string(), spec.display};
+  if (result.cancelled || !result.exited || result.exitCode != 0 || result.memoryExceeded) {
+    throwCompileFailure(result, options.compileLimits, spec.display, paths);
   }
-  if (result.timedOut || result.cpuExceeded) {
-    throw SpecRunError(SpecRunError::Kind::timeout,
-                       fmt::format("{}: compiling took longer than the limit ({} s)", display,
-                                   result.timedOut ? options.compileLimits.wallTime.count() / 1000
-                                                   : static_cast<long long>(options.compileLimits.cpuSeconds)),
-                       result.output);
-  }
-  if (!result.exited) {
-    throw SpecRunError(SpecRunError::Kind::compile_error,
-                       fmt::format("{}: the compiler was killed by {} (memory limit {} MiB?)\n{}", display,
-                                   describeSignal(result.signal), options.compileLimits.addressSpaceBytes >> 20,
-                                   trimCompilerOutput(result.output, {absolute.string(), display})),
-                       result.output);
-  }
-  if (result.exitCode != 0) {
-    std::string message = trimCompilerOutput(result.output, {absolute.string(), display});
-    while (message.ends_with('\n')) message.pop_back();
-    throw SpecRunError(SpecRunError::Kind::compile_error, message, result.output);
+  const fs::path binary = work.path() / kBinaryName;
+  const ChildFile deps = readChildFile(result.workDir.get(), kDepsName, kMaxDepsBytes);
+  if (copyChildFile(result.workDir.get(), kBinaryName, binary, limits.fileSizeBytes, 0755) != ChildFileStatus::ok ||
+      deps.status != ChildFileStatus::ok) {
+    throw SpecRunError(SpecRunError::Kind::setup_error,
+                       fmt::format("{}: the compiler did not leave a program behind", spec.display), result.output);
   }
   // The user's own headers are not in the key: record them, checked on every cache hit.
   {
-    std::ofstream deps(work.path() / "spec.deps");
-    for (const fs::path& dep : userDependencies(readText(work.path() / "spec.d"), absolute, tc.includeDir, cache)) {
-      deps << dep.string() << "\n" << dependencyStamp(dep) << "\n";
+    std::ofstream record(work.path() / "spec.deps");
+    for (const fs::path& dep : userDependencies(deps.text, snapshot, tc.includeDir, cache)) {
+      record << dep.string() << "\n" << dependencyStamp(dep) << "\n";
+      compiled.userHeaders.push_back(dep);
     }
   }
-  publish(work.path() / "spec.deps", fs::path(binary.string() + ".deps"));
-  publish(work.path() / "spec", binary);
-  pruneCache(cache, binary);  // only after a compile: a cache hit stays a hash and a stat
-  return binary;
+  // The binary last: its presence is what makes a cache hit.
+  publish(snapshot, compiled.source);
+  publish(work.path() / "spec.deps", fs::path(compiled.binary.string() + ".deps"));
+  publish(binary, compiled.binary);
+  pruneCache(cache, compiled.binary);  // only after a compile: a cache hit stays a hash and a stat
+  return compiled;
+}
+
+fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunReport* report) {
+  return compileSpec(readSpecSource(spec, options.displayPath.value_or(spec.string())), options, report).binary;
 }
 
 }  // namespace nndna::specrun

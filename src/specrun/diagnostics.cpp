@@ -32,9 +32,10 @@ struct Diagnostic {
 // "path:12:3: error: ..." / "path: In function 'f':" / "/usr/bin/ld: ..." -> file + severity.
 Diagnostic parseHeader(std::string_view line) {
   Diagnostic d;
+  // The assembler's own (an asm(".include ...") or a bad instruction) spell theirs "Error:".
   static constexpr std::pair<std::string_view, Severity> kTags[] = {
-      {": fatal error: ", Severity::error}, {": error: ", Severity::error},
-      {": warning: ", Severity::warning},   {": note: ", Severity::note}};
+      {": fatal error: ", Severity::error}, {": error: ", Severity::error}, {": Error: ", Severity::error},
+      {": warning: ", Severity::warning},   {": Warning: ", Severity::warning}, {": note: ", Severity::note}};
   for (const auto& [tag, severity] : kTags) {
     const std::size_t at = line.find(tag);
     if (at == std::string_view::npos) continue;
@@ -50,6 +51,13 @@ Diagnostic parseHeader(std::string_view line) {
     d.severity = severity;
     d.file = location;
     d.rest = line.substr(location.size());
+    d.lines.push_back(line);
+    return d;
+  }
+  if (constexpr std::string_view kAssembler = ": Assembler messages:"; line.ends_with(kAssembler)) {
+    d.severity = Severity::context;  // "{standard input}: Assembler messages:"
+    d.file = line.substr(0, line.size() - kAssembler.size());
+    d.rest = line.substr(d.file.size());
     d.lines.push_back(line);
     return d;
   }
@@ -116,7 +124,7 @@ std::string trimCompilerOutput(std::string_view output, const DiagnosticPaths& p
     if (d.severity == Severity::error) {
       const bool eligible = specErrors > 0 ? inSpec(d) : shown == 0;
       if (!eligible || shown >= maxErrors) {
-        hidden += eligible;
+        hidden += eligible || specErrors == 0;
         keepingNotes = false;
         continue;
       }

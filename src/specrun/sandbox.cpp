@@ -5,11 +5,9 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/statfs.h>
-#include <sys/statvfs.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,38 +15,90 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <system_error>
 #include <vector>
+
+#include "specrun/minimal_root.hpp"
+#include "specrun/syscall_filter.hpp"
 
 namespace nndna::specrun {
 
 namespace {
 
-// Messages on the status pipe (child -> parent), each two ints.
-enum StatusTag : int { kExecFailed = 1, kWaitStatus = 2, kReadOnly = 3 };
+// Messages on the status socket (child -> parent), each three ints: {tag, a, b}.
+enum StatusTag : int {
+  kExecFailed = 1,  // a: errno
+  kWaitStatus = 2,  // a: the program's wait status
+  kLayers = 3,      // a: LayerBits now in force
+  kRootFailed = 4,  // a: the failed step, b: errno
+  kWorkDir = 5,     // carries the working directory's descriptor (SCM_RIGHTS)
+};
+enum LayerBits : int {
+  kMinimalRoot = 1,
+  kWorkDirTmpfs = 2,
+  kSyscallFilter = 4,
+  kProcessRlimit = 8,
+  kDiesWithParent = 16,
+};
+
+// The hostname the program sees (its UTS namespace), instead of the host's.
+constexpr const char* kHostname = "nndna-sandbox";
 
 // Everything the child needs, prepared before clone(): after it the child calls only system
 // calls (the parent may have other threads, whose locks the child must never need).
 struct ChildSetup {
+  const char* program = nullptr;  // argv[0] with links resolved: the path visible in the root
   std::vector<char*> argv;
   std::vector<char*> envp;
   const char* workDir = nullptr;
-  std::vector<const char*> mountPoints;  // every mount, from /proc/self/mountinfo
+  RootPlan* root = nullptr;  // with namespaces
+  const SyscallFilter* filter = nullptr;
   bool namespaces = false;
   bool userNamespace = false;
+  bool processesBounded = false;  // a pids cgroup is in place
   std::string uidMap, gidMap;
   const SandboxLimits* limits = nullptr;
   int outWrite = -1;     // stdout+stderr
   int outRead = -1;      // the parent's end
   int statusWrite = -1;  // StatusTag messages
   int statusRead = -1;
+  int goRead = -1;  // the parent writes one byte once the child is in its cgroups
+  int goWrite = -1;
 };
 
-void sendStatus(int fd, int tag, int value) {
-  const std::array<int, 2> message{tag, value};
-  [[maybe_unused]] ssize_t n = ::write(fd, message.data(), sizeof(message));
+void sendStatus(int fd, int tag, int a, int b = 0) {
+  const std::array<int, 3> message{tag, a, b};
+  [[maybe_unused]] ssize_t n = ::send(fd, message.data(), sizeof(message), MSG_NOSIGNAL);
+}
+
+// One status message with room for one descriptor (SCM_RIGHTS), as sent and as received.
+struct StatusPacket {
+  std::array<int, 3> message{};
+  iovec data{};
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
+  msghdr header{};
+
+  StatusPacket() {
+    data = {message.data(), sizeof(message)};
+    header.msg_iov = &data;
+    header.msg_iovlen = 1;
+    header.msg_control = control.data();
+    header.msg_controllen = control.size();
+  }
+  StatusPacket(const StatusPacket&) = delete;
+  StatusPacket& operator=(const StatusPacket&) = delete;
+};
+
+void sendDescriptor(int socket, int fd) {
+  StatusPacket packet;
+  packet.message = {kWorkDir, 0, 0};
+  cmsghdr* cm = CMSG_FIRSTHDR(&packet.header);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+  [[maybe_unused]] ssize_t n = ::sendmsg(socket, &packet.header, MSG_NOSIGNAL);
 }
 
 bool writeProcFile(const char* path, const std::string& text) {
@@ -59,56 +109,28 @@ bool writeProcFile(const char* path, const std::string& text) {
   return ok;
 }
 
-// statfs flags -> the mount flags a read-only remount must keep (locked ones must be repeated).
-unsigned long keptMountFlags(const char* path) {
-  struct statfs fs {};
-  if (::statfs(path, &fs) != 0) return 0;
-  unsigned long flags = 0;
-  if (fs.f_flags & ST_NOSUID) flags |= MS_NOSUID;
-  if (fs.f_flags & ST_NODEV) flags |= MS_NODEV;
-  if (fs.f_flags & ST_NOEXEC) flags |= MS_NOEXEC;
-  if (fs.f_flags & ST_NOATIME) flags |= MS_NOATIME;
-  if (fs.f_flags & ST_NODIRATIME) flags |= MS_NODIRATIME;
-  if (fs.f_flags & ST_RELATIME) flags |= MS_RELATIME;
-  return flags;
-}
-
-// In the new mount namespace: the working directory stays writable (a bind mount of itself),
-// every other mount becomes read-only, and /proc shows only this PID namespace.
-bool makeFilesystemReadOnly(const ChildSetup& setup) {
-  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return false;
-  if (::mount(setup.workDir, setup.workDir, nullptr, MS_BIND | MS_REC, nullptr) != 0) return false;
-  // Device nodes: a read-only mount does not stop writes to a device, and as root (without
-  // capabilities, but still the owner of /dev/sda) the program could open disks. Every mount
-  // gets nodev; the harmless devices stay usable through bind mounts of their own.
-  for (const char* device : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}) {
-    ::mount(device, device, nullptr, MS_BIND, nullptr);
-  }
-  bool all = true;
-  for (const char* point : setup.mountPoints) {
-    const unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NODEV | keptMountFlags(point);
-    if (::mount(nullptr, point, nullptr, flags, nullptr) != 0 && errno != ENOENT) all = false;
-  }
-  // A fresh, read-only /proc hides the host's processes (their environments, command lines) and
-  // keeps /proc/sys unwritable.
-  ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, nullptr);
-  return all;
-}
-
 void setLimit(int resource, std::uint64_t value) {
   const rlimit limit{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
   ::setrlimit(resource, &limit);
 }
 
-// The program itself: descriptors, limits, no capabilities, then exec.
+// The program itself: signals, descriptors, limits, no capabilities, the filter, then exec.
 [[noreturn]] void execProgram(const ChildSetup& setup) {
   const SandboxLimits& limits = *setup.limits;
   ::setpgid(0, 0);
+  // Default handling of every signal, none blocked: the caller's choices (an ignored SIGPIPE, a
+  // blocked SIGTERM) survive exec otherwise.
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction byDefault {};
+  byDefault.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &byDefault, nullptr);
   const int devNull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (devNull >= 0) ::dup2(devNull, STDIN_FILENO);
   ::dup2(setup.outWrite, STDOUT_FILENO);
   ::dup2(setup.outWrite, STDERR_FILENO);
-  // Descriptor 3 reports a failed exec; it closes itself on a successful one.
+  // Descriptor 3 reports the filter and a failed exec; it closes itself on a successful exec.
   const int statusFd = ::dup3(setup.statusWrite, 3, O_CLOEXEC) == 3 ? 3 : setup.statusWrite;
   if (statusFd == 3) ::syscall(SYS_close_range, 4U, ~0U, 0U);
   if (::chdir(setup.workDir) != 0) {
@@ -122,25 +144,39 @@ void setLimit(int resource, std::uint64_t value) {
   setLimit(RLIMIT_FSIZE, limits.fileSizeBytes);
   setLimit(RLIMIT_NOFILE, limits.openFiles);
   setLimit(RLIMIT_CORE, 0);
+  // Without a pids cgroup, in a user namespace of its own, RLIMIT_NPROC counts exactly the
+  // sandbox's processes (as root without one it would count every root process of the host).
+  if (setup.userNamespace && !setup.processesBounded) {
+    setLimit(RLIMIT_NPROC, limits.maxProcesses);
+    sendStatus(statusFd, kLayers, kProcessRlimit);
+  }
   // No capabilities, now or after exec (as root, exec would grant them again from the bounding
-  // set): without CAP_SYS_ADMIN the read-only mounts cannot be undone.
+  // set): without CAP_SYS_ADMIN no mount can be undone.
   ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   for (int cap = 0; cap <= 63; ++cap) ::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  std::array<__user_cap_data_struct, 2> none{};
-  ::syscall(SYS_capset, &header, none.data());
-  ::execve(setup.argv[0], setup.argv.data(), setup.envp.data());
+  std::array<__user_cap_data_struct, 2> noCaps{};
+  ::syscall(SYS_capset, &header, noCaps.data());
+  if (installSyscallFilter(*setup.filter)) sendStatus(statusFd, kLayers, kSyscallFilter);
+  ::execve(setup.program, setup.argv.data(), setup.envp.data());
   sendStatus(statusFd, kExecFailed, errno);
   ::_exit(127);
 }
 
-// The child of clone(). With namespaces it is PID 1 of its PID namespace: it prepares the
-// mounts, runs the program as its own child and reports how that ended; when it exits, the
-// kernel kills whatever the program left behind.
+// The child of clone(). With namespaces it is PID 1 of its PID namespace: it builds the minimal
+// root, runs the program as its own child and reports how that ended; when it exits, the kernel
+// kills whatever the program left behind.
 int childMain(void* arg) {
-  const ChildSetup& setup = *static_cast<const ChildSetup*>(arg);
+  ChildSetup& setup = *static_cast<ChildSetup*>(arg);
   ::close(setup.outRead);
   ::close(setup.statusRead);
+  ::close(setup.goWrite);
+  // Killed with the thread that made it. The parent may have died before this line: then the go
+  // pipe reads end-of-file instead of its byte.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  char go = 0;
+  if (::read(setup.goRead, &go, 1) != 1) ::_exit(127);
+  ::close(setup.goRead);
   if (!setup.namespaces) execProgram(setup);
 
   if (setup.userNamespace) {
@@ -148,7 +184,22 @@ int childMain(void* arg) {
     writeProcFile("/proc/self/uid_map", setup.uidMap);
     writeProcFile("/proc/self/gid_map", setup.gidMap);
   }
-  sendStatus(setup.statusWrite, kReadOnly, makeFilesystemReadOnly(setup) ? 1 : 0);
+  ::sethostname(kHostname, std::strlen(kHostname));
+  // The program (same user, no capabilities) may not read this process's memory or descriptors.
+  ::prctl(PR_SET_DUMPABLE, 0);
+  int failedStep = 0;
+  int error = 0;
+  if (!setup.root->execute(failedStep, error)) {
+    sendStatus(setup.statusWrite, kRootFailed, failedStep, error);
+    ::_exit(127);
+  }
+  sendStatus(setup.statusWrite, kLayers,
+             kMinimalRoot | kDiesWithParent | (setup.root->workDirBytes() > 0 ? kWorkDirTmpfs : 0));
+  const int workDir = ::open(setup.workDir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (workDir >= 0) {
+    sendDescriptor(setup.statusWrite, workDir);
+    ::close(workDir);
+  }
   // A raw fork: no atfork handlers (they take locks a thread of the parent may have held).
   const long program = ::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr);
   if (program < 0) {
@@ -168,33 +219,12 @@ int childMain(void* arg) {
   }
 }
 
-// Mount points, unescaped ("\040" is a space in /proc/self/mountinfo).
-std::vector<std::string> readMountPoints() {
-  std::vector<std::string> points;
-  std::ifstream in("/proc/self/mountinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string id, parent, dev, root, point;
-    if (!(fields >> id >> parent >> dev >> root >> point)) continue;
-    std::string unescaped;
-    for (std::size_t i = 0; i < point.size(); ++i) {
-      if (point[i] == '\\' && i + 3 < point.size()) {
-        unescaped += static_cast<char>(std::stoi(point.substr(i + 1, 3), nullptr, 8));
-        i += 3;
-      } else {
-        unescaped += point[i];
-      }
-    }
-    points.push_back(std::move(unescaped));
-  }
-  return points;
-}
-
 class Pipe {
  public:
-  Pipe() {
-    if (::pipe2(fds_.data(), O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
+  explicit Pipe(bool socket = false) {
+    const int rc = socket ? ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds_.data())
+                          : ::pipe2(fds_.data(), O_CLOEXEC);
+    if (rc != 0) throw std::system_error(errno, std::generic_category(), socket ? "socketpair" : "pipe");
   }
   ~Pipe() {
     closeRead();
@@ -215,6 +245,22 @@ class Pipe {
   std::array<int, 2> fds_{-1, -1};
 };
 
+// One status message, and the descriptor it carries if any. False at end-of-file or error.
+bool receiveStatus(int socket, std::array<int, 3>& message, UniqueFd& received) {
+  StatusPacket packet;
+  const ssize_t n = ::recvmsg(socket, &packet.header, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+  if (n != static_cast<ssize_t>(sizeof(packet.message))) return false;
+  message = packet.message;
+  for (cmsghdr* cm = CMSG_FIRSTHDR(&packet.header); cm != nullptr; cm = CMSG_NXTHDR(&packet.header, cm)) {
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+      int fd = -1;
+      std::memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+      received.reset(fd);
+    }
+  }
+  return true;
+}
+
 double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; }
 
 }  // namespace
@@ -234,28 +280,45 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   // Strings the child points into; they outlive it.
   std::vector<std::string> args(argv.begin(), argv.end());
   std::vector<std::string> env(environment.begin(), environment.end());
-  const std::string dir = std::filesystem::absolute(workDir).string();
-  const std::vector<std::string> mounts = limits.isolate ? readMountPoints() : std::vector<std::string>{};
+  const std::string dir = std::filesystem::absolute(workDir).lexically_normal().string();
+  std::error_code ec;
+  std::string program = std::filesystem::canonical(args[0], ec).string();
+  if (ec) program = args[0];  // exec reports it
+
+  std::optional<RootPlan> root;
+  if (limits.isolate) {
+    root = RootPlan::system();
+    root->addReadOnly(program, program);
+    for (const VisiblePath& path : limits.visible) {
+      root->addReadOnly(path.host, path.inside.empty() ? path.host : path.inside);
+    }
+    root->setWorkDir(dir, dir, limits.workDirBytes);
+  }
+  TreeLimitGroup group(limits.memoryBytes, limits.maxProcesses);
 
   ChildSetup setup;
+  setup.program = program.c_str();
   for (std::string& a : args) setup.argv.push_back(a.data());
   setup.argv.push_back(nullptr);
   for (std::string& e : env) setup.envp.push_back(e.data());
   setup.envp.push_back(nullptr);
   setup.workDir = dir.c_str();
-  for (const std::string& m : mounts) {
-    if (m != dir) setup.mountPoints.push_back(m.c_str());
-  }
+  setup.root = root ? &*root : nullptr;
+  setup.filter = &syscallFilter();
+  setup.processesBounded = group.processSource() != TreeLimitSource::none;
   setup.uidMap = std::to_string(::getuid()) + " " + std::to_string(::getuid()) + " 1";
   setup.gidMap = std::to_string(::getgid()) + " " + std::to_string(::getgid()) + " 1";
   setup.limits = &limits;
 
   Pipe output;
-  Pipe status;
+  Pipe status(/*socket=*/true);
+  Pipe go;
   setup.outWrite = output.write();
   setup.outRead = output.read();
   setup.statusWrite = status.write();
   setup.statusRead = status.read();
+  setup.goRead = go.read();
+  setup.goWrite = go.write();
 
   std::vector<char> stack(std::size_t{256} << 10);
   void* stackTop = stack.data() + stack.size();
@@ -263,31 +326,69 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   pid_t pid = -1;
   if (limits.isolate) {
     setup.namespaces = true;
-    constexpr int kNamespaces = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET;
+    constexpr int kNamespaces = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS;
     pid = ::clone(childMain, stackTop, kNamespaces | SIGCHLD, &setup);
     if (pid < 0) {
       setup.userNamespace = true;
       pid = ::clone(childMain, stackTop, CLONE_NEWUSER | kNamespaces | SIGCHLD, &setup);
     }
   }
+  std::string namespaceError;
   if (pid < 0) {
+    if (limits.isolate) namespaceError = std::strerror(errno);
     setup.namespaces = false;
     setup.userNamespace = false;
     pid = ::clone(childMain, stackTop, SIGCHLD, &setup);
   }
   if (pid < 0) throw std::system_error(errno, std::generic_category(), "cannot start " + args[0]);
   if (!setup.namespaces) ::setpgid(pid, pid);
+  // (glibc 2.36's <sys/pidfd.h> lacks extern "C": the system call directly.)
+  const UniqueFd pidFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  group.attach(pid);
+  [[maybe_unused]] const ssize_t wrote = ::write(go.write(), "g", 1);
+  go.closeWrite();
+  go.closeRead();
   output.closeWrite();
   status.closeWrite();
 
   SandboxResult result;
-  result.namespaces = setup.namespaces;
   auto killAll = [&] {
     if (!setup.namespaces) ::kill(-pid, SIGKILL);
     ::kill(pid, SIGKILL);
   };
+  int layers = 0;
+  int execErrno = 0;
+  int rootStep = -1;
+  int rootErrno = 0;
+  bool haveProgramStatus = !setup.namespaces;
+  int programStatus = 0;
+  auto readStatus = [&] {
+    std::array<int, 3> message{};
+    UniqueFd received;
+    if (!receiveStatus(status.read(), message, received)) return false;
+    switch (message[0]) {
+      case kExecFailed: execErrno = message[1]; break;
+      case kLayers: layers |= message[1]; break;
+      case kRootFailed:
+        rootStep = message[1];
+        rootErrno = message[2];
+        break;
+      case kWaitStatus:
+        programStatus = message[1];
+        haveProgramStatus = true;
+        break;
+      case kWorkDir: result.workDir = std::move(received); break;
+      default: break;
+    }
+    return true;
+  };
+  auto keepOutput = [&](const char* data, std::size_t got) {
+    if (result.output.size() < limits.keptOutputBytes) {
+      result.output.append(data, std::min(got, limits.keptOutputBytes - result.output.size()));
+    }
+    result.outputTotal += got;
+  };
 
-  std::vector<int> statusInts;
   std::array<char, 65536> buffer{};
   bool outputOpen = true;
   bool statusOpen = true;
@@ -304,69 +405,59 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
       result.cancelled = true;
       killAll();
     }
-    std::array<pollfd, 2> fds{pollfd{outputOpen ? output.read() : -1, POLLIN, 0},
-                              pollfd{statusOpen ? status.read() : -1, POLLIN, 0}};
+    // The pidfd wakes the loop the moment the child ends; 20 ms bounds the wait for a stop
+    // request or the deadline.
+    std::array<pollfd, 3> fds{pollfd{outputOpen ? output.read() : -1, POLLIN, 0},
+                              pollfd{statusOpen ? status.read() : -1, POLLIN, 0}, pollfd{pidFd.get(), POLLIN, 0}};
     ::poll(fds.data(), fds.size(), 20);
     if (fds[0].revents != 0) {
       const ssize_t n = ::read(output.read(), buffer.data(), buffer.size());
       if (n <= 0) {
         outputOpen = false;
       } else {
-        const auto got = static_cast<std::size_t>(n);
-        if (result.output.size() < limits.keptOutputBytes) {
-          result.output.append(buffer.data(), std::min(got, limits.keptOutputBytes - result.output.size()));
-        }
-        result.outputTotal += got;
+        keepOutput(buffer.data(), static_cast<std::size_t>(n));
         if (result.outputTotal > limits.outputBytes && !result.outputExceeded) {
           result.outputExceeded = true;
           killAll();
         }
       }
     }
-    if (fds[1].revents != 0) {
-      std::array<int, 2> message{};
-      const ssize_t n = ::read(status.read(), message.data(), sizeof(message));
-      if (n == static_cast<ssize_t>(sizeof(message))) {
-        statusInts.insert(statusInts.end(), message.begin(), message.end());
-      } else if (n <= 0) {
-        statusOpen = false;
-      }
-    }
+    if (fds[1].revents != 0 && !readStatus() && (fds[1].revents & (POLLHUP | POLLERR)) != 0) statusOpen = false;
     const pid_t done = ::wait4(pid, &waitStatus, WNOHANG, &usage);
     if (done == pid) reaped = true;
   }
-  // What is still buffered in the pipes (a plain fork's leftovers are killed first).
+  // What is still buffered (a plain fork's leftovers are killed first).
   if (!setup.namespaces) ::kill(-pid, SIGKILL);
-  ::fcntl(status.read(), F_SETFL, O_NONBLOCK);
-  for (std::array<int, 2> message{}; ::read(status.read(), message.data(), sizeof(message)) ==
-                                     static_cast<ssize_t>(sizeof(message));) {
-    statusInts.insert(statusInts.end(), message.begin(), message.end());
+  while (readStatus()) {
   }
   ::fcntl(output.read(), F_SETFL, O_NONBLOCK);
   for (ssize_t n; (n = ::read(output.read(), buffer.data(), buffer.size())) > 0;) {
-    const auto got = static_cast<std::size_t>(n);
-    if (result.output.size() < limits.keptOutputBytes) {
-      result.output.append(buffer.data(), std::min(got, limits.keptOutputBytes - result.output.size()));
-    }
-    result.outputTotal += got;
+    keepOutput(buffer.data(), static_cast<std::size_t>(n));
   }
   result.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.cpuSeconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  result.memoryExceeded = group.memoryLimitHit();
+  result.processLimitHit = group.processLimitHit();
 
-  int execErrno = 0;
-  bool haveProgramStatus = !setup.namespaces;
-  int programStatus = waitStatus;
-  for (std::size_t i = 0; i + 1 < statusInts.size(); i += 2) {
-    switch (statusInts[i]) {
-      case kExecFailed: execErrno = statusInts[i + 1]; break;
-      case kReadOnly: result.readOnlyFs = statusInts[i + 1] != 0; break;
-      case kWaitStatus:
-        programStatus = statusInts[i + 1];
-        haveProgramStatus = true;
-        break;
-      default: break;
-    }
+  if (rootStep >= 0) {
+    throw std::system_error(rootErrno, std::generic_category(),
+                            "cannot build the sandbox's filesystem (" + root->describeStep(rootStep) + ")");
   }
+  if (!result.workDir) result.workDir.reset(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+
+  Isolation& isolation = result.isolation;
+  isolation.namespaces = setup.namespaces;
+  isolation.userNamespace = setup.userNamespace;
+  isolation.minimalRoot = (layers & kMinimalRoot) != 0;
+  isolation.syscallFilter = (layers & kSyscallFilter) != 0;
+  isolation.workDirBounded = (layers & kWorkDirTmpfs) != 0;
+  isolation.diesWithParent = (layers & kDiesWithParent) != 0;
+  isolation.memoryLimit = group.memorySource();
+  isolation.processLimit = (layers & kProcessRlimit) != 0 ? TreeLimitSource::rlimit : group.processSource();
+  isolation.namespacesWhyNot = limits.isolate ? namespaceError : "not asked for";
+  isolation.filterWhyNot = setup.filter->error;
+  isolation.treeLimitsWhyNot = group.whyNot();
+
   if (execErrno != 0 && !result.timedOut && !result.cancelled) {
     throw std::system_error(execErrno, std::generic_category(), "cannot run " + args[0]);
   }
@@ -382,8 +473,45 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   return result;
 }
 
+std::vector<std::string> Isolation::missing() const {
+  std::vector<std::string> gaps;
+  auto gap = [&](bool inForce, std::string what, const std::string& why) {
+    if (!inForce) gaps.push_back(why.empty() ? std::move(what) : what + " (" + why + ")");
+  };
+  gap(namespaces, "PID, mount, network, IPC and UTS namespaces", namespacesWhyNot);
+  gap(minimalRoot, "a minimal root (the host's files are visible)", "");
+  gap(syscallFilter, "the system-call filter", filterWhyNot);
+  gap(workDirBounded, "a size-limited working directory", "");
+  gap(diesWithParent, "death of the whole process tree with nndna", "");
+  gap(memoryLimit != TreeLimitSource::none, "a memory limit for the whole process tree", treeLimitsWhyNot);
+  gap(processLimit != TreeLimitSource::none, "a process limit for the whole process tree",
+      memoryLimit == TreeLimitSource::none ? "" : treeLimitsWhyNot);
+  return gaps;
+}
+
+std::string Isolation::describe() const {
+  std::string layers;
+  auto add = [&](bool on, const std::string& what) {
+    if (on) layers += (layers.empty() ? "" : "; ") + what;
+  };
+  add(namespaces,
+      std::string("PID, mount, network, IPC and UTS namespaces") + (userNamespace ? " (in a user namespace)" : ""));
+  add(minimalRoot, "minimal root");
+  add(syscallFilter, "seccomp filter");
+  add(memoryLimit != TreeLimitSource::none, "tree memory limit: " + specrun::describe(memoryLimit));
+  add(processLimit != TreeLimitSource::none, "tree process limit: " + specrun::describe(processLimit));
+  add(workDirBounded, "working directory a size-limited tmpfs");
+  add(diesWithParent, "dies with nndna");
+  const std::vector<std::string> gaps = missing();
+  if (gaps.empty()) return "full isolation (" + layers + ")";
+  std::string text = "partial isolation: missing ";
+  for (std::size_t i = 0; i < gaps.size(); ++i) text += (i == 0 ? "" : "; ") + gaps[i];
+  if (!layers.empty()) text += "; in force: " + layers;
+  return text;
+}
+
 std::string IsolationStatus::describe() const {
-  if (full) return "full isolation (PID, mount and network namespaces; read-only filesystem)";
+  if (full) return inForce.describe();
   std::string text = "partial isolation: missing ";
   for (std::size_t i = 0; i < missing.size(); ++i) text += (i == 0 ? "" : "; ") + missing[i];
   return text;
@@ -396,14 +524,17 @@ const IsolationStatus& isolationStatus() {
     const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
     SandboxLimits limits;
     limits.wallTime = std::chrono::seconds(10);
+    limits.workDirBytes = std::uint64_t{1} << 20;
+    limits.memoryBytes = std::uint64_t{64} << 20;
+    limits.maxProcesses = 8;
     try {
       const std::vector<std::string> argv{"/bin/true"};
       const SandboxResult result = runSandboxed(argv, {}, dir, limits);
-      if (!result.namespaces) probe.missing.push_back("PID, mount and network namespaces (clone failed)");
-      if (result.namespaces && !result.readOnlyFs) probe.missing.push_back("read-only filesystem (remount failed)");
+      probe.inForce = result.isolation;
+      probe.missing = result.isolation.missing();
       if (!result.exited || result.exitCode != 0) probe.missing.push_back("a trial program did not run cleanly");
     } catch (const std::system_error& e) {
-      probe.missing.push_back(std::string("a trial program could not start: ") + e.what());
+      probe.missing.push_back(std::string("a trial program could not run: ") + e.what());
     }
     probe.full = probe.missing.empty();
     return probe;

@@ -4,10 +4,15 @@
 // child, in a private working directory. The program traces the spec and writes, in that
 // directory, either the IR (`ir.json`) or a description of what went wrong (`error.json`), and
 // exits with one of the codes in child_protocol.hpp. The parent reads only those two files.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cxxabi.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <fstream>
+#include <typeinfo>
 #include <new>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -20,17 +25,55 @@ namespace {
 
 using namespace nndna::specrun::child;
 
-bool writeFile(const char* name, const std::string& text) {
-  std::ofstream out(name, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.flush();
-  return static_cast<bool>(out);
+// Opened before any of the spec's code runs: its working directory (the spec may chdir away),
+// and error.json with its space reserved — a spec that fills its size-limited directory can still
+// say what went wrong.
+int workDir = -1;
+int errorFile = -1;
+constexpr std::size_t kErrorFileBytes = 64 << 10;
+
+bool writeAll(int fd, const std::string& text) {
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
 }
 
-[[noreturn]] void fail(int code, const nlohmann::json& error) {
-  writeFile(kErrorFile, error.dump());
+bool writeIr(const std::string& text) {
+  const int fd = ::openat(workDir, kIrFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const bool ok = writeAll(fd, text);
+  return ::close(fd) == 0 && ok;
+}
+
+[[noreturn]] void fail(int code, nlohmann::json error) {
+  // Quoted texts capped (a huge shape in a message). They may hold bytes that are not UTF-8 (a
+  // name, an exception text): replaced, not fatal.
+  for (const char* field : {"message", "detail"}) {
+    if (error.contains(field)) error[field] = capQuoted(error[field].get<std::string>());
+  }
+  const std::string text = error.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (errorFile >= 0 && text.size() <= kErrorFileBytes) writeAll(errorFile, text);
   std::fflush(nullptr);
   std::_Exit(code);
+}
+
+// What `throw 42` (or any value that is not a std::exception) says: its type, demangled. Called
+// inside a catch (...) handler.
+[[noreturn]] void failWithThrownValue() {
+  const std::type_info* type = abi::__cxa_current_exception_type();
+  std::string name = type != nullptr ? type->name() : "unknown";
+  int status = 0;
+  if (char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status); status == 0) {
+    name = demangled;
+    std::free(demangled);
+  }
+  fail(kExitError, {{"kind", "error"},
+                    {"message", "the spec threw a value of type '" + name +
+                                    "', which is not an exception (throw std::runtime_error(\"...\") says what "
+                                    "went wrong)"}});
 }
 
 // An allocation that fails under RLIMIT_AS while a spec's static objects are built, or an
@@ -44,13 +87,19 @@ bool writeFile(const char* name, const std::string& text) {
     } catch (const std::exception& e) {
       fail(kExitError, {{"kind", "error"}, {"message", e.what()}});
     } catch (...) {
+      failWithThrownValue();
     }
   }
   std::abort();
 }
 
-// Runs before any spec's static initialisers (which may allocate or throw).
-__attribute__((constructor(101))) void installTerminateHandler() { std::set_terminate(onTerminate); }
+// Runs before any spec's static initialisers (which may allocate, throw, or fill the disk).
+__attribute__((constructor(101))) void prepare() {
+  std::set_terminate(onTerminate);
+  workDir = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  errorFile = ::openat(workDir, kErrorFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (errorFile >= 0) ::fallocate(errorFile, FALLOC_FL_KEEP_SIZE, 0, kErrorFileBytes);
+}
 
 }  // namespace
 
@@ -66,7 +115,7 @@ int main() {
     }
     const nndna::LoadedSpec loaded = nndna::loadSpec(specs.front());
     const nndna::ir::TracedModel model = nndna::traceModel(loaded);
-    if (!writeFile(kIrFile, nndna::ir::toJson(model))) {
+    if (!writeIr(nndna::ir::toJson(model))) {
       fail(kExitOutput, {{"kind", "output_limit"}, {"message", "could not write the IR"}});
     }
   } catch (const nndna::TraceError& e) {
@@ -80,7 +129,10 @@ int main() {
     fail(kExitMemory, {{"kind", "memory_limit"}, {"message", "out of memory"}});
   } catch (const std::exception& e) {
     fail(kExitError, {{"kind", "error"}, {"message", e.what()}});
+  } catch (...) {
+    failWithThrownValue();
   }
+  ::unlinkat(workDir, kErrorFile, 0);  // the reservation, unused
   std::fflush(nullptr);
   return kExitOk;
 }

@@ -5,15 +5,19 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
+#include "specrun/cache_pruning.hpp"
+#include "specrun/child_files.hpp"
 #include "specrun/child_protocol.hpp"
+#include "specrun/compile_cache.hpp"
 #include "specrun/sha256.hpp"
 #include "specrun/temp_dir.hpp"
 
@@ -27,13 +31,15 @@ namespace {
 
 using Kind = SpecRunError::Kind;
 
-std::string readFile(const fs::path& file) {
-  std::ostringstream text;
-  text << std::ifstream(file, std::ios::binary).rdbuf();
-  return text.str();
-}
+constexpr std::uint64_t kMaxErrorFileBytes = 1 << 20;
+// Run directories: $TMPDIR/nndna-run-<pid>-XXXXXX (swept when <pid> is gone).
+constexpr std::string_view kRunDirPrefix = "nndna-run-";
 
 std::string mib(std::uint64_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
+
+// A quoted text of the child's, bounded: the spec main caps what it writes at kMaxQuotedBytes
+// (with its own "more bytes" note, which this margin lets through); a hostile error.json is cut.
+std::string capped(std::string text) { return child::capQuoted(std::move(text), child::kMaxQuotedBytes + 64); }
 
 // The last lines the program printed, to go with a crash or an exception.
 std::string outputTail(const std::string& output) {
@@ -44,26 +50,48 @@ std::string outputTail(const std::string& output) {
   return "\nthe spec printed:\n" + tail;
 }
 
+std::string processLimitNote(const SandboxResult& result, const SandboxLimits& limits) {
+  return result.processLimitHit
+             ? fmt::format(" (it reached the limit of {} processes and threads)", limits.maxProcesses)
+             : "";
+}
+
+// A file the spec program left that is not a plain file (a link, a FIFO...) or is too large is
+// never read: its name could point anywhere the parent can read.
+[[noreturn]] void throwUnreadable(const std::string& display, const char* name, const ChildFile& file,
+                                  const SandboxResult& result) {
+  throw SpecRunError(Kind::invalid_output,
+                     fmt::format("{}: the spec program's {} is {}: not read", display, name, file.error),
+                     result.output);
+}
+
 // The child's error.json, turned into the error the user sees.
-[[noreturn]] void throwChildError(const fs::path& runDir, const fs::path& absoluteSpec,
-                                  const std::string& display, const SandboxResult& result,
-                                  const RunOptions& options) {
+[[noreturn]] void throwChildError(const SpecSource& spec, const SandboxResult& result, const RunOptions& options) {
+  const std::string& display = spec.display;
   nlohmann::json error = nlohmann::json::object();
-  const fs::path errorFile = runDir / child::kErrorFile;
-  if (fs::exists(errorFile) && fs::file_size(errorFile) < (std::uintmax_t{1} << 20)) {
-    error = nlohmann::json::parse(readFile(errorFile), nullptr, /*allow_exceptions=*/false);
+  const ChildFile errorFile = readChildFile(result.workDir.get(), child::kErrorFile, kMaxErrorFileBytes);
+  if (errorFile.status == ChildFileStatus::ok) {
+    error = nlohmann::json::parse(errorFile.text, nullptr, /*allow_exceptions=*/false);
     if (!error.is_object()) error = nlohmann::json::object();
+  } else if (errorFile.status != ChildFileStatus::missing) {
+    throwUnreadable(display, child::kErrorFile, errorFile, result);
   }
-  const std::string message = error.value("message", std::string("(no message)"));
+  auto field = [&](const char* name, const std::string& fallback) {
+    const auto it = error.find(name);
+    return capped(it != error.end() && it->is_string() ? it->get<std::string>() : fallback);
+  };
+  const std::string message = field("message", "(no message)");
   switch (result.exitCode) {
     case child::kExitTrace: {
-      std::string file = error.value("file", std::string());
-      if (file.empty()) file = absoluteSpec.string();
+      std::string file = field("file", "");
+      if (file.empty()) file = spec.path.string();
       // The spec file as the user typed it; another file (a header it includes) as recorded.
-      const std::string shown = file == absoluteSpec.string() ? display : file;
-      const std::string op = error.value("op", std::string());
-      const std::string detail = error.value("detail", message);
-      throw SpecRunError(Kind::trace_error, file, error.value("line", 0),
+      const std::string shown = file == spec.path.string() ? display : file;
+      const auto line = error.find("line");
+      const std::string op = field("op", "");
+      const std::string detail = field("detail", message);
+      throw SpecRunError(Kind::trace_error, file,
+                         line != error.end() && line->is_number_integer() ? line->get<int>() : 0,
                          op.empty() ? detail : op + ": " + detail, shown, result.output);
     }
     case child::kExitMemory:
@@ -73,16 +101,20 @@ std::string outputTail(const std::string& output) {
                          result.output);
     case child::kExitOutput:
       throw SpecRunError(Kind::output_limit,
-                         fmt::format("{}: the traced model's IR is larger than the limit ({})", display,
-                                     mib(options.runLimits.fileSizeBytes)),
+                         fmt::format("{}: the traced model's IR could not be written: larger than the limit ({}) "
+                                     "or its directory is full",
+                                     display, mib(options.runLimits.fileSizeBytes)),
                          result.output);
     case child::kExitError:
-      throw SpecRunError(Kind::spec_error, fmt::format("{}: {}{}", display, message, outputTail(result.output)),
+      throw SpecRunError(Kind::spec_error,
+                         fmt::format("{}: {}{}{}", display, message, processLimitNote(result, options.runLimits),
+                                     outputTail(result.output)),
                          result.output);
     default:
       throw SpecRunError(Kind::spec_error,
-                         fmt::format("{}: the spec exited with code {} before writing its model{}", display,
-                                     result.exitCode, outputTail(result.output)),
+                         fmt::format("{}: the spec exited with code {} before writing its model{}{}", display,
+                                     result.exitCode, processLimitNote(result, options.runLimits),
+                                     outputTail(result.output)),
                          result.output);
   }
 }
@@ -90,6 +122,13 @@ std::string outputTail(const std::string& output) {
 [[noreturn]] void throwRunFailure(const std::string& display, const SandboxResult& result,
                                   const RunOptions& options) {
   const SandboxLimits& limits = options.runLimits;
+  if (result.memoryExceeded) {
+    throw SpecRunError(Kind::memory_limit,
+                       fmt::format("{}: the spec and the processes it started used more than {} of memory "
+                                   "together and were stopped",
+                                   display, mib(limits.memoryBytes)),
+                       result.output);
+  }
   if (result.outputExceeded) {
     throw SpecRunError(Kind::output_limit,
                        fmt::format("{}: the spec printed more than {} and was stopped", display,
@@ -116,61 +155,75 @@ std::string outputTail(const std::string& output) {
                        result.output);
   }
   throw SpecRunError(Kind::crash,
-                     fmt::format("{}: the spec crashed: {}{}", display, describeSignal(result.signal),
-                                 outputTail(result.output)),
+                     fmt::format("{}: the spec crashed: {}{}{}", display, describeSignal(result.signal),
+                                 processLimitNote(result, limits), outputTail(result.output)),
                      result.output);
 }
 
-}  // namespace
+// Run directories of nndna processes that were killed (SIGKILL leaves them behind).
+void sweepStaleRunDirectories() {
+  static std::once_flag once;
+  std::call_once(once, [] { removeStaleTempDirs(fs::temp_directory_path(), kRunDirPrefix); });
+}
 
-ir::TracedModel runSpecFile(const fs::path& spec, const RunOptions& options, RunReport* report) {
-  RunReport local;
-  RunReport& rep = report != nullptr ? *report : local;
-  const std::string display = options.displayPath.value_or(spec.string());
-  const fs::path binary = compileSpecFile(spec, options, &rep);
-  const fs::path absoluteSpec = fs::canonical(spec);
-
-  TempDir runDir(fs::temp_directory_path(), "nndna-run-");
+ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunReport& rep) {
+  const CompiledSpec compiled = compileSpec(spec, options, &rep);
+  const std::string& display = spec.display;
+  sweepStaleRunDirectories();
+  TempDir runDir(fs::temp_directory_path(), ownTempDirPrefix(kRunDirPrefix));
   if (options.keepTemp) runDir.keep();
   rep.runDir = runDir.path();
-  const std::vector<std::string> argv{binary.string()};
+  // What the program sees: its binary, libnndna, its source text (the bytes it was compiled
+  // from, where its debug information says the spec is) and the user's headers it included.
+  SandboxLimits limits = options.runLimits;
+  limits.visible.push_back({compiled.source, spec.path});
+  limits.visible.insert(limits.visible.end(), compiled.libraries.begin(), compiled.libraries.end());
+  for (const fs::path& header : compiled.userHeaders) limits.visible.push_back({header, {}});
+  const std::vector<std::string> argv{compiled.binary.string()};
   const std::vector<std::string> env{"PATH=/usr/bin:/bin", "HOME=" + runDir.path().string(),
                                      "TMPDIR=" + runDir.path().string(), "LANG=C", "LC_ALL=C"};
   if (options.onStage) options.onStage({.stage = "run"});
-  const SandboxResult result = runSandboxed(argv, env, runDir.path(), options.runLimits, options.stop);
+  const SandboxResult result = runSandboxed(argv, env, runDir.path(), limits, options.stop);
   if (options.onStage) options.onStage({.stage = "run", .finished = true, .seconds = result.wallSeconds});
-  if (result.cancelled) throw SpecRunError(Kind::cancelled, display + ": the run was cancelled", result.output);
   rep.runSeconds = result.wallSeconds;
   rep.runCpuSeconds = result.cpuSeconds;
-  rep.namespaces = result.namespaces;
-  rep.readOnlyFs = result.readOnlyFs;
+  rep.isolation = result.isolation;
   rep.programOutput = result.output;
+  if (options.keepTemp && limits.workDirBytes > 0) {
+    copyChildFiles(result.workDir.get(), runDir.path(), limits.workDirBytes);
+  }
+  if (result.cancelled) throw SpecRunError(Kind::cancelled, display + ": the run was cancelled", result.output);
 
-  if (!result.exited || result.outputExceeded || result.timedOut) throwRunFailure(display, result, options);
-  if (result.exitCode != child::kExitOk) throwChildError(runDir.path(), absoluteSpec, display, result, options);
+  if (!result.exited || result.outputExceeded || result.timedOut || result.memoryExceeded) {
+    throwRunFailure(display, result, options);
+  }
+  if (result.exitCode != child::kExitOk) throwChildError(spec, result, options);
 
   const auto readStart = std::chrono::steady_clock::now();
   if (options.onStage) options.onStage({.stage = "read"});
-  const fs::path irFile = runDir.path() / child::kIrFile;
-  std::error_code ec;
-  const std::uintmax_t size = fs::file_size(irFile, ec);
-  if (ec) throw SpecRunError(Kind::invalid_output, display + ": the spec program wrote no IR", result.output);
-  ir::ReadLimits limits;
-  limits.maxBytes = std::min<std::size_t>(limits.maxBytes, options.runLimits.fileSizeBytes);
-  if (size > limits.maxBytes) {
-    throw SpecRunError(Kind::output_limit, fmt::format("{}: the IR is larger than {}", display, mib(limits.maxBytes)));
+  ir::ReadLimits readLimits;
+  readLimits.maxBytes = std::min<std::size_t>(readLimits.maxBytes, limits.fileSizeBytes);
+  const ChildFile irFile = readChildFile(result.workDir.get(), child::kIrFile, readLimits.maxBytes);
+  switch (irFile.status) {
+    case ChildFileStatus::ok: break;
+    case ChildFileStatus::missing:
+      throw SpecRunError(Kind::invalid_output, display + ": the spec program wrote no IR", result.output);
+    case ChildFileStatus::tooLarge:
+      throw SpecRunError(Kind::output_limit,
+                         fmt::format("{}: the IR is larger than {}", display, mib(readLimits.maxBytes)));
+    case ChildFileStatus::notRegular:
+    case ChildFileStatus::unreadable: throwUnreadable(display, child::kIrFile, irFile, result);
   }
   try {
-    ir::TracedModel model = ir::tracedModelFromJson(readFile(irFile), limits);
+    ir::TracedModel model = ir::tracedModelFromJson(irFile.text, readLimits);
     rep.readSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - readStart).count();
     if (options.onStage) options.onStage({.stage = "read", .finished = true, .seconds = rep.readSeconds});
     return model;
   } catch (const ir::IrFormatError& e) {
-    throw SpecRunError(Kind::invalid_output, fmt::format("{}: the IR the spec wrote is invalid: {}", display, e.what()));
+    throw SpecRunError(Kind::invalid_output,
+                       fmt::format("{}: the IR the spec wrote is invalid: {}", display, capped(e.what())));
   }
 }
-
-namespace {
 
 // The name a source given as text is stored under: the last path component of `fileName` when it
 // is a plain C++ file name, else "spec.cpp" (it becomes part of a path in the cache).
@@ -184,17 +237,29 @@ std::string storedFileName(std::string_view fileName) {
 
 }  // namespace
 
+ir::TracedModel runSpecFile(const fs::path& spec, const RunOptions& options, RunReport* report) {
+  RunReport local;
+  return runSpec(readSpecSource(spec, options.displayPath.value_or(spec.string())), options,
+                 report != nullptr ? *report : local);
+}
+
 ir::TracedModel runSpecSource(std::string_view source, std::string_view fileName, const RunOptions& options,
                               RunReport* report) {
   const std::string name = storedFileName(fileName);
   const fs::path dir = cacheDirectory(options) / "sources" / sha256Hex(std::string(source)).substr(0, 32);
   const fs::path file = dir / name;
+  // The stored copy names the spec in its binary's debug information (and is read where no
+  // sandbox root can be built); the compile and the run use `source` itself.
   std::error_code ec;
-  if (!fs::exists(file, ec)) {
+  if (fs::exists(file, ec)) {
+    touchCacheEntry(dir);  // pruning keeps the most recently used sources
+  } else {
     fs::create_directories(dir, ec);
-    // Written under a unique name, then renamed: a concurrent request for the same source reads
-    // either nothing or the whole file.
-    const fs::path partial = dir / fmt::format(".{}.{}.tmp", name, ::getpid());
+    // Written under a name no other thread or process uses, then renamed: a concurrent request
+    // for the same source reads either nothing or the whole file, and every writer's rename
+    // succeeds.
+    static std::atomic<unsigned> written{0};
+    const fs::path partial = dir / fmt::format(".{}.{}-{}.tmp", name, ::getpid(), written++);
     {
       std::ofstream out(partial, std::ios::binary | std::ios::trunc);
       out.write(source.data(), static_cast<std::streamsize>(source.size()));
@@ -203,11 +268,15 @@ ir::TracedModel runSpecSource(std::string_view source, std::string_view fileName
       }
     }
     fs::rename(partial, file, ec);
-    if (ec) throw SpecRunError(Kind::setup_error, fmt::format("{}: cannot store the source: {}", fileName, ec.message()));
+    if (ec) {
+      throw SpecRunError(Kind::setup_error, fmt::format("{}: cannot store the source: {}", fileName, ec.message()));
+    }
   }
-  RunOptions named = options;
-  if (!named.displayPath) named.displayPath = std::string(fileName);
-  return runSpecFile(file, named, report);
+  const fs::path stored = fs::canonical(file, ec);
+  if (ec) throw SpecRunError(Kind::setup_error, fmt::format("{}: cannot store the source: {}", fileName, ec.message()));
+  RunReport local;
+  const SpecSource spec{stored, std::string(source), options.displayPath.value_or(std::string(fileName))};
+  return runSpec(spec, options, report != nullptr ? *report : local);
 }
 
 }  // namespace nndna::specrun

@@ -22,7 +22,10 @@ inline SandboxLimits defaultCompileLimits() {
   limits.wallTime = std::chrono::seconds(120);
   limits.cpuSeconds = 120;
   limits.addressSpaceBytes = std::uint64_t{4} << 30;
+  limits.memoryBytes = std::uint64_t{4} << 30;
+  limits.maxProcesses = 512;  // g++, cc1plus, as, mold and mold's threads (one per core)
   limits.fileSizeBytes = std::uint64_t{512} << 20;
+  limits.workDirBytes = std::uint64_t{1} << 30;  // the object file and the program
   return limits;
 }
 
@@ -31,7 +34,10 @@ inline SandboxLimits defaultRunLimits() {
   limits.wallTime = std::chrono::seconds(60);
   limits.cpuSeconds = 30;
   limits.addressSpaceBytes = std::uint64_t{4} << 30;
+  limits.memoryBytes = std::uint64_t{4} << 30;
+  limits.maxProcesses = 64;
   limits.fileSizeBytes = std::uint64_t{1} << 30;  // bounds the IR the spec writes
+  limits.workDirBytes = std::uint64_t{1} << 30;
   return limits;
 }
 
@@ -72,9 +78,11 @@ struct RunReport {
   double readSeconds = 0;     // parsing and validating the IR
   std::filesystem::path binary;
   bool installedToolchain = false;  // headers and spec main from an installed prefix, not the build tree
-  std::filesystem::path runDir;  // removed unless keepTemp
-  bool namespaces = false;       // the run had its own PID/mount/network namespaces
-  bool readOnlyFs = false;       // ... and saw the filesystem read-only outside runDir
+  // removed unless keepTemp (then it holds the files the spec left in its own directory)
+  std::filesystem::path runDir;
+  // The isolation of the last sandboxed step (the compile, or the run when there was one);
+  // empty when nothing ran.
+  std::optional<Isolation> isolation;
   std::string programOutput;     // the spec's stdout+stderr (bounded)
 };
 

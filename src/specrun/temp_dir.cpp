@@ -1,6 +1,8 @@
 #include "specrun/temp_dir.hpp"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <string>
@@ -29,15 +31,41 @@ void makeRemovable(const std::filesystem::path& dir) {
   }
 }
 
+void removeTree(const std::filesystem::path& dir) {
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  if (std::filesystem::exists(dir, ignored)) {
+    makeRemovable(dir);
+    std::filesystem::remove_all(dir, ignored);
+  }
+}
+
 }  // namespace
 
 TempDir::~TempDir() {
-  if (keep_) return;
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-  if (std::filesystem::exists(path_, ignored)) {
-    makeRemovable(path_);
-    std::filesystem::remove_all(path_, ignored);
+  if (!keep_) removeTree(path_);
+}
+
+std::string ownTempDirPrefix(std::string_view prefix) {
+  return std::string(prefix) + std::to_string(::getpid()) + "-";
+}
+
+void removeStaleTempDirs(const std::filesystem::path& parent, std::string_view prefix) noexcept {
+  try {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (!name.starts_with(prefix)) continue;
+      const std::string rest = name.substr(prefix.size());
+      const std::size_t dash = rest.find('-');
+      if (dash == 0 || dash == std::string::npos || rest.find_first_not_of("0123456789") != dash) continue;
+      const long pid = std::stol(rest.substr(0, dash));
+      if (pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+      std::error_code statError;
+      if (it->is_directory(statError) && !it->is_symlink(statError)) removeTree(it->path());
+    }
+  } catch (...) {
+    // Housekeeping only: a failure here must not fail the user's run.
   }
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace nndna::specrun {
@@ -21,5 +22,13 @@ class TempDir {
   std::filesystem::path path_;
   bool keep_ = false;
 };
+
+// "<prefix><pid>-": a prefix that names the process making the directory, so that
+// removeStaleTempDirs can tell the leftovers of a killed process from a running one's.
+std::string ownTempDirPrefix(std::string_view prefix);
+
+// Removes every <parent>/<prefix><pid>-* whose process no longer exists (made with
+// ownTempDirPrefix by a process killed before it could clean up). Errors are ignored.
+void removeStaleTempDirs(const std::filesystem::path& parent, std::string_view prefix) noexcept;
 
 }  // namespace nndna::specrun

@@ -1,5 +1,6 @@
 // The compile cache stays bounded: least recently used binaries (and their .deps) past the count
-// or size limit, surplus precompiled headers and stale temporary directories are removed.
+// or size limit, surplus precompiled headers and stored sources, and stale temporary directories
+// are removed.
 #include "specrun/cache_pruning.hpp"
 
 #include <gtest/gtest.h>
@@ -30,6 +31,7 @@ class CachePruning : public ::testing::Test {
   }
   fs::path binary(const std::string& name, std::size_t bytes, fs::file_time_type::duration age) {
     file("bin/" + name + ".deps", 10, age);
+    file("bin/" + name + ".cpp", 10, age);
     return file("bin/" + name, bytes, age);
   }
   fs::path directory(const fs::path& relative, fs::file_time_type::duration age) {
@@ -49,8 +51,9 @@ TEST_F(CachePruning, KeepsTheMostRecentlyUsedBinariesUpToTheCount) {
   pruneCache(cache_.path(), {}, limits);
   EXPECT_TRUE(has("bin/b0") && has("bin/b1") && has("bin/b2"));
   EXPECT_FALSE(has("bin/b3") || has("bin/b4"));
-  EXPECT_TRUE(has("bin/b2.deps"));
+  EXPECT_TRUE(has("bin/b2.deps") && has("bin/b2.cpp"));
   EXPECT_FALSE(has("bin/b3.deps") || has("bin/b4.deps"));  // gone with their binaries
+  EXPECT_FALSE(has("bin/b3.cpp") || has("bin/b4.cpp"));
 }
 
 TEST_F(CachePruning, KeepsBinariesUpToTheTotalSize) {
@@ -88,10 +91,11 @@ TEST_F(CachePruning, TouchingAnEntryMakesItRecent) {
 
 TEST_F(CachePruning, RemovesOrphanedDepsFiles) {
   file("bin/lost.deps", 10, 1min);
+  file("bin/lost.cpp", 10, 1min);
   binary("kept", 10, 1min);
   pruneCache(cache_.path(), {});
-  EXPECT_FALSE(has("bin/lost.deps"));
-  EXPECT_TRUE(has("bin/kept.deps"));
+  EXPECT_FALSE(has("bin/lost.deps") || has("bin/lost.cpp"));
+  EXPECT_TRUE(has("bin/kept.deps") && has("bin/kept.cpp"));
 }
 
 TEST_F(CachePruning, KeepsTheMostRecentPrecompiledHeaders) {
@@ -101,6 +105,17 @@ TEST_F(CachePruning, KeepsTheMostRecentPrecompiledHeaders) {
   pruneCache(cache_.path(), {});  // default: two toolchains
   EXPECT_TRUE(has("pch/toolchain1") && has("pch/toolchain2"));
   EXPECT_FALSE(has("pch/toolchain3"));
+}
+
+// A server stores every text a visitor sends (runSpecSource): without a bound, sources/ grows
+// for good.
+TEST_F(CachePruning, KeepsTheMostRecentlyUsedSources) {
+  for (int i = 0; i < 5; ++i) directory("sources/s" + std::to_string(i), std::chrono::minutes(i));
+  CacheLimits limits;
+  limits.maxSources = 2;
+  pruneCache(cache_.path(), {}, limits);
+  EXPECT_TRUE(has("sources/s0/content") && has("sources/s1/content"));
+  EXPECT_FALSE(has("sources/s2") || has("sources/s3") || has("sources/s4"));
 }
 
 TEST_F(CachePruning, RemovesOnlyStaleTemporaryDirectories) {

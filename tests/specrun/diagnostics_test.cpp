@@ -62,7 +62,21 @@ TEST(TrimCompilerOutput, ErrorInsideAHeaderIsKeptWhenTheSpecHasNone) {
   const std::string raw =
       "/opt/nndna/include/nndna/nndna.hpp:40:3: error: static assertion failed\n"
       "/opt/nndna/include/nndna/nndna.hpp:41:3: error: second\n";
-  EXPECT_EQ(trimCompilerOutput(raw, kPaths), "/opt/nndna/include/nndna/nndna.hpp:40:3: error: static assertion failed\n");
+  EXPECT_EQ(trimCompilerOutput(raw, kPaths),
+            "/opt/nndna/include/nndna/nndna.hpp:40:3: error: static assertion failed\n"
+            "(1 more error not shown)\n");
+}
+
+// An assembler reading a file it was told to .include complains once per line of it: one shown.
+TEST(TrimCompilerOutput, AssemblerErrorsAreTrimmedToo) {
+  std::string raw = "{standard input}: Assembler messages:\n";
+  for (int line = 1; line <= 60; ++line) {
+    raw += "/srv/notes.txt:" + std::to_string(line) + ": Error: no such instruction: `secret line " +
+           std::to_string(line) + "'\n";
+  }
+  EXPECT_EQ(trimCompilerOutput(raw, kPaths),
+            "/srv/notes.txt:1: Error: no such instruction: `secret line 1'\n"
+            "(59 more errors not shown)\n");
 }
 
 TEST(TrimCompilerOutput, LinkErrorsKeepTheirLinesWithoutCollect2) {

@@ -10,12 +10,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <latch>
 #include <thread>
 #include <vector>
 
 #include "nndna/trace.hpp"
 #include "specrun/spec_runner.hpp"
 #include "specrun/temp_dir.hpp"
+#include "test_cache.hpp"
 
 namespace nndna::specrun {
 namespace {
@@ -33,11 +35,17 @@ ino_t inodeOf(const fs::path& file) {
 
 class SpecRunnerTest : public ::testing::Test {
  protected:
-  void SetUp() override { dir_.emplace(fs::temp_directory_path(), "nndna-test-spec-"); }
+  void SetUp() override {
+    startDir_ = fs::current_path();
+    dir_.emplace(fs::temp_directory_path(), "nndna-test-spec-");
+  }
+  // Tests that run from dir_ (to name the spec as the user would) leave it before it is removed:
+  // the next test of this process must not start in a deleted directory.
+  void TearDown() override { fs::current_path(startDir_); }
 
   RunOptions options() const {
     RunOptions o;
-    o.cacheDir = NNDNA_TEST_CACHE_DIR;
+    o.cacheDir = testCacheDir();
     return o;
   }
 
@@ -68,6 +76,7 @@ class SpecRunnerTest : public ::testing::Test {
     return SpecRunError(Kind::setup_error, "no error");
   }
 
+  fs::path startDir_;
   std::optional<TempDir> dir_;
 };
 
@@ -81,6 +90,14 @@ std::size_t forwardOps(const ir::Graph& g) {
   std::size_t n = 0;
   for (const ir::Op& op : g.ops) n += op.phase == ir::Phase::forward;
   return n;
+}
+
+// A spec of one Linear(4, width) layer: 4·width + width parameters.
+std::string oneLinearLayer(int width) {
+  return "#include <nndna/nndna.hpp>\nusing namespace nndna;\n"
+         "struct Net : Module { Linear l{\"l\", 4, " + std::to_string(width) + "}; };\n"
+         "Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
+         "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, .inputs = {{\"x\", {8, 4}}}}; }\n";
 }
 
 TEST_F(SpecRunnerTest, DefaultModelTracesLikeTheLinkedExample) {
@@ -285,7 +302,7 @@ TEST_F(SpecRunnerTest, NetworkIsUnreachable) {
   }
   const int accepted = ::accept(listener, nullptr, nullptr);
   ::close(listener);
-  if (!report.namespaces) GTEST_SKIP() << "no network namespace on this machine: " << message;
+  if (!report.isolation || !report.isolation->namespaces) GTEST_SKIP() << "no network namespace on this machine: " << message;
   EXPECT_LT(accepted, 0) << "the spec reached the host's loopback";
   EXPECT_NE(message.find("connect failed: "), std::string::npos) << message;
   EXPECT_LT(report.runSeconds, 10.0);
@@ -306,8 +323,8 @@ TEST_F(SpecRunnerTest, WritingOutsideItsDirectoryIsDenied) {
   } catch (const SpecRunError& e) {
     message = e.what();
   }
-  if (!report.namespaces) GTEST_SKIP() << "no mount namespace on this machine (documented): " << message;
-  EXPECT_TRUE(report.readOnlyFs);
+  if (!report.isolation || !report.isolation->namespaces) GTEST_SKIP() << "no mount namespace on this machine (documented): " << message;
+  EXPECT_TRUE(report.isolation->minimalRoot);
   EXPECT_NE(message.find("outside: denied"), std::string::npos) << message;
   EXPECT_FALSE(fs::exists(target));
 }
@@ -358,10 +375,7 @@ TEST_F(SpecRunnerTest, SourceTextIsCompiledOnceAndNamedAsGiven) {
   TempDir cache(fs::temp_directory_path(), "nndna-test-cache-");
   RunOptions o = options();
   o.cacheDir = cache.path();
-  const std::string source = "#include <nndna/nndna.hpp>\nusing namespace nndna;\n"
-                             "struct Net : Module { Linear l{\"l\", 4, 3}; };\n"
-                             "Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
-                             "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, .inputs = {{\"x\", {8, 4}}}}; }\n";
+  const std::string source = oneLinearLayer(3);
   RunReport first;
   EXPECT_EQ(parameterCount(runSpecSource(source, "mine.cpp", o, &first).train), 4 * 3 + 3);
   EXPECT_FALSE(first.cacheHit);
@@ -378,6 +392,97 @@ TEST_F(SpecRunnerTest, SourceTextIsCompiledOnceAndNamedAsGiven) {
     EXPECT_EQ(e.kind(), Kind::trace_error);
     EXPECT_NE(std::string(e.what()).find("mine.cpp:4:"), std::string::npos) << e.what();
   }
+}
+
+// Issue 9.11: the bytes hashed into the cache key are the bytes compiled (and the text the trace
+// carries), even when the file changes while the compiler runs.
+TEST_F(SpecRunnerTest, SwappingTheFileDuringTheCompileChangesNothing) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-cache-");
+  RunOptions o = options();
+  o.cacheDir = cache.path();
+  const fs::path spec = dir_->path() / "swapped.cpp";
+  auto writeWidth = [&](int width) {
+    std::ofstream(spec) << oneLinearLayer(width);
+  };
+  writeWidth(3);
+  o.onStage = [&](const StageEvent& e) {
+    if (e.stage == "compile" && !e.finished) writeWidth(5);  // read and hashed already; not yet compiled
+  };
+  const ir::TracedModel first = runSpecFile(spec, o);
+  EXPECT_EQ(parameterCount(first.train), 4 * 3 + 3) << "the compiled text is the text that was read";
+  ASSERT_FALSE(first.train.sites.files.empty());
+  EXPECT_NE(first.train.sites.files[0].text.find("Linear l{\"l\", 4, 3}"), std::string::npos);
+  o.onStage = {};
+  RunReport second;
+  EXPECT_EQ(parameterCount(runSpecFile(spec, o, &second).train), 4 * 5 + 5) << "the file as it is now";
+  EXPECT_FALSE(second.cacheHit);
+  RunReport third;
+  EXPECT_EQ(parameterCount(runSpecFile(spec, o, &third).train), 4 * 5 + 5);
+  EXPECT_TRUE(third.cacheHit);
+}
+
+// runSpecSource compiles the text it is given, whatever the stored copy holds by now.
+TEST_F(SpecRunnerTest, SourceTextIsCompiledAsGivenNotAsStored) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-cache-");
+  RunOptions o = options();
+  o.cacheDir = cache.path();
+  const std::string source = oneLinearLayer(3);
+  EXPECT_EQ(parameterCount(runSpecSource(source, "mine.cpp", o).train), 4 * 3 + 3);
+  std::string poisoned = source;
+  poisoned.replace(poisoned.find("4, 3}"), 5, "4, 7}");
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(cache.path() / "sources")) {
+    if (entry.path().filename() == "mine.cpp") std::ofstream(entry.path()) << poisoned;
+  }
+  o.useCache = false;
+  EXPECT_EQ(parameterCount(runSpecSource(source, "mine.cpp", o).train), 4 * 3 + 3);
+}
+
+// The server's workers may store the same text at once: each stores it under a name of its own
+// and renames it into place, so none fails and the stored copy is whole. (Stopped before the
+// compile: only the storing is under test.)
+TEST_F(SpecRunnerTest, ConcurrentRequestsStoreTheSameSourceSafely) {
+  const std::string source = oneLinearLayer(3) + "// " + dir_->path().filename().string() + "\n";
+  std::stop_source stop;
+  stop.request_stop();
+  RunOptions o = options();
+  o.stop = stop.get_token();
+  constexpr int kRequests = 8;
+  std::latch start(kRequests);
+  std::vector<std::string> kinds(kRequests);
+  std::vector<std::thread> requests;
+  for (int i = 0; i < kRequests; ++i) {
+    requests.emplace_back([&, i] {
+      start.arrive_and_wait();
+      try {
+        runSpecSource(source, "same.cpp", o);
+      } catch (const SpecRunError& e) {
+        kinds[static_cast<std::size_t>(i)] = std::string(kindName(e.kind())) + ": " + e.what();
+      }
+    });
+  }
+  for (std::thread& t : requests) t.join();
+  for (const std::string& kind : kinds) EXPECT_EQ(kind, "cancelled: same.cpp: the compile was cancelled");
+  std::vector<fs::path> stored;
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(cacheDirectory(o) / "sources")) {
+    if (entry.is_regular_file() && entry.path().parent_path().filename().string().size() == 32) {
+      std::ifstream in(entry.path(), std::ios::binary);
+      const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+      if (text.find(dir_->path().filename().string()) != std::string::npos) stored.push_back(entry.path());
+    }
+  }
+  ASSERT_EQ(stored.size(), 1u) << "one stored copy, no partial file left";
+  EXPECT_EQ(stored[0].filename(), "same.cpp");
+  std::ifstream in(stored[0], std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), source);
+  fs::remove_all(stored[0].parent_path());
+}
+
+// `--cache-dir rel` was passed on as a relative path, which the compiler, running in a directory
+// of its own, could not find.
+TEST_F(SpecRunnerTest, CacheDirectoryIsAbsolute) {
+  RunOptions o;
+  o.cacheDir = "relative/cache";
+  EXPECT_EQ(cacheDirectory(o), fs::current_path() / "relative" / "cache");
 }
 
 TEST_F(SpecRunnerTest, StagesAreReportedAsTheyStartAndEnd) {
@@ -439,13 +544,36 @@ TEST_F(SpecRunnerTest, StopRequestCancelsTheCompile) {
   if (stopper.joinable()) stopper.join();
 }
 
+// A request cancelled while the precompiled header is built (the first compile of a fresh cache,
+// or of a new toolchain: seconds) stops that build too; nothing half-built is kept.
+TEST_F(SpecRunnerTest, StopRequestCancelsThePrecompiledHeaderBuild) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-cache-");
+  std::stop_source stop;
+  stop.request_stop();
+  RunOptions o = options();
+  o.cacheDir = cache.path();
+  o.stop = stop.get_token();
+  RunReport report;
+  try {
+    runSpecFile(writeSpec(""), o, &report);
+    ADD_FAILURE() << "a cancelled compile must throw";
+  } catch (const SpecRunError& e) {
+    EXPECT_EQ(e.kind(), Kind::cancelled) << e.what();
+    EXPECT_EQ(std::string(e.what()), (dir_->path() / "model.cpp").string() + ": the compile was cancelled");
+  }
+  EXPECT_TRUE(report.pchBuilt) << "the build was started";
+  EXPECT_FALSE(fs::exists(cache.path() / "pch")) << "and none was kept";
+  EXPECT_FALSE(fs::exists(cache.path() / "bin"));
+}
+
 TEST_F(SpecRunnerTest, IsolationStatusAgreesWithARun) {
   const IsolationStatus& status = isolationStatus();
   EXPECT_EQ(status.full, status.missing.empty());
   EXPECT_FALSE(status.describe().empty());
   RunReport report;
   runSpecFile(writeSpec(""), options(), &report);
-  EXPECT_EQ(status.full, report.namespaces && report.readOnlyFs) << status.describe();
+  ASSERT_TRUE(report.isolation);
+  EXPECT_EQ(status.full, report.isolation->missing().empty()) << status.describe();
 }
 
 }  // namespace
