@@ -26,8 +26,6 @@ void addSpecRunOptions(CLI::App& cmd, SpecRunArgs& args) {
   cmd.add_flag("-v,--verbose", args.verbose, "Print compile and run times and the sandbox in use");
 }
 
-namespace {
-
 specrun::RunOptions toRunOptions(const SpecRunArgs& args) {
   specrun::RunOptions options;
   if (args.timeLimit > 0) {
@@ -56,6 +54,17 @@ int exitCodeFor(specrun::SpecRunError::Kind kind) {
   }
   return 1;
 }
+
+int exitCodeForKindName(std::string_view kindName) {
+  using Kind = specrun::SpecRunError::Kind;
+  for (Kind kind : {Kind::compile_error, Kind::trace_error, Kind::spec_error, Kind::crash, Kind::timeout,
+                    Kind::memory_limit, Kind::output_limit, Kind::invalid_output, Kind::setup_error}) {
+    if (specrun::kindName(kind) == kindName) return exitCodeFor(kind);
+  }
+  return 1;
+}
+
+namespace {
 
 void printReport(const specrun::RunReport& report) {
   std::cerr << fmt::format(
