@@ -140,7 +140,7 @@ void addDesignCommands(CLI::App& app) {
   cmd->add_option("--timeout", args->timeout, "Seconds to wait for one answer of the model (default 180)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--trace", args->trace, "Write the design session's xray trace: .html (the viewer) or .json");
-  addSpecRunOptions(*cmd, args->run);
+  addSpecLimitOptions(*cmd, args->run);
   cmd->callback([args] { runDesign(*args); });
 }
 

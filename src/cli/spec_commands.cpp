@@ -13,7 +13,7 @@
 
 namespace nndna::cli {
 
-void addSpecRunOptions(CLI::App& cmd, SpecRunArgs& args) {
+void addSpecLimitOptions(CLI::App& cmd, SpecRunArgs& args) {
   cmd.add_option("--time-limit", args.timeLimit,
                  "Stop the spec after this many seconds (wall clock; CPU time is limited to the same)")
       ->check(CLI::PositiveNumber);
@@ -22,6 +22,10 @@ void addSpecRunOptions(CLI::App& cmd, SpecRunArgs& args) {
   cmd.add_option("--cache-dir", args.cacheDir,
                  "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)");
   cmd.add_flag("--no-cache", args.noCache, "Compile even if this spec was compiled before");
+}
+
+void addSpecRunOptions(CLI::App& cmd, SpecRunArgs& args) {
+  addSpecLimitOptions(cmd, args);
   cmd.add_flag("--keep-temp", args.keepTemp, "Keep the spec's run directory (its path is printed)");
   cmd.add_flag("-v,--verbose", args.verbose, "Print compile and run times and the sandbox in use");
 }

@@ -27,6 +27,8 @@ struct SpecRunArgs {
 
 // --time-limit, --memory-limit, --cache-dir, --no-cache, --keep-temp, --verbose.
 void addSpecRunOptions(CLI::App& cmd, SpecRunArgs& args);
+// The first four alone (for commands that compile specs they write themselves: `nndna design`).
+void addSpecLimitOptions(CLI::App& cmd, SpecRunArgs& args);
 
 // The runner's options for these arguments.
 specrun::RunOptions toRunOptions(const SpecRunArgs& args);

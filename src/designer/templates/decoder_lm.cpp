@@ -1,5 +1,5 @@
-// A decoder-only transformer language model (GPT-style): token embeddings, a stack of pre-norm
-// blocks of causal self-attention and an MLP, and a next-token head.
+// A decoder-only transformer language model (the GPT and LLaMA family): token embeddings, a
+// stack of pre-norm blocks of causal self-attention and an MLP, and a next-token head.
 #include <nndna/nndna.hpp>
 
 #include <cmath>
