@@ -54,7 +54,8 @@ int exitCodeFor(specrun::SpecRunError::Kind kind) {
     case Kind::memory_limit:
     case Kind::output_limit:
     case Kind::invalid_output: return 4;
-    case Kind::setup_error: return 1;
+    case Kind::setup_error:
+    case Kind::cancelled: return 1;
   }
   return 1;
 }

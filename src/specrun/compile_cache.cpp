@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -183,9 +184,18 @@ fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunRep
     report->binary = binary;
     report->installedToolchain = tc.installed;
   }
+  const auto started = std::chrono::steady_clock::now();
+  auto stageDone = [&](bool cacheHit) {
+    if (!options.onStage) return;
+    options.onStage({.stage = "compile", .finished = true,
+                     .seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+                     .cacheHit = cacheHit});
+  };
+  if (options.onStage) options.onStage({.stage = "compile"});
   if (options.useCache && fs::exists(binary) && dependenciesUnchanged(binary)) {
     if (report != nullptr) report->cacheHit = true;
     touchCacheEntry(binary);
+    stageDone(true);
     return binary;
   }
 
@@ -202,10 +212,14 @@ fs::path compileSpecFile(const fs::path& spec, const RunOptions& options, RunRep
   // would be missing from the compile's (RunReport::compileCpuSeconds).
   if (tc.mold) argv.insert(argv.end(), {"-fuse-ld=mold", "-Wl,--no-fork"});
   const SandboxResult result = runSandboxed(argv, compilerEnvironment(work.path()), work.path(),
-                                            options.compileLimits);
+                                            options.compileLimits, options.stop);
   if (report != nullptr) {
     report->compileSeconds = result.wallSeconds;
     report->compileCpuSeconds = result.cpuSeconds;
+  }
+  stageDone(false);
+  if (result.cancelled) {
+    throw SpecRunError(SpecRunError::Kind::cancelled, fmt::format("{}: the compile was cancelled", display));
   }
   if (result.timedOut || result.cpuExceeded) {
     throw SpecRunError(SpecRunError::Kind::timeout,

@@ -228,7 +228,8 @@ std::string describeSignal(int signal) {
 }
 
 SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const std::string> environment,
-                           const std::filesystem::path& workDir, const SandboxLimits& limits) {
+                           const std::filesystem::path& workDir, const SandboxLimits& limits,
+                           std::stop_token stop) {
   if (argv.empty()) throw std::invalid_argument("runSandboxed: empty argv");
   // Strings the child points into; they outlive it.
   std::vector<std::string> args(argv.begin(), argv.end());
@@ -299,6 +300,10 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
       result.timedOut = true;
       killAll();
     }
+    if (!result.cancelled && stop.stop_requested()) {
+      result.cancelled = true;
+      killAll();
+    }
     std::array<pollfd, 2> fds{pollfd{outputOpen ? output.read() : -1, POLLIN, 0},
                               pollfd{statusOpen ? status.read() : -1, POLLIN, 0}};
     ::poll(fds.data(), fds.size(), 20);
@@ -362,7 +367,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
       default: break;
     }
   }
-  if (execErrno != 0 && !result.timedOut) {
+  if (execErrno != 0 && !result.timedOut && !result.cancelled) {
     throw std::system_error(execErrno, std::generic_category(), "cannot run " + args[0]);
   }
   if (!haveProgramStatus) programStatus = waitStatus;  // init itself was killed (time-out)
@@ -375,6 +380,35 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   result.cpuExceeded = result.signal == SIGXCPU ||
                        (result.signal == SIGKILL && result.cpuSeconds >= static_cast<double>(limits.cpuSeconds));
   return result;
+}
+
+std::string IsolationStatus::describe() const {
+  if (full) return "full isolation (PID, mount and network namespaces; read-only filesystem)";
+  std::string text = "partial isolation: missing ";
+  for (std::size_t i = 0; i < missing.size(); ++i) text += (i == 0 ? "" : "; ") + missing[i];
+  return text;
+}
+
+const IsolationStatus& isolationStatus() {
+  static const IsolationStatus status = [] {
+    IsolationStatus probe;
+    std::error_code ec;
+    const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+    SandboxLimits limits;
+    limits.wallTime = std::chrono::seconds(10);
+    try {
+      const std::vector<std::string> argv{"/bin/true"};
+      const SandboxResult result = runSandboxed(argv, {}, dir, limits);
+      if (!result.namespaces) probe.missing.push_back("PID, mount and network namespaces (clone failed)");
+      if (result.namespaces && !result.readOnlyFs) probe.missing.push_back("read-only filesystem (remount failed)");
+      if (!result.exited || result.exitCode != 0) probe.missing.push_back("a trial program did not run cleanly");
+    } catch (const std::system_error& e) {
+      probe.missing.push_back(std::string("a trial program could not start: ") + e.what());
+    }
+    probe.full = probe.missing.empty();
+    return probe;
+  }();
+  return status;
 }
 
 }  // namespace nndna::specrun

@@ -17,7 +17,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <stop_token>
 #include <string>
+#include <vector>
 
 namespace nndna::specrun {
 
@@ -41,6 +43,7 @@ struct SandboxResult {
   bool cpuExceeded = false;     // SIGXCPU / used its CPU allowance
   std::string output;           // the first keptOutputBytes of stdout+stderr
   std::uint64_t outputTotal = 0;
+  bool cancelled = false;       // killed because the caller's stop token was triggered
   bool namespaces = false;  // ran in new PID/mount/network namespaces
   bool readOnlyFs = false;  // everything outside its working directory was remounted read-only
   double wallSeconds = 0;
@@ -48,10 +51,24 @@ struct SandboxResult {
 };
 
 // Runs argv[0] (an absolute path) with `environment` ("NAME=value") in `workDir`, which must
-// exist. Throws std::system_error if the program could not be started.
+// exist. A stop request on `stop` kills the program and everything it started (checked every
+// 20 ms) and returns with `cancelled` set. Throws std::system_error if the program could not be
+// started.
 SandboxResult runSandboxed(std::span<const std::string> argv,
                            std::span<const std::string> environment,
-                           const std::filesystem::path& workDir, const SandboxLimits& limits);
+                           const std::filesystem::path& workDir, const SandboxLimits& limits,
+                           std::stop_token stop = {});
+
+// The isolation this machine gives a sandboxed program, probed once per process (a trial run of
+// /bin/true) and cached. `full` only when every layer the sandbox knows is in force; `missing`
+// names each layer that is not, with the reason. Thread-safe.
+struct IsolationStatus {
+  bool full = false;
+  std::vector<std::string> missing;
+  // One line for messages: "full isolation (...)" or "partial isolation: missing ...".
+  std::string describe() const;
+};
+const IsolationStatus& isolationStatus();
 
 // "SIGSEGV (segmentation fault)".
 std::string describeSignal(int signal);

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -12,6 +14,7 @@
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
 #include "specrun/child_protocol.hpp"
+#include "specrun/sha256.hpp"
 #include "specrun/temp_dir.hpp"
 
 namespace nndna::specrun {
@@ -29,6 +32,7 @@ std::string_view kindName(SpecRunError::Kind kind) {
     case SpecRunError::Kind::output_limit: return "output_limit";
     case SpecRunError::Kind::invalid_output: return "invalid_output";
     case SpecRunError::Kind::setup_error: return "setup_error";
+    case SpecRunError::Kind::cancelled: return "cancelled";
   }
   return "unknown";
 }
@@ -144,7 +148,10 @@ ir::TracedModel runSpecFile(const fs::path& spec, const RunOptions& options, Run
   const std::vector<std::string> argv{binary.string()};
   const std::vector<std::string> env{"PATH=/usr/bin:/bin", "HOME=" + runDir.path().string(),
                                      "TMPDIR=" + runDir.path().string(), "LANG=C", "LC_ALL=C"};
-  const SandboxResult result = runSandboxed(argv, env, runDir.path(), options.runLimits);
+  if (options.onStage) options.onStage({.stage = "run"});
+  const SandboxResult result = runSandboxed(argv, env, runDir.path(), options.runLimits, options.stop);
+  if (options.onStage) options.onStage({.stage = "run", .finished = true, .seconds = result.wallSeconds});
+  if (result.cancelled) throw SpecRunError(Kind::cancelled, display + ": the run was cancelled", result.output);
   rep.runSeconds = result.wallSeconds;
   rep.runCpuSeconds = result.cpuSeconds;
   rep.namespaces = result.namespaces;
@@ -155,6 +162,7 @@ ir::TracedModel runSpecFile(const fs::path& spec, const RunOptions& options, Run
   if (result.exitCode != child::kExitOk) throwChildError(runDir.path(), absoluteSpec, display, result, options);
 
   const auto readStart = std::chrono::steady_clock::now();
+  if (options.onStage) options.onStage({.stage = "read"});
   const fs::path irFile = runDir.path() / child::kIrFile;
   std::error_code ec;
   const std::uintmax_t size = fs::file_size(irFile, ec);
@@ -167,10 +175,51 @@ ir::TracedModel runSpecFile(const fs::path& spec, const RunOptions& options, Run
   try {
     ir::TracedModel model = ir::tracedModelFromJson(readFile(irFile), limits);
     rep.readSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - readStart).count();
+    if (options.onStage) options.onStage({.stage = "read", .finished = true, .seconds = rep.readSeconds});
     return model;
   } catch (const ir::IrFormatError& e) {
     throw SpecRunError(Kind::invalid_output, fmt::format("{}: the IR the spec wrote is invalid: {}", display, e.what()));
   }
+}
+
+namespace {
+
+// The name a source given as text is stored under: the last path component of `fileName` when it
+// is a plain C++ file name, else "spec.cpp" (it becomes part of a path in the cache).
+std::string storedFileName(std::string_view fileName) {
+  const std::string base = fs::path(std::string(fileName)).filename().string();
+  const bool plain = !base.empty() && base.size() <= 100 && base.ends_with(".cpp") && base.front() != '.' &&
+                     base.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+                         std::string::npos;
+  return plain ? base : "spec.cpp";
+}
+
+}  // namespace
+
+ir::TracedModel runSpecSource(std::string_view source, std::string_view fileName, const RunOptions& options,
+                              RunReport* report) {
+  const std::string name = storedFileName(fileName);
+  const fs::path dir = cacheDirectory(options) / "sources" / sha256Hex(std::string(source)).substr(0, 32);
+  const fs::path file = dir / name;
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
+    fs::create_directories(dir, ec);
+    // Written under a unique name, then renamed: a concurrent request for the same source reads
+    // either nothing or the whole file.
+    const fs::path partial = dir / fmt::format(".{}.{}.tmp", name, ::getpid());
+    {
+      std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+      out.write(source.data(), static_cast<std::streamsize>(source.size()));
+      if (!out) {
+        throw SpecRunError(Kind::setup_error, fmt::format("{}: cannot store the source in {}", fileName, dir.string()));
+      }
+    }
+    fs::rename(partial, file, ec);
+    if (ec) throw SpecRunError(Kind::setup_error, fmt::format("{}: cannot store the source: {}", fileName, ec.message()));
+  }
+  RunOptions named = options;
+  if (!named.displayPath) named.displayPath = std::string(fileName);
+  return runSpecFile(file, named, report);
 }
 
 }  // namespace nndna::specrun

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
+#include <stop_token>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,6 +34,14 @@ inline SandboxLimits defaultRunLimits() {
   return limits;
 }
 
+// A stage of a run starting or finishing, for progress displays (the app streams these).
+struct StageEvent {
+  std::string_view stage;  // "compile", "run" or "read"
+  bool finished = false;   // false: it starts; true: it ended (successfully or not)
+  double seconds = 0;      // wall time of the stage, when finished
+  bool cacheHit = false;   // "compile" finished from the cache
+};
+
 struct RunOptions {
   SandboxLimits compileLimits = defaultCompileLimits();
   SandboxLimits runLimits = defaultRunLimits();
@@ -42,6 +52,11 @@ struct RunOptions {
   bool keepTemp = false;  // keep the run directory (its path is in RunReport::runDir)
   // The spec's path in messages; default: the path as given to runSpecFile.
   std::optional<std::string> displayPath;
+  // A stop request kills the compiler or the spec program (and all they started) and makes the
+  // call throw SpecRunError{cancelled}.
+  std::stop_token stop;
+  // Called on the calling thread as each stage starts and ends.
+  std::function<void(const StageEvent&)> onStage;
 };
 
 // What happened, for benchmarks, tests and `--verbose`.
@@ -74,6 +89,7 @@ class SpecRunError : public std::runtime_error {
     output_limit,   // too much stdout/stderr, or an IR past the file-size limit
     invalid_output,  // the IR the child wrote did not validate
     setup_error,    // the spec file or the toolchain could not be used
+    cancelled,      // the caller's stop token was triggered
   };
   SpecRunError(Kind kind, const std::string& message, std::string programOutput = {})
       : std::runtime_error(message), kind_(kind), programOutput_(std::move(programOutput)) {}
@@ -92,6 +108,13 @@ std::string_view kindName(SpecRunError::Kind kind);
 // traced model (both graphs) read back from the child's IR JSON. Throws SpecRunError.
 ir::TracedModel runSpecFile(const std::filesystem::path& spec, const RunOptions& options = {},
                             RunReport* report = nullptr);
+
+// runSpecFile for a spec given as text (the app's editor): `fileName` ("model.cpp") is how
+// messages name it. Identical sources under the same file name share one compile: the text is
+// stored under its hash in the cache directory (<cache>/sources/<hash>/<fileName>) and compiled
+// from there, so the binary's debug information names a path that stays valid.
+ir::TracedModel runSpecSource(std::string_view source, std::string_view fileName,
+                              const RunOptions& options = {}, RunReport* report = nullptr);
 
 // The compile step alone: returns the cached or freshly built binary. Throws SpecRunError.
 std::filesystem::path compileSpecFile(const std::filesystem::path& spec, const RunOptions& options = {},

@@ -7,8 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "nndna/trace.hpp"
 #include "specrun/spec_runner.hpp"
@@ -324,6 +327,112 @@ TEST_F(SpecRunnerTest, MissingFileIsASetupError) {
   const SpecRunError e = runExpectingError(dir_->path() / "nope.cpp", options());
   EXPECT_EQ(e.kind(), Kind::setup_error);
   EXPECT_NE(std::string(e.what()).find("nope.cpp: cannot read the spec file"), std::string::npos) << e.what();
+}
+
+// The processes whose executable is `binary` (a spec program left running would be one).
+int processesRunning(const fs::path& binary) {
+  int count = 0;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", ec)) {
+    std::error_code linkError;
+    const fs::path exe = fs::read_symlink(entry.path() / "exe", linkError);
+    if (!linkError && exe == binary) ++count;
+  }
+  return count;
+}
+
+TEST_F(SpecRunnerTest, SourceTextIsCompiledOnceAndNamedAsGiven) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-cache-");
+  RunOptions o = options();
+  o.cacheDir = cache.path();
+  const std::string source = "#include <nndna/nndna.hpp>\nusing namespace nndna;\n"
+                             "struct Net : Module { Linear l{\"l\", 4, 3}; };\n"
+                             "Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
+                             "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, .inputs = {{\"x\", {8, 4}}}}; }\n";
+  RunReport first;
+  EXPECT_EQ(parameterCount(runSpecSource(source, "mine.cpp", o, &first).train), 4 * 3 + 3);
+  EXPECT_FALSE(first.cacheHit);
+  RunReport second;
+  EXPECT_EQ(parameterCount(runSpecSource(source, "mine.cpp", o, &second).train), 4 * 3 + 3);
+  EXPECT_TRUE(second.cacheHit) << "an identical source must reuse the compiled binary";
+
+  std::string broken = source;
+  broken.replace(broken.find("{8, 4}"), 6, "{8, 5}");
+  try {
+    runSpecSource(broken, "mine.cpp", o);
+    ADD_FAILURE() << "a shape error must be raised";
+  } catch (const SpecRunError& e) {
+    EXPECT_EQ(e.kind(), Kind::trace_error);
+    EXPECT_NE(std::string(e.what()).find("mine.cpp:4:"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(SpecRunnerTest, StagesAreReportedAsTheyStartAndEnd) {
+  std::vector<std::string> events;
+  RunOptions o = options();
+  o.onStage = [&](const StageEvent& e) {
+    events.push_back(std::string(e.stage) + (e.finished ? " done" : " start"));
+    if (e.finished) {
+      EXPECT_GE(e.seconds, 0.0);
+    }
+  };
+  runSpecFile(writeSpec(""), o);
+  const std::vector<std::string> expected{"compile start", "compile done", "run start",
+                                          "run done",      "read start",   "read done"};
+  EXPECT_EQ(events, expected);
+}
+
+TEST_F(SpecRunnerTest, StopRequestKillsTheRunningSpec) {
+  std::stop_source stop;
+  RunOptions o = options();
+  o.stop = stop.get_token();
+  std::thread stopper;
+  o.onStage = [&](const StageEvent& e) {
+    if (e.stage == "run" && !e.finished) {
+      stopper = std::thread([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        stop.request_stop();
+      });
+    }
+  };
+  RunReport report;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    runSpecFile(writeSpec("  for (volatile int spin = 0;; spin = spin + 1) {}"), o, &report);
+    ADD_FAILURE() << "a cancelled run must throw";
+  } catch (const SpecRunError& e) {
+    EXPECT_EQ(e.kind(), Kind::cancelled) << e.what();
+  }
+  if (stopper.joinable()) stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(processesRunning(report.binary), 0) << "the spec program must not outlive the cancel";
+}
+
+TEST_F(SpecRunnerTest, StopRequestCancelsTheCompile) {
+  std::stop_source stop;
+  RunOptions o = options();
+  o.useCache = false;
+  o.stop = stop.get_token();
+  std::thread stopper;
+  o.onStage = [&](const StageEvent& e) {
+    if (e.stage == "compile" && !e.finished) stopper = std::thread([&] { stop.request_stop(); });
+  };
+  try {
+    runSpecFile(writeSpec("  // compiled, then cancelled"), o);
+    ADD_FAILURE() << "a cancelled compile must throw";
+  } catch (const SpecRunError& e) {
+    EXPECT_EQ(e.kind(), Kind::cancelled) << e.what();
+  }
+  if (stopper.joinable()) stopper.join();
+}
+
+TEST_F(SpecRunnerTest, IsolationStatusAgreesWithARun) {
+  const IsolationStatus& status = isolationStatus();
+  EXPECT_EQ(status.full, status.missing.empty());
+  EXPECT_FALSE(status.describe().empty());
+  RunReport report;
+  runSpecFile(writeSpec(""), options(), &report);
+  EXPECT_EQ(status.full, report.namespaces && report.readOnlyFs) << status.describe();
 }
 
 }  // namespace
