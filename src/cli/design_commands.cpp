@@ -84,13 +84,16 @@ void runDesign(const DesignArgs& args) {
   }
 
   if (!result.ok) {
-    // The last spec, to fix by hand.
-    if (!args.save.empty() && !result.source.empty()) {
-      writeTextFile(args.save, result.source);
-      std::cout << fmt::format("saved the last spec to {}{}\n", args.save,
-                               result.errorLine > 0 ? fmt::format(" (the error is on line {})", result.errorLine) : "");
-    } else if (!result.attempts.empty() && !result.attempts.back().specFile.empty()) {
-      std::cout << fmt::format("the last spec is at {} (use --save to choose where)\n", result.attempts.back().specFile);
+    // The last spec, to fix by hand: in the --save file, else on standard output.
+    if (!result.source.empty()) {
+      const std::string where = result.errorLine > 0 ? fmt::format(" (the error is on line {})", result.errorLine) : "";
+      if (!args.save.empty()) {
+        writeTextFile(args.save, result.source);
+        std::cout << fmt::format("saved the last spec to {}{}\n", args.save, where);
+      } else {
+        std::cout << result.source;
+        std::cerr << fmt::format("the last spec is printed above{}; --save FILE keeps it in a file\n", where);
+      }
     }
     const designer::Attempt* last = result.attempts.empty() ? nullptr : &result.attempts.back();
     const int code = last && last->check ? exitCodeForKindName(last->check->errorKind) : 1;

@@ -63,7 +63,8 @@ int exitCodeFor(specrun::SpecRunError::Kind kind) {
 int exitCodeForKindName(std::string_view kindName) {
   using Kind = specrun::SpecRunError::Kind;
   for (Kind kind : {Kind::compile_error, Kind::trace_error, Kind::spec_error, Kind::crash, Kind::timeout,
-                    Kind::memory_limit, Kind::output_limit, Kind::invalid_output, Kind::setup_error}) {
+                    Kind::memory_limit, Kind::output_limit, Kind::invalid_output, Kind::setup_error,
+                    Kind::cancelled}) {
     if (specrun::kindName(kind) == kindName) return exitCodeFor(kind);
   }
   return 1;

@@ -72,10 +72,14 @@ class Run {
 
   bool cancelledNow() {
     if (!stop_.stop_requested()) return false;
+    cancelNow();
+    return true;
+  }
+
+  void cancelNow() {
     result_.cancelled = true;
     result_.error = "the design was cancelled";
     finish(false, result_.error);
-    return true;
   }
 
   void finish(bool ok, std::string message) {
@@ -90,10 +94,9 @@ class Run {
   CheckedSpec check(Attempt& attempt) {
     xray::Span span("compile_and_trace", {{"attempt", attempt.number}, {"source", attempt.source}},
                     {.kind = "compile"});
-    CheckedSpec checked = checkSpec(attempt.source, request_.sourceName, request_.run);
+    CheckedSpec checked = checkSpec(attempt.source, request_.sourceName, request_.run, stop_);
     checked.outcome.error = redactor_.scrub(checked.outcome.error);
     attempt.check = checked.outcome;
-    attempt.specFile = checked.file.string();
     span.meta("cache_hit", checked.outcome.cacheHit);
     if (checked.outcome.ok) {
       span.output("compiled and traced");
@@ -174,7 +177,9 @@ class Run {
 
     CheckedSpec checked = check(attempt);
     result_.attempts.push_back(attempt);
-    if (checked.outcome.ok) {
+    if (checked.cancelled) {
+      cancelNow();
+    } else if (checked.outcome.ok) {
       succeed(std::move(attempt.source), std::move(*checked.model));
     } else {
       fail(result_.attempts.back());
@@ -247,9 +252,7 @@ class Run {
     } catch (const LlmError& e) {
       span.error(e.what());
       if (e.kind() == LlmError::Kind::cancelled) {
-        result_.cancelled = true;
-        result_.error = "the design was cancelled";
-        finish(false, result_.error);
+        cancelNow();
       } else {
         fallBack(e.what());
       }
@@ -316,6 +319,10 @@ class Run {
       attempt.source = *reading.source;
       CheckedSpec checked = check(attempt);
       result_.attempts.push_back(attempt);
+      if (checked.cancelled) {
+        cancelNow();
+        return;
+      }
       if (checked.outcome.ok) {
         succeed(std::move(attempt.source), std::move(*checked.model));
         return;

@@ -17,7 +17,7 @@
 // Thread-safety: design() keeps no state between calls; concurrent calls from several threads
 // are fine (each has its own HTTP handle and its own files). The callback runs on the calling
 // thread. Cancellation: request a stop on the token; it is checked between steps and during
-// HTTP transfers and waits (a compile that has started runs to its end, bounded by its limits).
+// HTTP transfers and waits, and it kills a running compile or spec program.
 #pragma once
 
 #include <optional>
@@ -54,7 +54,6 @@ struct Attempt {
   std::optional<LlmCall> llm;
   std::string answerProblem;  // why the answer held no spec
   std::optional<CheckOutcome> check;
-  std::string specFile;  // where the source was written to be compiled (under the compile cache)
 };
 
 struct DesignResult {

@@ -2,8 +2,8 @@
 // sandboxed run), and reading where its error points.
 #pragma once
 
-#include <filesystem>
 #include <optional>
+#include <stop_token>
 #include <string_view>
 
 #include "designer/events.hpp"
@@ -15,13 +15,14 @@ namespace nndna::designer {
 struct CheckedSpec {
   CheckOutcome outcome;
   std::optional<ir::TracedModel> model;  // when outcome.ok
-  std::filesystem::path file;            // where the source was written and compiled
+  bool cancelled = false;                // the stop token ended the compile or the run
 };
 
-// Writes `source` under the compile cache (designs/<hash>/<file name of displayName>, so equal
-// sources share one path and therefore one cached binary) and runs it with runSpecFile; messages
-// name the file `displayName`. Never throws for a bad spec: the failure is in the outcome.
-CheckedSpec checkSpec(std::string_view source, std::string_view displayName, const specrun::RunOptions& options);
+// Compiles and runs `source` with specrun::runSpecSource (equal sources share one compile);
+// messages name the file `displayName`. A stop request kills the compiler or the spec program.
+// Never throws for a bad spec: the failure is in the outcome.
+CheckedSpec checkSpec(std::string_view source, std::string_view displayName, const specrun::RunOptions& options,
+                      std::stop_token stop = {});
 
 // The line of `displayName` that an error message names first ("design.cpp:12:5: error: ...",
 // "design.cpp:12: matmul: ..."); 0 when it names none.

@@ -116,5 +116,30 @@ TEST(OfflineChange, ABrokenSpecReportsItsError) {
   EXPECT_EQ(result.attempts[0].check->errorKind, "compile_error");
 }
 
+
+// A stop requested while the spec is compiled kills the compiler: the design ends cancelled.
+TEST(OfflineCancel, AStopKillsTheCompile) {
+  DesignRequest request;
+  request.prompt = "a tiny GPT";
+  request.offline = true;
+  request.run = testRunOptions();
+  request.run.useCache = false;  // a real compile to stop
+  std::stop_source stop;
+  std::vector<EventKind> kinds;
+  const DesignResult result = design(
+      request,
+      [&](const DesignEvent& e) {
+        kinds.push_back(e.kind);
+        if (e.kind == EventKind::offline_choice) stop.request_stop();  // just before the compile
+      },
+      stop.get_token());
+  EXPECT_TRUE(result.cancelled);
+  EXPECT_FALSE(result.ok);
+  EXPECT_FALSE(result.diagram);
+  EXPECT_EQ(kinds, (std::vector<EventKind>{EventKind::designing_offline, EventKind::offline_choice,
+                                           EventKind::check_result, EventKind::finished}));
+  ASSERT_EQ(result.attempts.size(), 1u);
+  EXPECT_EQ(result.attempts[0].check->errorKind, "cancelled");
+}
 }  // namespace
 }  // namespace nndna::designer
