@@ -200,6 +200,10 @@ ChatClient::ChatClient(Endpoint endpoint, HttpSettings settings)
     : endpoint_(std::move(endpoint)), settings_(settings), redactor_(endpoint_.apiKey) {}
 
 HttpResponse ChatClient::send(const std::string& body, std::stop_token stop, const RetryListener& onRetry) {
+  // A key with a line break would write headers of its own into the request.
+  if (endpoint_.apiKey.find_first_of("\r\n") != std::string::npos) {
+    throw LlmError(LlmError::Kind::rejected, 0, "the API key contains a line break: check NNDNA_LLM_API_KEY");
+  }
   std::vector<std::string> headers;
   if (endpoint_.style == ApiStyle::openai) {
     if (!endpoint_.apiKey.empty()) headers.push_back("Authorization: Bearer " + endpoint_.apiKey);

@@ -328,6 +328,15 @@ class LlmEndpoint : public ::testing::Test {
   FakeModel server;
 };
 
+TEST_F(LlmEndpoint, AKeyWithALineBreakIsNotSent) {
+  DesignRequest r = request(server.baseUrl());
+  r.endpoint->apiKey = "sk-abc\r\nX-Injected: 1";
+  const DesignResult result = design(r);
+  EXPECT_TRUE(result.offline);
+  EXPECT_EQ(result.fallbackReason, "the API key contains a line break: check NNDNA_LLM_API_KEY");
+  EXPECT_TRUE(server.requests().empty());
+}
+
 TEST_F(LlmEndpoint, NotFoundNamesTheUrlAndTheModel) {
   server.script({apiError(404, "The model `gpt-4o-mini` does not exist")});
   const DesignResult r = design(request(server.baseUrl()));
