@@ -1,6 +1,7 @@
 // `nndna design "..." -o out.html --save spec.cpp`: plain English to a model spec and its diagram.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <nndna/xray.hpp>
 

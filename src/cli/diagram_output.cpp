@@ -38,9 +38,18 @@ std::string writeDiagram(const diagram::Diagram& d, const std::filesystem::path&
     text = diagram::renderHtml(d);
   }
   writeTextFile(out, text);
-  return fmt::format("wrote {} ({}, {}, {}{})", out.string(), counted(d.layerCount(), "box", "boxes"),
-                     counted(d.clusters.size(), "cluster", "clusters"), counted(d.edges.size(), "edge", "edges"),
-                     d.merged ? ", training and inference merged" : "");
+  std::string report =
+      fmt::format("wrote {} ({}, {}, {}{})", out.string(), counted(d.layerCount(), "box", "boxes"),
+                  counted(d.clusters.size(), "cluster", "clusters"), counted(d.edges.size(), "edge", "edges"),
+                  d.merged ? ", training and inference merged" : "");
+  // The page header's figures, with the same display strings (and units).
+  for (diagram::Side side : {diagram::Side::train, diagram::Side::infer}) {
+    if (!d.metrics[side]) continue;
+    std::string line;
+    for (const diagram::Metric& m : *d.metrics[side]) line += (line.empty() ? "" : " · ") + m.display;
+    report += fmt::format("\n{}: {}", side == diagram::Side::train ? "training" : "inference", line);
+  }
+  return report;
 }
 
 }  // namespace nndna::cli

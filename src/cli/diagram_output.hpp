@@ -12,8 +12,9 @@ namespace nndna::cli {
 // Throws CLI::ValidationError("-o", ...) unless the path ends in .html, .svg, .dot or .json.
 void checkDiagramOutput(const std::filesystem::path& out);
 
-// Writes the page (.html), SVG, DOT or JSON; returns the line to print:
-// "wrote out.html (4 boxes, 2 clusters, 10 edges, training and inference merged)".
+// Writes the page (.html), SVG, DOT or JSON; returns the lines to print (no final newline):
+// "wrote out.html (4 boxes, 2 clusters, 10 edges, training and inference merged)", then one line
+// per side with the page header's figures ("training: 1.2 M params · …").
 std::string writeDiagram(const diagram::Diagram& diagram, const std::filesystem::path& out);
 
 }  // namespace nndna::cli

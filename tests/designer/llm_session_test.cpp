@@ -154,10 +154,10 @@ TEST_P(LlmSession, AGoodAnswer) {
   const auto spans = s.trace.nodes;
   const auto llmSpan = std::find_if(spans.begin(), spans.end(), [](const xray::TraceNode& n) { return n.name == "llm_call"; });
   ASSERT_NE(llmSpan, spans.end());
-  EXPECT_EQ(llmSpan->kind, "llm");
-  EXPECT_EQ(llmSpan->meta["prompt_tokens"], 1000);
-  EXPECT_EQ(llmSpan->meta["completion_tokens"], 200);
-  EXPECT_TRUE(llmSpan->meta.contains("estimated_cost_usd"));
+  EXPECT_EQ(llmSpan->kind(), "llm");
+  EXPECT_EQ(llmSpan->meta()["prompt_tokens"], 1000);
+  EXPECT_EQ(llmSpan->meta()["completion_tokens"], 200);
+  EXPECT_TRUE(llmSpan->meta().contains("estimated_cost_usd"));
   EXPECT_EQ(std::count_if(spans.begin(), spans.end(), [](const xray::TraceNode& n) { return n.name == "compile_and_trace"; }),
             1);
 }
