@@ -22,7 +22,7 @@ std::optional<std::string> sourceOfJson(std::string_view text, std::string& prob
   json parsed;
   try {
     parsed = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a parse error, or a number past double's range
     problem = std::string("the answer is not valid JSON (") + e.what() + ")";
     return std::nullopt;
   }

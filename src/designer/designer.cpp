@@ -11,6 +11,7 @@
 #include "designer/prompt.hpp"
 #include "designer/redact.hpp"
 #include "designer/spec_check.hpp"
+#include "designer/utf8.hpp"
 
 namespace nndna::designer {
 namespace {
@@ -39,6 +40,13 @@ class Run {
         redactor_(request.endpoint ? request.endpoint->apiKey : std::string()) {}
 
   DesignResult run() {
+    if (request_.prompt.size() > kMaxPromptBytes) {
+      result_.error = fmt::format("the description is {} bytes long; the designer reads at most {}",
+                                  withThousands(static_cast<std::int64_t>(request_.prompt.size())),
+                                  withThousands(static_cast<std::int64_t>(kMaxPromptBytes)));
+      finish(false, result_.error);
+      return std::move(result_);
+    }
     xray::Span span("design", {{"prompt", request_.prompt}, {"from_source", request_.source.has_value()}},
                     {.kind = "designer"});
     if (request_.offline || !request_.endpoint) {
@@ -63,10 +71,14 @@ class Run {
     return event;
   }
 
+  // What every text from outside (answers, errors, compiler output) becomes before it is kept or
+  // sent: without the key, and valid UTF-8 (so that an event or trace can be written as JSON).
+  std::string clean(std::string_view text) const { return validUtf8(redactor_.scrub(text)); }
+
   void send(DesignEvent event) {
-    event.message = redactor_.scrub(event.message);
-    event.reason = redactor_.scrub(event.reason);
-    if (event.check) event.check->error = redactor_.scrub(event.check->error);
+    for (std::string* text : {&event.message, &event.reason, &event.model, &event.endpoint}) *text = clean(*text);
+    if (event.check) event.check->error = clean(event.check->error);
+    if (event.llm) event.llm->model = clean(event.llm->model);
     if (onEvent_) onEvent_(event);
   }
 
@@ -95,7 +107,7 @@ class Run {
     xray::Span span("compile_and_trace", {{"attempt", attempt.number}, {"source", attempt.source}},
                     {.kind = "compile"});
     CheckedSpec checked = checkSpec(attempt.source, request_.sourceName, request_.run, stop_);
-    checked.outcome.error = redactor_.scrub(checked.outcome.error);
+    checked.outcome.error = clean(checked.outcome.error);
     attempt.check = checked.outcome;
     span.meta("cache_hit", checked.outcome.cacheHit);
     if (checked.outcome.ok) {
@@ -199,7 +211,7 @@ class Run {
   }
 
   void fallBack(std::string reason) {
-    result_.fallbackReason = redactor_.scrub(reason);
+    result_.fallbackReason = clean(reason);
     DesignEvent event = make(EventKind::fallback_offline, static_cast<int>(result_.attempts.size()));
     event.reason = result_.fallbackReason;
     event.message = fmt::format("the model endpoint failed: {}\nfalling back to the offline designer",
@@ -215,7 +227,7 @@ class Run {
       for (const ChatMessage& m : conversation) {
         text += fmt::format("[{}]\n{}\n", m.role == ChatMessage::Role::user ? "user" : "assistant", m.content);
       }
-      return redactor_.scrub(text);
+      return clean(text);
     }();
     const std::string system = fmt::format("docs/design_prompt.md ({} bytes)", systemPrompt().size());
     const Endpoint& endpoint = client.endpoint();
@@ -240,7 +252,8 @@ class Run {
     };
     try {
       ChatAnswer answer = client.ask(systemPrompt(), conversation, stop_, onRetry);
-      answer.text = redactor_.scrub(answer.text);
+      answer.text = clean(answer.text);
+      answer.model = clean(answer.model);
       xray::annotate(xray::LlmUsage{.model = answer.model,
                                     .promptTokens = answer.promptTokens,
                                     .completionTokens = answer.completionTokens});
@@ -250,7 +263,7 @@ class Run {
       span.output(answer.text);
       return answer;
     } catch (const LlmError& e) {
-      span.error(e.what());
+      span.error(clean(e.what()));
       if (e.kind() == LlmError::Kind::cancelled) {
         cancelNow();
       } else {
@@ -306,13 +319,13 @@ class Run {
       const AnswerReading reading = readAnswer(answer->text);
       conversation.push_back({ChatMessage::Role::assistant, answer->text});
       if (!reading.source) {
-        attempt.answerProblem = reading.problem;
+        attempt.answerProblem = clean(reading.problem);
         DesignEvent event = make(EventKind::answer_unusable, round);
         event.reason = reading.problem;
         event.message = fmt::format("attempt {}: the answer holds no spec: {}", round, reading.problem);
         send(std::move(event));
+        conversation.push_back({ChatMessage::Role::user, reanswerRequest(attempt.answerProblem)});
         result_.attempts.push_back(std::move(attempt));
-        conversation.push_back({ChatMessage::Role::user, reanswerRequest(reading.problem)});
         purpose = "asking again for an answer in the agreed form";
         continue;
       }

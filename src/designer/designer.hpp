@@ -34,6 +34,10 @@
 
 namespace nndna::designer {
 
+// The longest description the designer reads (a description, not a document): longer ones fail
+// at once with a message saying so.
+inline constexpr std::size_t kMaxPromptBytes = 32 * 1024;
+
 struct DesignRequest {
   std::string prompt;                 // what the user wants (or wants changed)
   std::optional<std::string> source;  // their current spec, to change (`--from`); may not compile

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "designer/utf8.hpp"
+
 namespace nndna::designer {
 namespace {
 
@@ -36,9 +38,13 @@ json conversationJson(std::span<const ChatMessage> conversation) {
   return messages;
 }
 
-// The endpoint's own words about an error: {"error": {"message": ...}} (OpenAI, Anthropic, vLLM),
-// {"error": "..."} (Ollama), else the body's start.
-std::string endpointMessage(std::string_view body) {
+// The request as sent. The user's description and spec may hold bytes that are not UTF-8: they
+// are replaced rather than failing the request (dump() would throw).
+std::string requestText(const json& body) { return body.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+}  // namespace
+
+std::string endpointErrorText(std::string_view body) {
   std::string text;
   const json parsed = json::parse(body, nullptr, false);
   if (!parsed.is_discarded() && parsed.is_object() && parsed.contains("error")) {
@@ -52,12 +58,14 @@ std::string endpointMessage(std::string_view body) {
   for (char& c : text) {
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   }
-  if (text.size() > kShownErrorChars) text = text.substr(0, kShownErrorChars) + "…";
+  if (text.size() > kShownErrorChars) text = std::string(utf8Prefix(text, kShownErrorChars)) + "…";
   return text;
 }
 
+namespace {
+
 std::string withEndpointMessage(std::string message, std::string_view body) {
-  const std::string said = endpointMessage(body);
+  const std::string said = endpointErrorText(body);
   if (!said.empty()) message += fmt::format(" — the endpoint said: {}", said);
   return message;
 }
@@ -116,6 +124,17 @@ std::int64_t tokenCount(const json& usage, const char* name) {
   return usage[name].get<std::int64_t>();
 }
 
+// The tool's input as the JSON answer text readAnswer() reads: {"source": ...}. Only the top
+// level is kept (other fields by name and JSON type): writing out an input nested a million
+// deep, as a hostile endpoint may send, would recurse as deep.
+std::string toolInputText(const json& input) {
+  json flat = json::object();
+  for (const auto& [key, value] : input.items()) {
+    flat[key] = value.is_string() ? value : json(std::string("(") + value.type_name() + ")");
+  }
+  return flat.dump();
+}
+
 }  // namespace
 
 std::string openAiRequestBody(const Endpoint& endpoint, std::string_view system,
@@ -128,7 +147,7 @@ std::string openAiRequestBody(const Endpoint& endpoint, std::string_view system,
         {"type", "json_schema"},
         {"json_schema", {{"name", "nndna_spec"}, {"strict", true}, {"schema", answerSchema()}}}};
   }
-  return body.dump();
+  return requestText(body);
 }
 
 std::string anthropicRequestBody(const Endpoint& endpoint, std::string_view system,
@@ -143,7 +162,7 @@ std::string anthropicRequestBody(const Endpoint& endpoint, std::string_view syst
                                   {"input_schema", answerSchema()}}});
     body["tool_choice"] = {{"type", "tool"}, {"name", kToolName}};
   }
-  return body.dump();
+  return requestText(body);
 }
 
 ChatAnswer readOpenAiAnswer(std::string_view body, const Endpoint& endpoint) {
@@ -179,7 +198,7 @@ ChatAnswer readAnthropicAnswer(std::string_view body, const Endpoint& endpoint) 
     if (!block.is_object() || !block.contains("type") || !block["type"].is_string()) continue;
     const std::string type = block["type"].get<std::string>();
     if (type == "tool_use" && block.contains("input") && block["input"].is_object()) {
-      answer.text = block["input"].dump();  // {"source": ...}: read like any JSON answer
+      answer.text = toolInputText(block["input"]);
       answer.structured = true;
       break;
     }

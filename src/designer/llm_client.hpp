@@ -90,5 +90,8 @@ std::string anthropicRequestBody(const Endpoint& endpoint, std::string_view syst
 // Reads a 200 body; throws LlmError(bad_response) when it is not the API's shape.
 ChatAnswer readOpenAiAnswer(std::string_view body, const Endpoint& endpoint);
 ChatAnswer readAnthropicAnswer(std::string_view body, const Endpoint& endpoint);
+// The endpoint's own words about an error, on one line and at most 400 characters:
+// {"error": {"message": ...}} (OpenAI, Anthropic, vLLM), {"error": "..."} (Ollama), else the body.
+std::string endpointErrorText(std::string_view body);
 
 }  // namespace nndna::designer
