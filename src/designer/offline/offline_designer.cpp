@@ -79,6 +79,36 @@ std::int64_t scaled(std::int64_t value, double factor) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(static_cast<double>(value) * factor)));
 }
 
+// The largest sizes the offline designer writes: a depth (layers, blocks, levels) of 1,000 and
+// any other size of 2^20 (a width of 1M, a vocabulary of 1M tokens), so that every constant
+// fits the template's `int` and no size makes an unbounded model. Sizes below 1 are raised to 1.
+constexpr std::int64_t kMaxDepth = 1'000;
+constexpr std::int64_t kMaxSize = std::int64_t{1} << 20;
+
+void boundSizes(Draft& draft, const TemplateInfo& info) {
+  std::set<std::string_view> done;
+  for (const TemplateParam& p : info.params) {
+    if (p.constant.empty() || !done.insert(p.constant).second) continue;
+    const auto it = draft.values.find(p.constant);
+    if (it == draft.values.end()) continue;
+    std::int64_t& value = it->second;
+    const std::int64_t most = p.scaling == Scaling::depth ? kMaxDepth : kMaxSize;
+    std::string why;
+    if (value < 1) {
+      why = fmt::format("{} {} raised to 1: a size is at least 1", p.constant, value);
+      value = 1;
+    } else if (value > most) {
+      why = fmt::format("{} {} lowered to {}: the offline designer's largest {}", p.constant, withThousands(value),
+                        withThousands(most), p.scaling == Scaling::depth ? "depth" : "size");
+      value = most;
+    }
+    if (!why.empty()) {
+      draft.notes.push_back(std::move(why));
+      draft.sourceOf[std::string(p.constant)] += " (adjusted)";
+    }
+  }
+}
+
 bool declaresConstant(std::string_view text, std::string_view name) {
   std::string copy(text);
   return setConstant(copy, name, "0");
@@ -152,7 +182,11 @@ OfflineDesign designOffline(std::string_view text) {
       usedFlags.insert(rule.flag);
     }
   }
+  // Bounded before the adjustments (which compute with the sizes) and after them (some read the
+  // description's sizes themselves).
+  boundSizes(draft, info);
   if (info.adjust) info.adjust(draft, d);
+  boundSizes(draft, info);
 
   // What the template, with these options, declares: a size it does not have is not used.
   TemplateFill fill;

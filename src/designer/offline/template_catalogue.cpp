@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+#include <cstdint>
 #include <cstdlib>
 #include <span>
 #include <stdexcept>
@@ -74,9 +76,9 @@ void cnnSizes(Draft& d, Description&) {
   atLeast(d, "SIDE", 2, "the image must survive one 2×2 pooling");
   std::int64_t& blocks = d.values.at("N_BLOCKS");
   const std::int64_t side = d.values.at("SIDE");
-  if ((side >> blocks) < 1) {
-    std::int64_t fit = 0;
-    while ((side >> (fit + 1)) >= 1) ++fit;
+  // How often the side halves before it reaches 1: floor(log2(side)).
+  const std::int64_t fit = std::bit_width(static_cast<std::uint64_t>(side)) - 1;
+  if (blocks > fit) {
     d.notes.push_back(fmt::format("N_BLOCKS {} lowered to {}: a {}×{} image halves only {} times", blocks, fit,
                                   side, side, fit));
     blocks = fit;
@@ -84,8 +86,17 @@ void cnnSizes(Draft& d, Description&) {
   }
 }
 
+void atMost(Draft& d, std::string_view constant, std::int64_t maximum, std::string_view why) {
+  std::int64_t& value = d.values.at(std::string(constant));
+  if (value <= maximum) return;
+  d.notes.push_back(fmt::format("{} {} lowered to {}: {}", constant, value, maximum, why));
+  value = maximum;
+  d.sourceOf[std::string(constant)] += " (adjusted)";
+}
+
 void unetSizes(Draft& d, Description&) {
   atLeast(d, "DEPTH", 1, "at least one level");
+  atMost(d, "DEPTH", 12, "each level halves the image, and 12 levels already need a side of 4,096");
   roundUpToMultiple(d, "SIDE", std::int64_t{1} << d.values.at("DEPTH"),
                     "each level halves the image and the skip connections must match");
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstdint>
 
 namespace nndna::designer {
 namespace {
@@ -169,21 +170,35 @@ class Evaluator {
     pos_ += op.size();
     return true;
   }
+  // Every step is checked: a value past 64 bits makes the expression unreadable, as a division
+  // by zero does (the constant is then left out of the values).
+  std::int64_t checked(bool overflowed, const std::int64_t& result) {
+    if (overflowed) ok_ = false;
+    return overflowed ? 0 : result;
+  }
   std::int64_t shift() {
     std::int64_t v = additive();
     while (ok_ && eat("<<")) {
       const std::int64_t by = additive();
-      if (by < 0 || by > 62) ok_ = false;
-      else v = v << by;
+      if (by < 0 || by > 62) {
+        ok_ = false;
+        break;
+      }
+      std::int64_t r = 0;
+      const bool overflowed = __builtin_mul_overflow(v, std::int64_t{1} << by, &r);
+      v = checked(overflowed, r);
     }
     return v;
   }
   std::int64_t additive() {
     std::int64_t v = multiplicative();
     while (ok_) {
-      if (eat("+")) v += multiplicative();
-      else if (eat("-")) v -= multiplicative();
-      else break;
+      const bool plus = eat("+");
+      if (!plus && !eat("-")) break;
+      const std::int64_t rhs = multiplicative();
+      std::int64_t r = 0;
+      const bool overflowed = plus ? __builtin_add_overflow(v, rhs, &r) : __builtin_sub_overflow(v, rhs, &r);
+      v = checked(overflowed, r);
     }
     return v;
   }
@@ -191,10 +206,13 @@ class Evaluator {
     std::int64_t v = unary();
     while (ok_) {
       if (eat("*")) {
-        v *= unary();
+        const std::int64_t rhs = unary();
+        std::int64_t r = 0;
+        const bool overflowed = __builtin_mul_overflow(v, rhs, &r);
+        v = checked(overflowed, r);
       } else if (eat("/")) {
         const std::int64_t d = unary();
-        if (d == 0) ok_ = false;
+        if (d == 0 || (d == -1 && v == INT64_MIN)) ok_ = false;
         else v /= d;
       } else {
         break;
@@ -203,7 +221,12 @@ class Evaluator {
     return v;
   }
   std::int64_t unary() {
-    if (eat("-")) return -unary();
+    if (eat("-")) {
+      const std::int64_t operand = unary();
+      std::int64_t r = 0;
+      const bool overflowed = __builtin_sub_overflow(std::int64_t{0}, operand, &r);
+      return checked(overflowed, r);
+    }
     return primary();
   }
   std::int64_t primary() {
