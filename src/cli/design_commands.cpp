@@ -1,7 +1,6 @@
 // `nndna design "..." -o out.html --save spec.cpp`: plain English to a model spec and its diagram.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <nndna/xray.hpp>
 
@@ -41,7 +40,7 @@ std::optional<std::string> nonEmpty(const std::string& s) {
 // The design session's trace: the viewer (.html) or the trace JSON (.json).
 void writeTrace(const xray::Trace& trace, const std::filesystem::path& path) {
   if (path.extension() == ".json") {
-    writeTextFile(path, xray::toJson(trace).dump(1) + "\n");
+    writeTextFile(path, xray::toJsonText(trace) + "\n");
   } else {
     writeTextFile(path, xray::toHtml(trace));
   }

@@ -47,7 +47,7 @@ class Run {
       finish(false, result_.error);
       return std::move(result_);
     }
-    xray::Span span("design", {{"prompt", request_.prompt}, {"from_source", request_.source.has_value()}},
+    xray::Span span("design", {{"prompt", clean(request_.prompt)}, {"from_source", request_.source.has_value()}},
                     {.kind = "designer"});
     if (request_.offline || !request_.endpoint) {
       DesignEvent event = make(EventKind::designing_offline, 0);
@@ -104,7 +104,7 @@ class Run {
 
   // Compiles and traces one candidate; reports the outcome.
   CheckedSpec check(Attempt& attempt) {
-    xray::Span span("compile_and_trace", {{"attempt", attempt.number}, {"source", attempt.source}},
+    xray::Span span("compile_and_trace", {{"attempt", attempt.number}, {"source", clean(attempt.source)}},
                     {.kind = "compile"});
     CheckedSpec checked = checkSpec(attempt.source, request_.sourceName, request_.run, stop_);
     checked.outcome.error = clean(checked.outcome.error);
@@ -171,7 +171,7 @@ class Run {
     result_.offline = true;
     OfflineDesign offline;
     {
-      xray::Span span("offline_designer", {{"description", request_.prompt}}, {.kind = "designer"});
+      xray::Span span("offline_designer", {{"description", clean(request_.prompt)}}, {.kind = "designer"});
       offline = request_.source ? changeOffline(request_.prompt, *request_.source) : designOffline(request_.prompt);
       span.meta("template", offline.choice.templateName);
       span.output(offline.choice.why);
@@ -233,7 +233,7 @@ class Run {
     const Endpoint& endpoint = client.endpoint();
     const std::string url = displayUrl(endpoint.requestUrl());
     xray::Span span("llm_call",
-                    {{"model", endpoint.model}, {"endpoint", url}, {"system", system}, {"messages", messages}},
+                    {{"model", clean(endpoint.model)}, {"endpoint", url}, {"system", system}, {"messages", messages}},
                     {.kind = "llm"});
     span.meta("attempt", attemptNumber);
     span.meta("api_style", std::string(apiStyleName(endpoint.style)));

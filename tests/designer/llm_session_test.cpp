@@ -49,7 +49,7 @@ struct Session {
   std::string everything() const {
     std::string all = result.source + result.error + result.fallbackReason;
     for (const DesignEvent& e : events) all += toJson(e).dump() + e.message;
-    all += xray::toJson(trace).dump();
+    all += xray::toJsonText(trace);
     return all;
   }
 };
@@ -293,6 +293,26 @@ TEST_P(LlmSession, ServerErrorsFallBackAfterTheRetries) {
   std::size_t retries = 0;
   for (const DesignEvent& e : s.events) retries += e.kind == EventKind::retrying;
   EXPECT_EQ(retries, 2u);
+}
+
+// Bytes that are not UTF-8, from the user (the description) and from the endpoint (an error
+// page): the request is still valid JSON, and every event can still be written as JSON (run()
+// writes them all); the bytes are shown as U+FFFD.
+TEST_P(LlmSession, BytesThatAreNotUtf8AreShownReplaced) {
+  server.script({Reply{404, "no route \xff\xfe here", {}, 0}});
+  DesignRequest r = request();
+  r.prompt = "a tiny regression MLP \xc3";
+  const Session s = run(r);
+  ASSERT_TRUE(s.result.ok) << s.result.error;
+  EXPECT_TRUE(s.result.offline);
+  ASSERT_EQ(server.requests().size(), 1u);
+  ASSERT_TRUE(server.requests()[0].body.is_object());
+  EXPECT_NE(lastUserTurn(server.requests()[0]).find("a tiny regression MLP \xEF\xBF\xBD"), std::string::npos);
+  EXPECT_NE(s.result.fallbackReason.find("the endpoint said: no route \xEF\xBF\xBD\xEF\xBF\xBD here"),
+            std::string::npos)
+      << s.result.fallbackReason;
+  const DesignEvent& fallback = *s.first(EventKind::fallback_offline);
+  EXPECT_EQ(fallback.reason, s.result.fallbackReason);
 }
 
 TEST_P(LlmSession, UnauthorizedSaysSoWithoutTheKey) {

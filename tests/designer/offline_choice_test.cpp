@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "designer/designer.hpp"
 #include "designer/offline/offline_designer.hpp"
 #include "designer/offline/template_text.hpp"
 #include "offline_cases.hpp"
@@ -84,6 +85,25 @@ TEST(OfflineDesigner, AdjustmentsAreSaid) {
   EXPECT_EQ(heads.choice.notes.at(0), "D 100 rounded up to 104: the width must split evenly into the heads");
 }
 
+TEST(OfflineDesigner, SizesAreBoundedAndSaid) {
+  // Below 1, above the largest depth (1,000) and the largest other size (2^20 = 1,048,576).
+  const OfflineDesign d = designOffline("a GPT with 0 heads, 5000 layers and a vocab of 2m");
+  const auto values = specConstants(d.source);
+  EXPECT_EQ(values.at("H"), 1);
+  EXPECT_EQ(values.at("N_LAYERS"), 1000);
+  EXPECT_EQ(values.at("V"), 1048576);
+  EXPECT_EQ(d.choice.notes, (std::vector<std::string>{
+                                "V 2,000,000 lowered to 1,048,576: the offline designer's largest size",
+                                "H 0 raised to 1: a size is at least 1",
+                                "N_LAYERS 5,000 lowered to 1,000: the offline designer's largest depth"}));
+  // Adjustments that halve an image stop where it cannot halve further.
+  const OfflineDesign cnn = designOffline("a CNN for 32x32 images with 100 blocks");
+  EXPECT_EQ(specConstants(cnn.source).at("N_BLOCKS"), 5);  // 32 → 16 → 8 → 4 → 2 → 1
+  const OfflineDesign unet = designOffline("a U-Net with 70 levels");
+  EXPECT_EQ(specConstants(unet.source).at("DEPTH"), 12);
+  EXPECT_EQ(specConstants(unet.source).at("SIDE"), 4096);  // the default 64 rounded up to 2^12
+}
+
 TEST(OfflineDesigner, APresetChangedByTheTextSaysSo) {
   const OfflineDesign d = designOffline("GPT-2 small with 6 layers");
   EXPECT_EQ(d.choice.preset, "GPT-2 small");
@@ -119,6 +139,21 @@ TEST(OfflineDesigner, ChangesAGivenSpec) {
   const OfflineDesign none = changeOffline("add SwiGLU and 8 experts", spec);
   EXPECT_EQ(none.source, spec);
   EXPECT_EQ(none.choice.unusedWords, (std::vector<std::string>{"8 experts", "swiglu"}));
+}
+
+// A description is a few sentences: a document is refused before anything runs.
+TEST(DesignRequestLimits, ALongDescriptionIsRefusedAtOnce) {
+  DesignRequest request;
+  request.prompt = std::string(kMaxPromptBytes + 1, 'a');
+  request.offline = true;
+  std::vector<DesignEvent> events;
+  const DesignResult result = design(request, [&](const DesignEvent& e) { events.push_back(e); });
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(result.attempts.empty());
+  EXPECT_EQ(result.error, "the description is 32,769 bytes long; the designer reads at most 32,768");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, EventKind::finished);
+  EXPECT_EQ(events[0].message, result.error);
 }
 
 }  // namespace
