@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <condition_variable>
+#include <cstdint>
 #include <ctime>
 #include <memory>
 #include <mutex>
@@ -184,9 +185,11 @@ std::optional<std::chrono::milliseconds> parseRetryAfter(std::string_view value,
   const std::string text(value);
   const char* end = strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
   if (end == nullptr || *end != '\0') return std::nullopt;
-  const auto at = std::chrono::system_clock::from_time_t(timegm(&tm));
-  if (at <= now) return std::chrono::milliseconds(0);
-  return std::chrono::duration_cast<std::chrono::milliseconds>(at - now);
+  // In whole seconds: a date centuries away would overflow the clock's nanoseconds.
+  const std::int64_t at = timegm(&tm);
+  const std::int64_t nowSeconds = std::chrono::system_clock::to_time_t(now);
+  if (at <= nowSeconds) return std::chrono::milliseconds(0);
+  return std::chrono::seconds(std::min<std::int64_t>(at - nowSeconds, 24 * 3600));  // the cap applies anyway
 }
 
 HttpResponse postJson(const std::string& url, const std::vector<std::string>& headers, const std::string& body,

@@ -126,6 +126,9 @@ TEST_F(DesignCommand, AGoodAnswerOpenAiStyle) {
   EXPECT_TRUE(hasLine(run.output, "designed in 1 attempt")) << run.output;
   EXPECT_TRUE(hasLine(run.output, "wrote " + (dir / "mlp.cpp").string() + " (the spec)")) << run.output;
   EXPECT_NE(run.output.find("wrote " + (dir / "mlp.html").string() + " ("), std::string::npos) << run.output;
+  // Each side's figures after the diagram, as `nndna diagram` prints them.
+  EXPECT_NE(run.output.find("\ntraining: 97 parameters · "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("\ninference: 97 parameters · "), std::string::npos) << run.output;
   EXPECT_EQ(readFile(dir / "mlp.cpp"), kGoodSpec);
   EXPECT_NE(readFile(dir / "mlp.html").find("<svg"), std::string::npos);
   const std::string trace = readFile(dir / "trace.html");

@@ -101,6 +101,10 @@ TEST(RetryAfter, SecondsAndDates) {
   EXPECT_EQ(parseRetryAfter(" 0 ", now), std::chrono::milliseconds(0));
   EXPECT_EQ(parseRetryAfter("Wed, 21 Oct 2015 07:28:30 GMT", now), std::chrono::milliseconds(30000));
   EXPECT_EQ(parseRetryAfter("Wed, 21 Oct 2015 07:27:00 GMT", now), std::chrono::milliseconds(0));  // past
+  // Dates centuries away (the fuzz test found the clock overflowing): past is 0, the future is
+  // capped at a day.
+  EXPECT_EQ(parseRetryAfter("Tue, 01 Jan 0200 00:00:00 GMT", now), std::chrono::milliseconds(0));
+  EXPECT_EQ(parseRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now), std::chrono::hours(24));
   EXPECT_FALSE(parseRetryAfter("soon", now));
   EXPECT_FALSE(parseRetryAfter("", now));
 }

@@ -26,6 +26,10 @@ namespace {
 using nlohmann::json;
 using testing::Mutator;
 
+// Rounds per reader: a few seconds in all under the sanitizers (the offline designer's rounds,
+// which fill templates, cost more and are fewer). Longer runs: raise it locally.
+constexpr int kRounds = 5000;
+
 // Runs `rounds` mutated inputs through `check`; a failed expectation names the round's input.
 void fuzz(std::vector<std::string> seeds, std::vector<std::string> dictionary, int rounds,
           const std::function<void(const std::string&)>& check) {
@@ -50,7 +54,7 @@ TEST(ReadersFuzz, ModelAnswers) {
   fuzz({R"({"source": "#include <nndna/nndna.hpp>\nNNDNA_SPEC(M) {}\n"})",
         "Here you are:\n```json\n{\"source\": \"x\"}\n```\n", "```cpp\nNNDNA_SPEC(Net) { return {}; }\n```",
         "The spec is {\"source\": \"y\"} as asked.", "{source: 'not json'}", ""},
-       kJsonWords, 20000, [](const std::string& text) {
+       kJsonWords, kRounds, [](const std::string& text) {
          const AnswerReading r = readAnswer(text);
          if (r.source) {
            EXPECT_NE(r.source->find_first_not_of(" \t\r\n"), std::string::npos);
@@ -75,7 +79,7 @@ TEST(ReadersFuzz, EndpointBodies) {
         R"({"choices": [{"message": {"refusal": "no"}}]})",
         R"({"model": "claude-x", "content": [{"type": "tool_use", "name": "write_spec", "input": {"source": "s", "n": [[[1]]]}}], "usage": {"input_tokens": 1000, "output_tokens": 200}})",
         R"({"content": [{"type": "text", "text": "part one "}, {"type": "text", "text": "two"}]})"},
-       kJsonWords, 20000, [&](const std::string& body) {
+       kJsonWords, kRounds, [&](const std::string& body) {
          for (const Endpoint* e : {&openai, &anthropic}) {
            try {
              const ChatAnswer a = e == &openai ? readOpenAiAnswer(body, *e) : readAnthropicAnswer(body, *e);
@@ -94,10 +98,10 @@ TEST(ReadersFuzz, EndpointBodies) {
        });
 }
 
-// A tool input nested a million deep (2 MB, within the 16 MiB body limit) is read without
-// recursing: writing it back out as JSON would overflow the stack.
+// A tool input nested 200,000 deep (400 KB, well within the 16 MiB body limit) is read without
+// recursing: writing it back out as JSON recursed as deep and overflowed the stack.
 TEST(ReadersFuzz, DeeplyNestedToolInput) {
-  const std::size_t depth = 1'000'000;
+  const std::size_t depth = 200'000;
   const std::string body = R"({"content": [{"type": "tool_use", "input": {"source": "s", "deep": )" +
                            std::string(depth, '[') + std::string(depth, ']') + "}}]}";
   const Endpoint anthropic{.model = "m", .style = ApiStyle::anthropic};
@@ -110,7 +114,7 @@ TEST(ReadersFuzz, EndpointErrorTexts) {
   fuzz({R"({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})",
         R"({"error": "model 'x' not found"})", "<html><body>502 Bad Gateway</body></html>",
         std::string(500, 'e') + "\xc3\xa9\xc3\xa9"},
-       kJsonWords, 20000, [](const std::string& body) {
+       kJsonWords, kRounds, [](const std::string& body) {
          const std::string text = endpointErrorText(body);
          EXPECT_EQ(text.find_first_of("\r\n\t"), std::string::npos);
          EXPECT_LE(text.size(), 400u + std::string_view("…").size());
@@ -124,7 +128,7 @@ TEST(ReadersFuzz, EndpointErrorTexts) {
 TEST(ReadersFuzz, RetryAfterHeaders) {
   const auto now = std::chrono::system_clock::from_time_t(1445412480);
   fuzz({"2", " 120 ", "Wed, 21 Oct 2015 07:28:30 GMT", "Thu, 01 Jan 1970 00:00:00 GMT", "999999999"},
-       {"GMT", "Mon, ", " 99 ", ":", "-", "0", "%", "\xff"}, 20000, [&](const std::string& value) {
+       {"GMT", "Mon, ", " 99 ", ":", "-", "0", "%", "\xff"}, kRounds, [&](const std::string& value) {
          if (auto wait = parseRetryAfter(value, now)) {
            EXPECT_GE(wait->count(), 0);
          }
@@ -133,7 +137,7 @@ TEST(ReadersFuzz, RetryAfterHeaders) {
 
 TEST(ReadersFuzz, Utf8Repair) {
   fuzz({"plain", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\xed\xa0\x80 surrogate", "\xc0\xaf overlong"},
-       {"\x80", "\xbf", "\xc2", "\xe0\xa0", "\xf0\x90\x80", "\xf4\x90", "\xff"}, 20000, [](const std::string& text) {
+       {"\x80", "\xbf", "\xc2", "\xe0\xa0", "\xf0\x90\x80", "\xf4\x90", "\xff"}, kRounds, [](const std::string& text) {
          const std::string fixed = validUtf8(text);
          EXPECT_EQ(validUtf8(fixed), fixed);
          EXPECT_NO_THROW((void)json(fixed).dump());
@@ -158,7 +162,7 @@ TEST(ReadersFuzz, OfflineDescriptions) {
         "a U-Net for 100x100 images with 4 levels", "a CNN for 32x32 colour images, 10 classes, 5 blocks",
         "thirty-two heads of width 384", "a mixture of experts with 12 experts, top-1",
         "a ResNet-34 for CIFAR-100", "an LSTM forecaster over 24 time steps"},
-       words, 3000, [](const std::string& text) {
+       words, kRounds / 8, [](const std::string& text) {
          const OfflineDesign design = designOffline(text);
          EXPECT_FALSE(design.choice.templateName.empty());
          for (const auto& [name, value] : specConstants(design.source)) {
@@ -173,7 +177,7 @@ TEST(ReadersFuzz, OfflineDescriptions) {
 TEST(ReadersFuzz, OfflineChanges) {
   const std::string spec = designOffline("a GPT with 2 layers").source;
   fuzz({spec, "constexpr int D = ;\nconstexpr int N_LAYERS = 3", "LayerNorm LayerNormX RMSNorm"},
-       {"constexpr int ", " = ", ";", "\n", "LayerNorm", "N_LAYERS", "D_MODEL"}, 2000, [](const std::string& source) {
+       {"constexpr int ", " = ", ";", "\n", "LayerNorm", "N_LAYERS", "D_MODEL"}, kRounds / 8, [](const std::string& source) {
          const OfflineDesign changed = changeOffline("use RMSNorm, 16 layers, width 512 and 8 heads", source);
          EXPECT_EQ(changed.choice.templateName, "your spec");
        });
@@ -182,7 +186,7 @@ TEST(ReadersFuzz, OfflineChanges) {
 TEST(ReadersFuzz, CompilerMessages) {
   fuzz({"design.cpp:12:5: error: 'x' was not declared", "design.cpp:99999999999: huge",
         "In file included from design.cpp:1:\nother.hpp:3: note"},
-       {"design.cpp:", ":", "1", "9"}, 20000, [](const std::string& message) {
+       {"design.cpp:", ":", "1", "9"}, kRounds, [](const std::string& message) {
          const int line = errorLine(message, "design.cpp");
          EXPECT_GE(line, 0);
          EXPECT_LE(line, 100'000'000);
