@@ -30,4 +30,8 @@ std::vector<std::string> takeProgramTail(int& argc, char** argv);
 // `nndna diagram`: draw a model's architecture as HTML, SVG, DOT or JSON (diagram_commands.cpp).
 void addDiagramCommands(CLI::App& app);
 
+// `nndna design`: plain English to a spec and its diagram, with an LLM or offline
+// (design_commands.cpp).
+void addDesignCommands(CLI::App& app);
+
 }  // namespace nndna::cli

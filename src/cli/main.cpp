@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   nndna::cli::addTraceCommands(app);
   nndna::cli::addSpecCommands(app);
   nndna::cli::addDiagramCommands(app);
+  nndna::cli::addDesignCommands(app);
   try {
     nndna::cli::addXrayCommands(app, nndna::cli::takeProgramTail(argc, argv));
     app.parse(argc, argv);

@@ -18,7 +18,7 @@
 
 namespace nndna::cli {
 
-void addSpecRunOptions(CLI::App& cmd, SpecRunArgs& args) {
+void addSpecLimitOptions(CLI::App& cmd, SpecRunArgs& args) {
   cmd.add_option("--time-limit", args.timeLimit,
                  "Stop the spec after this many seconds (wall clock; CPU time is limited to the same)")
       ->check(CLI::PositiveNumber);
@@ -27,11 +27,13 @@ void addSpecRunOptions(CLI::App& cmd, SpecRunArgs& args) {
   cmd.add_option("--cache-dir", args.cacheDir,
                  "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)");
   cmd.add_flag("--no-cache", args.noCache, "Compile even if this spec was compiled before");
+}
+
+void addSpecRunOptions(CLI::App& cmd, SpecRunArgs& args) {
+  addSpecLimitOptions(cmd, args);
   cmd.add_flag("--keep-temp", args.keepTemp, "Keep the spec's run directory (its path is printed)");
   cmd.add_flag("-v,--verbose", args.verbose, "Print compile and run times and the sandbox in use");
 }
-
-namespace {
 
 specrun::RunOptions toRunOptions(const SpecRunArgs& args) {
   specrun::RunOptions options;
@@ -69,6 +71,18 @@ int exitCodeFor(specrun::SpecRunError::Kind kind) {
   }
   return 1;
 }
+
+int exitCodeForKindName(std::string_view kindName) {
+  using Kind = specrun::SpecRunError::Kind;
+  for (Kind kind : {Kind::compile_error, Kind::trace_error, Kind::spec_error, Kind::crash, Kind::timeout,
+                    Kind::memory_limit, Kind::output_limit, Kind::invalid_output, Kind::setup_error,
+                    Kind::cancelled}) {
+    if (specrun::kindName(kind) == kindName) return exitCodeFor(kind);
+  }
+  return 1;
+}
+
+namespace {
 
 // What the spec or the compiler wrote reaches the terminal as text, never as escape sequences.
 void printUntrusted(const std::string& text) { std::cerr << render::escapeForTerminal(text); }

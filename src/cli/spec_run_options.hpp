@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <string>
 
+#include <string_view>
+
 #include "nndna/ir.hpp"
+#include "specrun/spec_runner.hpp"
 
 namespace CLI {
 class App;
@@ -24,6 +27,16 @@ struct SpecRunArgs {
 
 // --time-limit, --memory-limit, --cache-dir, --no-cache, --keep-temp, --verbose.
 void addSpecRunOptions(CLI::App& cmd, SpecRunArgs& args);
+// The first four alone (for commands that compile specs they write themselves: `nndna design`).
+void addSpecLimitOptions(CLI::App& cmd, SpecRunArgs& args);
+
+// The runner's options for these arguments.
+specrun::RunOptions toRunOptions(const SpecRunArgs& args);
+
+// The exit code for an error of a kind: 2 compile error, 3 trace or spec error, 4 crash /
+// time-out / limit, 1 otherwise. By specrun's kind name ("compile_error") too.
+int exitCodeFor(specrun::SpecRunError::Kind kind);
+int exitCodeForKindName(std::string_view kindName);
 
 // Compiles and runs the spec. On failure prints the error (compiler diagnostics, trace error,
 // crash...) to stderr and throws CLI::RuntimeError with the exit code for its kind: 2 compile

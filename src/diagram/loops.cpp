@@ -83,9 +83,10 @@ ModuleTree::ModuleTree(const GroupTree& tree) : leafRange_(tree.nodes.size(), {0
       read.erase(std::unique(read.begin(), read.end()), read.end());
       for (int m : read) {
         for (int x = m; x >= 0; x = modules_[static_cast<std::size_t>(x)].parent) {
-          Module& mod = modules_[static_cast<std::size_t>(x)];
-          mod.firstReader = std::min(mod.firstReader, next);
-          mod.lastReader = std::max(mod.lastReader, next);
+          // Leaves come in order, so each list stays sorted; a leaf reading two modules under
+          // one ancestor is listed once.
+          std::vector<std::size_t>& readers = modules_[static_cast<std::size_t>(x)].readers;
+          if (readers.empty() || readers.back() != next) readers.push_back(next);
         }
       }
       leafModules_.push_back(std::move(read));
@@ -120,13 +121,18 @@ int ModuleTree::elementOf(int module) const {
   return module;
 }
 
-bool ModuleTree::readOnlyWithin(int module, std::size_t first, std::size_t last) const {
-  const Module& m = modules_[static_cast<std::size_t>(module)];
-  return m.firstReader == SIZE_MAX || (m.firstReader >= first && m.lastReader <= last);
+bool ModuleTree::readOnlyWithin(int module, std::size_t first, std::size_t last, std::size_t scopeFirst,
+                                std::size_t scopeLast) const {
+  const std::vector<std::size_t>& readers = modules_[static_cast<std::size_t>(module)].readers;
+  // Readers in [scopeFirst, first) or in (last, scopeLast].
+  const auto before = std::lower_bound(readers.begin(), readers.end(), scopeFirst);
+  if (before != readers.end() && *before < first) return false;
+  const auto after = std::upper_bound(readers.begin(), readers.end(), last);
+  return after == readers.end() || *after > scopeLast;
 }
 
-std::size_t LoopFinder::alignedWithCalls(int cluster, std::size_t lo, std::size_t hi,
-                                         std::size_t i, std::size_t k, std::size_t n) const {
+std::size_t LoopFinder::alignedWithCalls(int cluster, std::size_t lo, std::size_t i, std::size_t k,
+                                         std::size_t n) const {
   const auto& children = tree_.at(cluster).children;
   auto callStart = [&](std::size_t p) { return tree_.at(children[p]).invocationStart; };
   const std::size_t end = i + k * n;
@@ -140,18 +146,24 @@ std::size_t LoopFinder::alignedWithCalls(int cluster, std::size_t lo, std::size_
   if (firstCall == end) return n;  // within one call
   // The iterations before the next call begins, all within the current call.
   const std::size_t within = (firstCall - i) / k;
-  // Or whole calls: every iteration starts where a call starts.
-  auto boundary = [&](std::size_t p) { return p == lo || p == hi || callStart(p); };
+  // Or whole calls: every iteration starts where a call starts. The last iteration's end need
+  // not be a call start: what follows it may be more of one call whose first line sits in a loop
+  // (a U-Net's `for (level : m.down) h = doubleConv(level, h); ... pool ...` marks each level as
+  // a call start; the bottleneck after the last level is not one). In a cluster of true calls,
+  // an iteration of whole calls is followed by the next call's start anyway.
+  auto boundary = [&](std::size_t p) { return p == lo || callStart(p); };
   std::size_t whole = 0;
-  if (boundary(i)) {
-    while (whole < n && boundary(i + (whole + 1) * k)) ++whole;
-  }
+  while (whole < n && boundary(i + whole * k)) ++whole;
   return std::max(within, whole);
 }
 
 std::size_t LoopFinder::ownWeightsKeptWithin(int cluster, std::size_t i, std::size_t k,
                                              std::size_t n) const {
   const auto& children = tree_.at(cluster).children;
+  // Only readers within this cluster count: the same weights read by another call of the
+  // cluster's code (a siamese network's second branch, the next step of a sampling loop around a
+  // denoiser) are the same code run again, not part of another iteration of this loop.
+  const std::size_t scopeFirst = modules_.firstLeaf(cluster), scopeLast = modules_.lastLeaf(cluster);
   auto firstOf = [&](std::size_t it) { return modules_.firstLeaf(children[i + it * k]); };
   auto lastOf = [&](std::size_t it) { return modules_.lastLeaf(children[i + it * k + k - 1]); };
   // Modules each iteration reads, and in how many iterations each is read.
@@ -190,15 +202,15 @@ std::size_t LoopFinder::ownWeightsKeptWithin(int cluster, std::size_t i, std::si
       }
     }
     for (int u : units) {
-      if (!modules_.readOnlyWithin(u, firstOf(it), lastOf(it))) return it;
+      if (!modules_.readOnlyWithin(u, firstOf(it), lastOf(it), scopeFirst, scopeLast)) return it;
     }
   }
   return n;
 }
 
-std::size_t LoopFinder::iterationsOfCode(int cluster, std::size_t lo, std::size_t hi,
-                                         std::size_t i, std::size_t k, std::size_t n) const {
-  n = alignedWithCalls(cluster, lo, hi, i, k, n);
+std::size_t LoopFinder::iterationsOfCode(int cluster, std::size_t lo, std::size_t i, std::size_t k,
+                                         std::size_t n) const {
+  n = alignedWithCalls(cluster, lo, i, k, n);
   // Weights shared with iterations past the prefix are not a prefix's own: check again until
   // the prefix holds.
   while (n >= 2) {
@@ -262,7 +274,7 @@ std::vector<LoopRun> LoopFinder::detectInRange(int cluster, std::size_t lo, std:
       for (std::size_t k = periodOne ? 1 : 2; k <= (hi - i) / 2; ++k) {
         std::size_t n = repeatsAt(i, k, hi, eq);
         if (!better(k, n, bestK, bestN)) continue;
-        n = iterationsOfCode(cluster, lo, hi, i, k, n);
+        n = iterationsOfCode(cluster, lo, i, k, n);
         if (better(k, n, bestK, bestN)) {
           bestK = k;
           bestN = n;

@@ -56,14 +56,16 @@ class ModuleTree {
   // number ("layer2.1" for "layer2.1.conv1"); the module itself when it is in no list.
   int elementOf(int module) const;
   int parentOf(int module) const { return modules_[static_cast<std::size_t>(module)].parent; }
-  // Whether every leaf that reads `module` (or a module under it) lies in [first, last].
-  bool readOnlyWithin(int module, std::size_t first, std::size_t last) const;
+  // Whether every leaf of [scopeFirst, scopeLast] that reads `module` (or a module under it) lies
+  // in [first, last] (a sub-range of the scope).
+  bool readOnlyWithin(int module, std::size_t first, std::size_t last, std::size_t scopeFirst,
+                      std::size_t scopeLast) const;
 
  private:
   struct Module {
     int parent = -1;
     bool listElement = false;  // the last path component is a number
-    std::size_t firstReader = SIZE_MAX, lastReader = 0;
+    std::vector<std::size_t> readers;  // leaf ordinals reading it or a module under it, sorted
   };
   int moduleFor(std::string_view path);
 
@@ -89,11 +91,11 @@ class LoopFinder {
   std::vector<LoopRun> detectInRange(int cluster, std::size_t lo, std::size_t hi,
                                      const std::vector<int>& exact, const std::vector<int>& loose);
   // How many of `n` structurally equal iterations of period k at children[i] of `cluster`, within
-  // [lo, hi), form a loop of the user's code (the rules above): a prefix of them.
-  std::size_t iterationsOfCode(int cluster, std::size_t lo, std::size_t hi, std::size_t i,
-                               std::size_t k, std::size_t n) const;
-  std::size_t alignedWithCalls(int cluster, std::size_t lo, std::size_t hi, std::size_t i,
-                               std::size_t k, std::size_t n) const;
+  // the range that starts at lo, form a loop of the user's code (the rules above): a prefix of them.
+  std::size_t iterationsOfCode(int cluster, std::size_t lo, std::size_t i, std::size_t k,
+                               std::size_t n) const;
+  std::size_t alignedWithCalls(int cluster, std::size_t lo, std::size_t i, std::size_t k,
+                               std::size_t n) const;
   std::size_t ownWeightsKeptWithin(int cluster, std::size_t i, std::size_t k, std::size_t n) const;
 
   const GroupTree& tree_;

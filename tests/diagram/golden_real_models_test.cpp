@@ -386,5 +386,48 @@ TEST(DiagramGoldenRealModels, Rank1BatchCollisionIsListed) {
   EXPECT_EQ(d.edges.size(), 10u);
 }
 
+// ---------------------------------------------------------------------------------------------
+// loop_at_first_line: encode() begins inside its loop over 4 levels, as a U-Net's encoder does;
+// the head follows the loop in the same call.
+TEST(DiagramGoldenRealModels, LoopAtAFunctionsFirstLineFoldsEveryIteration) {
+  const Diagram d = buildDiagram(traced("loop_at_first_line"));
+  // All four levels in one loop (each return to encode's first line looks like a new call of
+  // encode, but the head after the fourth level is no call's start): level()'s line, the mul
+  // line, the head: 3 shared boxes; crossEntropy (training), argmax (inference).
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×4"});
+  EXPECT_EQ(d.layerCount(), 5u);
+  EXPECT_EQ(boxesOn(d, kBoth), 3u);
+  // encode's call, the loop, level()'s call.
+  EXPECT_EQ(d.clusters.size(), 3u);
+  // x→level, level→mul, mul→level (carried into the folded loop), mul→head, head→crossEntropy,
+  // labels→crossEntropy, head→argmax.
+  EXPECT_EQ(d.edges.size(), 7u);
+  EXPECT_EQ(d.carriedEdgeCount(), 1u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// shared_encoder_loops: encode() loops over its 3 layers; training calls it twice (a siamese
+// pair), inference once per step of a 5-step sampling loop. Each call's layer loop folds,
+// although the other calls read the same layers.
+TEST(DiagramGoldenRealModels, LoopOverWeightsSharedWithOtherCallsFolds) {
+  const ir::TracedModel model = traced("shared_encoder_loops");
+  {
+    const Diagram train = buildDiagram(model, {.only = Side::train});
+    // Per call: in_proj, the layer line and tanh folded ×3, out_proj (4 boxes); the loss line.
+    auto labels = loopLabels(train);
+    EXPECT_EQ(labels, (std::vector<std::string>{"×3", "×3"}));
+    EXPECT_EQ(train.layerCount(), 9u);
+  }
+  {
+    const Diagram infer = buildDiagram(model, {.only = Side::infer});
+    // The sampling steps ×5 around encode's call and the sub/mul line; inside the call, the
+    // layers ×3: in_proj, the layer line, tanh, out_proj and the sampling line.
+    auto labels = loopLabels(infer);
+    std::sort(labels.begin(), labels.end());
+    EXPECT_EQ(labels, (std::vector<std::string>{"×3", "×5"}));
+    EXPECT_EQ(infer.layerCount(), 5u);
+  }
+}
+
 }  // namespace
 }  // namespace nndna::diagram

@@ -1,0 +1,150 @@
+// `nndna design "..." -o out.html --save spec.cpp`: plain English to a model spec and its diagram.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <nndna/xray.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli/commands.hpp"
+#include "cli/diagram_output.hpp"
+#include "cli/files.hpp"
+#include "cli/spec_run_options.hpp"
+#include "designer/designer.hpp"
+
+namespace nndna::cli {
+namespace {
+
+struct DesignArgs {
+  std::string prompt;
+  std::string output;  // diagram
+  std::string save;    // spec
+  std::string from;    // an existing spec to change
+  bool offline = false;
+  std::string baseUrl, model, apiStyle;
+  int maxRepairs = 3;
+  int retries = 3;
+  double timeout = 180;
+  std::string trace;
+  SpecRunArgs run;
+};
+
+std::optional<std::string> nonEmpty(const std::string& s) {
+  return s.empty() ? std::nullopt : std::optional<std::string>(s);
+}
+
+// The design session's trace: the viewer (.html) or the trace JSON (.json).
+void writeTrace(const xray::Trace& trace, const std::filesystem::path& path) {
+  if (path.extension() == ".json") {
+    writeTextFile(path, xray::toJsonText(trace) + "\n");
+  } else {
+    writeTextFile(path, xray::toHtml(trace));
+  }
+}
+
+void runDesign(const DesignArgs& args) {
+  if (!args.output.empty()) checkDiagramOutput(args.output);
+  if (!args.trace.empty()) {
+    const std::string ext = std::filesystem::path(args.trace).extension().string();
+    if (ext != ".html" && ext != ".json") throw CLI::ValidationError("--trace", "the trace must end in .html or .json");
+  }
+  designer::DesignRequest request;
+  request.prompt = args.prompt;
+  if (!args.from.empty()) request.source = readTextFile(args.from);
+  if (!args.save.empty()) {
+    request.sourceName = std::filesystem::path(args.save).filename().string();
+  } else if (!args.from.empty()) {
+    request.sourceName = std::filesystem::path(args.from).filename().string();
+  }
+  request.offline = args.offline;
+  if (!args.offline) {
+    designer::EndpointFlags flags{nonEmpty(args.baseUrl), nonEmpty(args.model), std::nullopt};
+    if (!args.apiStyle.empty()) flags.style = designer::parseApiStyle(args.apiStyle);
+    designer::EndpointChoice choice = designer::resolveEndpoint(flags);
+    request.endpoint = std::move(choice.endpoint);
+    request.whyOffline = std::move(choice.whyOffline);
+  }
+  request.maxRepairs = args.maxRepairs;
+  request.http.maxRetries = args.retries;
+  request.http.requestTimeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeout * 1000));
+  request.http.connectTimeout = std::min(request.http.connectTimeout, request.http.requestTimeout);
+  request.run = toRunOptions(args.run);
+
+  std::optional<xray::Session> session;
+  if (!args.trace.empty()) session.emplace();
+  const designer::DesignResult result =
+      designer::design(request, [](const designer::DesignEvent& event) { std::cerr << event.message << "\n"; });
+  if (session) {
+    writeTrace(session->finish(), args.trace);
+    std::cout << "wrote " << args.trace << " (the design session's trace)\n";
+  }
+
+  if (!result.ok) {
+    // The last spec, to fix by hand: in the --save file, else on standard output.
+    if (!result.source.empty()) {
+      const std::string where = result.errorLine > 0 ? fmt::format(" (the error is on line {})", result.errorLine) : "";
+      if (!args.save.empty()) {
+        writeTextFile(args.save, result.source);
+        std::cout << fmt::format("saved the last spec to {}{}\n", args.save, where);
+      } else {
+        std::cout << result.source;
+        std::cerr << fmt::format("the last spec is printed above{}; --save FILE keeps it in a file\n", where);
+      }
+    }
+    const designer::Attempt* last = result.attempts.empty() ? nullptr : &result.attempts.back();
+    const int code = last && last->check ? exitCodeForKindName(last->check->errorKind) : 1;
+    throw CLI::RuntimeError(code);
+  }
+  if (!args.save.empty()) {
+    writeTextFile(args.save, result.source);
+    std::cout << "wrote " << args.save << " (the spec)\n";
+  }
+  if (!args.output.empty()) std::cout << writeDiagram(*result.diagram, args.output) << "\n";
+  if (args.save.empty() && args.output.empty()) std::cout << result.source;
+}
+
+}  // namespace
+
+void addDesignCommands(CLI::App& app) {
+  auto args = std::make_shared<DesignArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "design", "Describe a model in plain English: nndna writes the spec (with an LLM, or offline) and draws it");
+  cmd->footer(
+      "With a model endpoint (NNDNA_LLM_BASE_URL or --base-url, NNDNA_LLM_MODEL or --model; the key in\n"
+      "NNDNA_LLM_API_KEY, else OPENAI_API_KEY / ANTHROPIC_API_KEY) the model writes the spec; compile and\n"
+      "trace errors go back to it up to --max-repairs times. Without one, or with --offline, the offline\n"
+      "designer builds the spec from its templates; it also takes over when the endpoint fails. See\n"
+      "docs/design.md.\n"
+      "Exit codes: 0 ok, 2 the last spec does not compile, 3 trace or spec error, 4 crash / limit, 1 else.\n\n"
+      "Examples:\n"
+      "  nndna design \"a small transformer that adds two-digit numbers\" -o adder.html --save adder.cpp\n"
+      "  nndna design --from adder.cpp \"use RMSNorm and 16 layers\" -o v2.html --save v2.cpp\n"
+      "  nndna design --offline \"GPT-2 medium\" -o gpt2.html");
+  cmd->add_option("description", args->prompt, "What the model should be (or, with --from, what to change)")
+      ->required();
+  cmd->add_option("-o,--output", args->output, "Draw the model here: .html, .svg, .dot or .json");
+  cmd->add_option("--save", args->save, "Write the spec here (on failure: the last spec tried, to fix by hand)");
+  cmd->add_option("--from", args->from, "Change this existing spec (it may not compile)")->check(CLI::ExistingFile);
+  cmd->add_flag("--offline", args->offline, "Use the offline designer even when an endpoint is configured");
+  cmd->add_option("--base-url", args->baseUrl,
+                  "The endpoint's base URL, e.g. https://api.openai.com/v1 (default: $NNDNA_LLM_BASE_URL, "
+                  "else $OPENAI_BASE_URL)");
+  cmd->add_option("--model", args->model, "The model to ask (default: $NNDNA_LLM_MODEL)");
+  cmd->add_option("--api-style", args->apiStyle, "openai (chat completions) or anthropic (Messages API)")
+      ->check(CLI::IsMember({"openai", "anthropic"}));
+  cmd->add_option("--max-repairs", args->maxRepairs, "Rounds of sending an error back to the model (default 3)")
+      ->check(CLI::Range(0, 20));
+  cmd->add_option("--retries", args->retries, "HTTP retries after 429 or 5xx answers (default 3)")
+      ->check(CLI::Range(0, 10));
+  cmd->add_option("--timeout", args->timeout, "Seconds to wait for one answer of the model (default 180)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--trace", args->trace, "Write the design session's xray trace: .html (the viewer) or .json");
+  addSpecLimitOptions(*cmd, args->run);
+  cmd->callback([args] { runDesign(*args); });
+}
+
+}  // namespace nndna::cli

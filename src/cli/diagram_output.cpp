@@ -1,0 +1,55 @@
+#include "cli/diagram_output.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "cli/files.hpp"
+
+namespace nndna::cli {
+namespace {
+
+// "1 box", "3 boxes".
+std::string counted(std::size_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+}  // namespace
+
+void checkDiagramOutput(const std::filesystem::path& out) {
+  const std::string ext = out.extension().string();
+  if (ext != ".html" && ext != ".svg" && ext != ".dot" && ext != ".json") {
+    throw CLI::ValidationError("-o", "the output must end in .html, .svg, .dot or .json");
+  }
+}
+
+std::string writeDiagram(const diagram::Diagram& d, const std::filesystem::path& out) {
+  checkDiagramOutput(out);
+  const std::string ext = out.extension().string();
+  std::string text;
+  if (ext == ".dot") {
+    text = d.dot;
+  } else if (ext == ".json") {
+    text = diagram::toJson(d);
+  } else if (ext == ".svg") {
+    text = diagram::renderSvg(d);
+  } else {
+    text = diagram::renderHtml(d);
+  }
+  writeTextFile(out, text);
+  std::string report =
+      fmt::format("wrote {} ({}, {}, {}{})", out.string(), counted(d.layerCount(), "box", "boxes"),
+                  counted(d.clusters.size(), "cluster", "clusters"), counted(d.edges.size(), "edge", "edges"),
+                  d.merged ? ", training and inference merged" : "");
+  // The page header's figures, with the same display strings (and units).
+  for (diagram::Side side : {diagram::Side::train, diagram::Side::infer}) {
+    if (!d.metrics[side]) continue;
+    std::string line;
+    for (const diagram::Metric& m : *d.metrics[side]) line += (line.empty() ? "" : " · ") + m.display;
+    report += fmt::format("\n{}: {}", side == diagram::Side::train ? "training" : "inference", line);
+  }
+  return report;
+}
+
+}  // namespace nndna::cli

@@ -1,0 +1,20 @@
+// Writing a diagram to the file -o names, in the format its extension names: shared by the
+// commands that draw (`nndna diagram`, `nndna design`).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "nndna/diagram.hpp"
+
+namespace nndna::cli {
+
+// Throws CLI::ValidationError("-o", ...) unless the path ends in .html, .svg, .dot or .json.
+void checkDiagramOutput(const std::filesystem::path& out);
+
+// Writes the page (.html), SVG, DOT or JSON; returns the lines to print (no final newline):
+// "wrote out.html (4 boxes, 2 clusters, 10 edges, training and inference merged)", then one line
+// per side with the page header's figures ("training: 1.2 M params · …").
+std::string writeDiagram(const diagram::Diagram& diagram, const std::filesystem::path& out);
+
+}  // namespace nndna::cli
