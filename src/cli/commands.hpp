@@ -30,4 +30,7 @@ std::vector<std::string> takeProgramTail(int& argc, char** argv);
 // `nndna diagram`: draw a model's architecture as HTML, SVG, DOT or JSON (diagram_commands.cpp).
 void addDiagramCommands(CLI::App& app);
 
+// `nndna serve`: the web app and its HTTP API (serve_command.cpp, src/server).
+void addServeCommand(CLI::App& app);
+
 }  // namespace nndna::cli

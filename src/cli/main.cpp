@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   nndna::cli::addTraceCommands(app);
   nndna::cli::addSpecCommands(app);
   nndna::cli::addDiagramCommands(app);
+  nndna::cli::addServeCommand(app);
   try {
     nndna::cli::addXrayCommands(app, nndna::cli::takeProgramTail(argc, argv));
     app.parse(argc, argv);
