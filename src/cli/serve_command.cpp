@@ -33,6 +33,7 @@ struct ServeArgs {
   double timeLimit = 0;
   std::string cacheDir;
   bool quiet = false;
+  bool noWarmUp = false;
 };
 
 std::atomic<bool> g_stopRequested{false};
@@ -77,6 +78,7 @@ int serve(const ServeArgs& args) {
   options.webFiles = server::webAssetFiles();
   options.exampleFiles = server::exampleSourceFiles();
   options.log = args.quiet ? nullptr : &std::cerr;
+  options.warmUp = !args.noWarmUp;
 
   server::AppServer app(options);
   const int port = app.bind();
@@ -115,6 +117,7 @@ void addServeCommand(CLI::App& app) {
   cmd->add_option("--cache-dir", args->cacheDir,
                   "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)");
   cmd->add_flag("-q,--quiet", args->quiet, "Do not log requests");
+  cmd->add_flag("--no-warm-up", args->noWarmUp, "Do not draw the default example at start-up (benchmarks)");
   cmd->callback([args] {
     const int status = serve(*args);
     if (status != 0) throw CLI::RuntimeError(status);

@@ -117,9 +117,11 @@ struct AppServer::Impl {
     // The JSON form of a source may be larger than the source (escapes); the source's own limit
     // is checked after decoding.
     http.set_payload_max_length(options.maxSourceBytes * 4 + 4096);
+    // Inline styles are allowed (CodeMirror sets style attributes on its own elements); inline
+    // script and every remote origin are not.
     http.set_default_headers({
         {"Content-Security-Policy",
-         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+         "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
          "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"},
         {"X-Content-Type-Options", "nosniff"},
         {"Referrer-Policy", "no-referrer"},
@@ -394,7 +396,7 @@ int AppServer::bind() {
                                          impl_->options.host, impl_->options.port));
   }
   impl_->port = port;
-  impl_->startWarmUp();
+  if (impl_->options.warmUp) impl_->startWarmUp();
   return port;
 }
 

@@ -29,6 +29,7 @@ struct ServeOptions {
   std::span<const EmbeddedFile> webFiles;      // the page: index.html, app.js, app.css, ...
   std::span<const EmbeddedFile> exampleFiles;  // examples/*.cpp
   std::ostream* log = nullptr;  // one line per request; nullptr: no log
+  bool warmUp = true;  // draw the default example at start-up (its compile cached for the page)
 };
 
 class AppServer {

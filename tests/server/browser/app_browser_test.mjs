@@ -59,16 +59,18 @@ async function waitForState(state, previousDiagrams) {
   );
 }
 
+// The text the page last sent or saved (the editor draws only the lines in view).
 async function editorText() {
-  return page.evaluate(() => Array.from(document.querySelectorAll('.cm-content .cm-line'), (l) => l.textContent).join('\n'));
+  return page.evaluate(() => localStorage.getItem('nndna.source'));
 }
 
-// Replaces the editor's text (on the Code tab) with `text`.
+// Replaces the editor's text (on the Code tab) with `text`, as a user pasting it would.
 async function setEditorText(text) {
   await page.click('.tab-btn[data-tab="code"]');
   await page.click('.cm-content');
   await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(text);
+  await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+  await page.keyboard.press('Control+V');
 }
 
 async function defaultSource() {
@@ -93,6 +95,7 @@ before(async () => {
   ({ child: server, url: base } = await startServer());
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.replace(/\/$/, '') });
   // Nothing may leave loopback: any other request is refused and recorded.
   await context.route('**/*', (route) => {
     const url = new URL(route.request().url());
@@ -164,7 +167,7 @@ test('reset, tabs and fading', { timeout: STEP_TIMEOUT }, async () => {
   await page.click('#reset');
   await waitForState('done', before);
   assert.ok(await page.isHidden('#error'));
-  assert.equal(await editorText(), (await defaultSource()).replace(/\n$/, ''));
+  assert.equal(await editorText(), await defaultSource());
   const opacity = (cls) => page.$eval(`#views svg .${cls}`, (e) => Number(getComputedStyle(e).opacity));
   assert.ok(await page.$eval('#canvas', (c) => c.classList.contains('show-train')));
   assert.ok((await opacity('only-infer')) < 0.5);
@@ -186,24 +189,29 @@ test('reset, tabs and fading', { timeout: STEP_TIMEOUT }, async () => {
 });
 
 test('hover and click a box: the panel, its line in the editor, and back', { timeout: STEP_TIMEOUT }, async () => {
-  // The first box that is not an input: l3(gelu(l2(gelu(l1(x))))) of denoise().
-  const box = page.locator('#views svg g.node:not(:has-text("input:"))').first();
+  // denoise()'s box: l3(gelu(l2(gelu(l1(x))))), shared by both sides, folded ×12 at inference.
+  const box = page.locator('#views svg g.node', { hasText: 'Tensor denoise(' });
   await box.hover();
-  assert.ok((await page.locator('#views svg .hi-highlight').count()) >= 1);
+  assert.ok((await page.locator('#views svg .hi-highlight').count()) >= 2); // the box and its edges
   await box.click();
   await page.waitForSelector('#box-panel:not([hidden])');
-  const where = await page.textContent('#box-panel .box-line');
-  const m = /^model\.cpp:(\d+)$/.exec(where);
-  assert.ok(m, where);
-  assert.match(await page.textContent('#box-panel .box-shapes'), /\[B, /);
-  assert.match(await page.textContent('#box-panel .box-costs'), /training/);
+  const source = await defaultSource();
+  const denoiseLine = source.split('\n').findIndex((l) => l.startsWith('Tensor denoise(')) + 1;
+  assert.equal(await page.textContent('#box-panel .box-line'), `model.cpp:${denoiseLine}`);
+  assert.equal(await page.textContent('#box-panel .box-shapes'), '[B, D]');
+  // Parameters: 32·128+128 + 128·128+128 + 128·32+32 = 24,864 on each side. FLOPs of one call:
+  // 2·256·(32·128 + 128·128 + 128·32) = 12,582,912; at inference 12 calls: 150,994,944.
+  const row = (side) => page.$$eval(`#box-panel tr[data-side="${side}"] td`, (tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(await row('train'), ['24.9K', '12.6M', '1 call']);
+  assert.deepEqual(await row('infer'), ['24.9K', '151.0M', '×12 iterations']);
   await screenshot('box-panel');
   await page.click('#box-panel .box-line');
   assert.ok(await page.isVisible('#tab-code'));
-  assert.equal(await page.textContent('.cm-activeLineGutter'), m[1]);
-  // The cursor's line lights up its boxes.
+  assert.equal(await page.textContent('.cm-activeLineGutter'), String(denoiseLine));
+  // The cursor's line lights up its box.
   await page.click('.tab-btn[data-tab="train"]');
-  assert.ok((await page.locator('#views svg g.node.line-hit').count()) >= 1);
+  assert.equal(await page.locator('#views svg g.node.line-hit').count(), 1);
+  assert.match(await page.textContent('#views svg g.node.line-hit'), /Tensor denoise\(/);
   await screenshot('line-highlight');
 });
 
@@ -221,7 +229,7 @@ test('an example loads, and the URL can name one', { timeout: STEP_TIMEOUT }, as
   assert.equal(await page.textContent('#model-title'), title);
   await page.goto(`${base}?example=gpt2_small`);
   await waitForState('done', 0);
-  assert.equal(await page.textContent('#model-title'), 'GPT-2 small');
+  assert.equal(await page.textContent('#model-title'), 'GPT-2 small (124M)');
   await screenshot('example-gpt2-small');
 });
 
@@ -242,7 +250,7 @@ test('every download produces a valid file', { timeout: STEP_TIMEOUT }, async ()
   execFileSync('dot', ['-Tsvg', '-o', '/dev/null', files.dot]); // Graphviz reads it
   const json = JSON.parse(readFileSync(files.json, 'utf8'));
   assert.equal(json.format, 'nndna-diagram');
-  assert.equal(json.label, 'GPT-2 small');
+  assert.equal(json.label, 'GPT-2 small (124M)');
   assert.equal(json.layer_count, json.nodes.filter((n) => !n.input).length);
   for (const key of ['clusters', 'edges', 'legend', 'metrics', 'dot']) assert.ok(key in json, key);
   // The SVG parses as XML with an <svg> root; the page opens offline with its script run.
@@ -258,7 +266,7 @@ test('every download produces a valid file', { timeout: STEP_TIMEOUT }, async ()
   offline.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
   await offline.goto(`file://${files.html}`);
   await offline.waitForSelector('body[data-ready="true"]');
-  assert.equal(await offline.textContent('.model-title'), 'GPT-2 small');
+  assert.equal(await offline.textContent('.model-title'), 'GPT-2 small (124M)');
   assert.deepEqual(errors, []);
   await offline.close();
 });
