@@ -11,6 +11,11 @@
 #include <sstream>
 #include <thread>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "server/app_server.hpp"
 #include "server/embedded_file.hpp"
 
@@ -428,6 +433,45 @@ TEST(ServeHttpLimits, ANewerRequestOfThePageCancelsTheRunningOne) {
   EXPECT_EQ(json::parse(body)["error"]["kind"], "cancelled");
   for (int i = 0; i < 400 && server.health()["jobs"]["running"] != 0; ++i) std::this_thread::sleep_for(25ms);
   EXPECT_EQ(server.health()["jobs"]["running"], 0);
+}
+
+// A client that sends half a request and stalls is dropped after the I/O timeout; with one
+// connection allowed, the next client is served only then.
+TEST(ServeHttpLimits, SlowClientIsDroppedAndConnectionsAreBounded) {
+  ServeOptions o;
+  o.maxConnections = 1;
+  o.ioTimeout = std::chrono::seconds(1);
+  o.warmUp = false;
+  Server server(o);
+  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(sock, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(server.port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string partial = "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n";  // never finished
+  ASSERT_EQ(::send(sock, partial.data(), partial.size(), 0), static_cast<ssize_t>(partial.size()));
+  std::this_thread::sleep_for(100ms);  // the one connection thread now waits on it
+
+  const auto t0 = std::chrono::steady_clock::now();
+  auto other = server.client().Get("/api/health");
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 200);
+  EXPECT_GE(waited, 0.5);  // served once the stalled client was dropped (1 s after it connected)
+  EXPECT_LT(waited, 10.0);
+
+  // The server closed the stalled connection (after an error answer, if any): reads reach its
+  // end well before this socket's own 5 s receive timeout.
+  timeval limit{.tv_sec = 5, .tv_usec = 0};
+  ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  char buf[512];
+  ssize_t n = 0;
+  while ((n = ::recv(sock, buf, sizeof buf, 0)) > 0) {
+  }
+  EXPECT_TRUE(n == 0 || errno == ECONNRESET) << "errno " << errno;
+  ::close(sock);
 }
 
 }  // namespace

@@ -166,17 +166,36 @@ TEST(JobPool, IdenticalKeysShareOneRun) {
   EXPECT_EQ(runs.load(), 1);
 }
 
+// Occupies one of the pool's workers until released.
+class BusyWorker {
+ public:
+  explicit BusyWorker(JobPool& pool) {
+    std::shared_future<void> released = release_.get_future().share();
+    std::optional<JobTicket> ticket = pool.submit("busy", [this, released](std::stop_token, const ProgressFn&) {
+      running_.count_down();
+      released.wait();
+      return answer(200, "");
+    });
+    ticket_.emplace(std::move(*ticket));
+    running_.wait();
+  }
+  ~BusyWorker() { release(); }
+  void release() {
+    if (!released_) release_.set_value();
+    released_ = true;
+  }
+  JobTicket& ticket() { return *ticket_; }
+
+ private:
+  std::latch running_{1};
+  std::promise<void> release_;
+  bool released_ = false;
+  std::optional<JobTicket> ticket_;
+};
+
 TEST(JobPool, QueueBoundRefusesBeyondIt) {
   JobPool pool(1, 2);
-  std::latch running(1);
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  auto blocker = pool.submit("running", [&](std::stop_token, const ProgressFn&) {
-    running.count_down();
-    released.wait();
-    return answer(200, "");
-  });
-  running.wait();  // the one worker is busy: the next two wait in the queue
+  BusyWorker busy(pool);  // the one worker is busy: the next two wait in the queue
   auto q1 = pool.submit("q1", [](std::stop_token, const ProgressFn&) { return answer(200, "q1"); });
   auto q2 = pool.submit("q2", [](std::stop_token, const ProgressFn&) { return answer(200, "q2"); });
   auto q3 = pool.submit("q3", [](std::stop_token, const ProgressFn&) { return answer(200, "q3"); });
@@ -189,7 +208,7 @@ TEST(JobPool, QueueBoundRefusesBeyondIt) {
   EXPECT_EQ(stats.workers, 1u);
   // Joining a queued job is not a new one: allowed while the queue is full.
   EXPECT_TRUE(pool.submit("q1", [](std::stop_token, const ProgressFn&) { return answer(500, "never runs"); }));
-  release.set_value();
+  busy.release();
   std::vector<std::string> events;
   EXPECT_EQ(waitFor(*q2, events)->body, "q2");
 }
@@ -222,24 +241,16 @@ TEST(JobPool, LastTicketGoneCancelsTheRunningJob) {
 
 TEST(JobPool, AQueuedJobWhoseTicketsAreGoneNeverRuns) {
   JobPool pool(1, 4);
-  std::latch running(1);
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  auto blocker = pool.submit("running", [&](std::stop_token, const ProgressFn&) {
-    running.count_down();
-    released.wait();
-    return answer(200, "");
-  });
-  running.wait();
+  BusyWorker busy(pool);
   std::atomic<bool> ran{false};
   pool.submit("queued", [&](std::stop_token, const ProgressFn&) {
     ran = true;
     return answer(200, "");
   });  // its ticket is dropped at once
   EXPECT_EQ(pool.stats().queued, 0u);
-  release.set_value();
+  busy.release();
   std::vector<std::string> events;
-  waitFor(*blocker, events);
+  waitFor(busy.ticket(), events);
   auto probe = pool.submit("probe", [](std::stop_token, const ProgressFn&) { return answer(200, ""); });
   waitFor(*probe, events);
   EXPECT_FALSE(ran.load());

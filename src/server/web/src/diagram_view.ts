@@ -162,6 +162,7 @@ export class DiagramView {
   private attachPanZoomAndClicks(view: View): void {
     const svg = view.svg;
     const base = svg.viewBox.baseVal;
+    if (!base || base.width <= 0 || base.height <= 0) return; // nothing laid out to pan over
     const home = { x: base.x, y: base.y, w: base.width, h: base.height };
     svg.removeAttribute('width');
     svg.removeAttribute('height');
