@@ -147,7 +147,7 @@ TEST(JobPool, IdenticalKeysShareOneRun) {
   std::atomic<int> runs{0};
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
-  auto fn = [&](std::stop_token, const ProgressFn&) {
+  auto fn = [&runs, released](std::stop_token, const ProgressFn&) {
     ++runs;
     released.wait();
     return answer(200, "shared");
@@ -260,7 +260,7 @@ TEST(JobPool, WaitReturnsAtTheCallersCancellation) {
   JobPool pool(1, 4);
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
-  auto ticket = pool.submit("k", [&](std::stop_token, const ProgressFn&) {
+  auto ticket = pool.submit("k", [released](std::stop_token, const ProgressFn&) {
     released.wait();
     return answer(200, "");
   });
