@@ -24,7 +24,6 @@ class StaticAssets {
   explicit StaticAssets(std::span<const EmbeddedFile> files);
   // nullptr when no asset has this path.
   const StaticAsset* find(std::string_view path) const;
-  std::span<const StaticAsset> all() const { return assets_; }
 
  private:
   std::vector<StaticAsset> assets_;

@@ -107,11 +107,6 @@ export class DiagramView {
     return this.selectedId;
   }
 
-  // The SVG of the diagram on screen (for downloads).
-  visibleSvg(): SVGSVGElement | null {
-    return this.visibleView()?.svg ?? null;
-  }
-
   private visibleView(): View | undefined {
     return this.views.find((v) => !v.element.hidden);
   }
