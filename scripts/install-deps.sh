@@ -11,8 +11,9 @@ packages=(
   libdw-dev libelf-dev libssl-dev libcurl4-openssl-dev zlib1g-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
-  # browser for the web-page tests
-  chromium
+  # browser for the web-page tests; node (with npm) runs playwright-core for some of them
+  # (tests/browser). The machine image ships Node 20 as the `nodejs` package: it is kept.
+  chromium nodejs
 )
 
 # The web app is built with node and npm (src/server/web). The machine image ships Node 20 with its

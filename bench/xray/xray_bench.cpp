@@ -1,10 +1,19 @@
 // xray's costs, printed as figures: a span with tracing off, with a Session on (no arguments and
-// two arguments), streaming to a file, and Value forward + backward on a million-node graph.
-// Aims: disabled span <= 2 ns, enabled span without arguments <= 100 ns.
+// two arguments), streaming to a file, Value forward + backward on a million-node graph; the
+// scale of a 1M-span trace (Session::finish time and bytes per span, the viewer page); and what
+// including xray.hpp costs a file. Aims: disabled span <= 2 ns, enabled span without arguments
+// <= 100 ns, finish <= 1 s and <= 200 bytes per span at 1M spans, the header < 0.3 s above an
+// empty file.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nndna/xray.hpp>
 #include <string>
 
@@ -107,6 +116,112 @@ void BM_ValueBackwardOnly1M(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ValueBackwardOnly1M)->Unit(benchmark::kMillisecond);
+
+// --- Scale: a million spans ------------------------------------------------------------------
+
+// Resident memory now and at its peak since the last reset (/proc/self/status, bytes).
+std::size_t statusBytes(const char* field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field, 0) == 0) return std::stoull(line.substr(std::string(field).size())) * 1024;
+  return 0;
+}
+void resetPeak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+// Records 1M spans (100,000 x (outer + 9 inner), short names, no inputs), then finishes the
+// session: seconds, and bytes per span at the peak of finish() and held by the trace after it,
+// both above what the process held before recording.
+void BM_Finish1MSpans(benchmark::State& state) {
+  constexpr std::size_t kSpans = 1'000'000;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::size_t before = statusBytes("VmRSS:");
+    auto session = std::make_unique<xr::Session>();
+    for (int i = 0; i < 100'000; ++i) {
+      XRAY_SPAN("outer");
+      for (int k = 0; k < 9; ++k) {
+        XRAY_SPAN("inner");
+      }
+    }
+    resetPeak();
+    state.ResumeTiming();
+    xr::Trace trace = session->finish();
+    state.PauseTiming();
+    std::size_t peak = statusBytes("VmHWM:");
+    std::size_t held = statusBytes("VmRSS:");
+    if (trace.nodes.size() != kSpans) state.SkipWithError("lost spans");
+    state.counters["peak_bytes_per_span"] = static_cast<double>(peak - before) / kSpans;
+    state.counters["held_bytes_per_span"] = static_cast<double>(held - before) / kSpans;
+    session.reset();
+    { xr::Trace gone = std::move(trace); }
+    state.ResumeTiming();
+  }
+}
+BENCHMARK(BM_Finish1MSpans)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+// The viewer page of 1M spans: seconds to make it and its size (how long Chromium takes to open
+// it is measured by hand, docs/xray.md).
+void BM_Html1MSpans(benchmark::State& state) {
+  xr::Trace trace;
+  {
+    xr::Session session;
+    for (int i = 0; i < 100'000; ++i) {
+      XRAY_SPAN("outer", {{"i", i}});
+      for (int k = 0; k < 9; ++k) {
+        XRAY_SPAN("inner");
+      }
+    }
+    trace = session.finish();
+  }
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    std::string html = xr::toHtml(trace);
+    bytes = html.size();
+    benchmark::DoNotOptimize(html.data());
+  }
+  state.counters["page_MB"] = static_cast<double>(bytes) / 1e6;
+  if (const char* keep = std::getenv("XRAY_BENCH_PAGE")) std::ofstream(keep) << xr::toHtml(trace);
+}
+BENCHMARK(BM_Html1MSpans)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// --- What including xray.hpp costs a file -----------------------------------------------------
+
+// CPU seconds (user + system) of the compiler on a file of `text`.
+double compileSeconds(const std::string& text) {
+  auto dir = std::filesystem::temp_directory_path();
+  auto source = dir / ("xray_include_" + std::to_string(::getpid()) + ".cpp");
+  std::ofstream(source) << text;
+  std::string cmd = std::string(XRAY_BENCH_CXX) + " -std=c++20 -O0 -c -I" XRAY_BENCH_INCLUDE " -o /dev/null " + source.string();
+  struct rusage before {}, after {};
+  getrusage(RUSAGE_CHILDREN, &before);
+  int status = std::system(cmd.c_str());
+  getrusage(RUSAGE_CHILDREN, &after);
+  std::filesystem::remove(source);
+  if (status != 0) return -1;
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return seconds(after.ru_utime) - seconds(before.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_stime);
+}
+
+void BM_IncludeCost(benchmark::State& state) {
+  const std::string empty = "int main() { return 0; }\n";
+  const std::string withString = "#include <string>\nint main() { std::string s; return 0; }\n";
+  const std::string withXray =
+      "#include <nndna/xray.hpp>\nint f(int x) { XRAY_SPAN(\"f\", {{\"x\", x}}); return x * 2; }\n"
+      "int main() { return f(1) - 2; }\n";
+  double e = 0, s = 0, x = 0;
+  int runs = 0;
+  for (auto _ : state) {
+    e += compileSeconds(empty);
+    s += compileSeconds(withString);
+    x += compileSeconds(withXray);
+    ++runs;
+  }
+  state.counters["empty_s"] = e / runs;
+  state.counters["string_above_empty_s"] = (s - e) / runs;
+  state.counters["xray_above_empty_s"] = (x - e) / runs;
+}
+BENCHMARK(BM_IncludeCost)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 

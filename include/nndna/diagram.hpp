@@ -47,7 +47,12 @@ struct Node {
   std::string label;      // the source line (or "input: name"), trimmed, shape comment stripped
   std::string file;       // source file of the line ("" for inputs)
   int line = 0;
-  std::vector<std::string> shapes;  // "[B, H]" per distinct shape (dims resolved)
+  // Its shape per distinct value over both sides and every iteration folded into it, in order,
+  // dims resolved: "[B, H]"; a box that hands on several tensors (a `split` line) "3 × [B, T, D]".
+  std::vector<std::string> shapes;
+  // What its ops compute: layer calls by their module's name, other ops by kind ("ln1", "add",
+  // "conv1 · bn1 · relu"). The box shows it when another box of its cluster has the same label.
+  std::string computes;
   std::string color;      // border colour: by source line, or by input name
   std::vector<Side> sides;
   int cluster = -1;       // innermost enclosing cluster id, -1 at top level
@@ -68,7 +73,9 @@ struct Cluster {
 
 struct Edge {
   int src = 0, dst = 0;   // node ids
-  bool carried = false;   // a loop-carried dependency: dashed
+  // A loop-carried dependency (from one iteration of a loop into a later one): dashed. An edge
+  // from one loop into another is not carried.
+  bool carried = false;
   bool backEdge = false;  // carried into a folded loop: a cycle, drawn with constraint=false
   std::string color;
   std::vector<Side> sides;
@@ -100,6 +107,7 @@ struct Diagram {
   std::vector<Cluster> clusters;  // by id
   std::vector<Edge> edges;
   std::vector<LegendItem> legend;
+  // Sizes some drawn shape shows slash-joined (`[B/Dh]`), with the names declared for them.
   std::vector<DimCollision> collisions;
   PerSide<std::vector<Metric>> metrics;
   std::string dot;

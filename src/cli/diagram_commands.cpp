@@ -87,6 +87,13 @@ void addDiagramCommands(CLI::App& app) {
                              counted(d.clusters.size(), "cluster", "clusters"),
                              counted(d.edges.size(), "edge", "edges"),
                              d.merged ? ", training and inference merged" : "");
+    // The page header's figures, with the same display strings (and units).
+    for (diagram::Side side : {diagram::Side::train, diagram::Side::infer}) {
+      if (!d.metrics[side]) continue;
+      std::string line;
+      for (const diagram::Metric& m : *d.metrics[side]) line += (line.empty() ? "" : " · ") + m.display;
+      std::cout << fmt::format("{}: {}\n", side == diagram::Side::train ? "training" : "inference", line);
+    }
   });
 }
 

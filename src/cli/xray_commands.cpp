@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
 #include <optional>
 #include <string>
@@ -32,17 +33,19 @@ struct TraceOutputs {
   std::string json;
   std::string chrome;
   std::string dot;
+  std::string otlp;
   std::string title;
 };
 
 void writeTraceOutputs(const xray::Trace& trace, const TraceOutputs& out) {
   if (!out.html.empty()) writeTextFile(out.html, xray::toHtml(trace));
-  if (!out.json.empty()) writeTextFile(out.json, xray::toJson(trace).dump(2) + "\n");
+  if (!out.json.empty()) writeTextFile(out.json, xray::toJsonText(trace));
   if (!out.chrome.empty()) writeTextFile(out.chrome, xray::toChromeTrace(trace).dump() + "\n");
   if (!out.dot.empty()) writeTextFile(out.dot, xray::toDot(trace));
+  if (!out.otlp.empty()) writeTextFile(out.otlp, xray::toOtlpJson(trace).dump() + "\n");
   auto s = xray::summarize(trace);
   std::string written;
-  for (const auto* path : {&out.html, &out.json, &out.chrome, &out.dot})
+  for (const auto* path : {&out.html, &out.json, &out.chrome, &out.dot, &out.otlp})
     if (!path->empty()) written += (written.empty() ? "" : ", ") + *path;
   std::cerr << fmt::format("Wrote {} ({} nodes, {} errors{})\n", written, s.nodes, s.errors,
                            s.open > 0 ? fmt::format(", {} unfinished", s.open) : "");
@@ -53,11 +56,13 @@ void addOutputOptions(CLI::App* cmd, TraceOutputs& out) {
   cmd->add_option("--json", out.json, "write the trace JSON (nndna-xray-trace v1) here");
   cmd->add_option("--chrome", out.chrome, "write Chrome trace-event JSON (Perfetto) here");
   cmd->add_option("--dot", out.dot, "write the call graph as DOT here");
+  cmd->add_option("--otlp", out.otlp,
+                  "write OpenTelemetry OTLP/JSON here (for an OpenTelemetry Collector's file receiver, Jaeger, Phoenix)");
   cmd->add_option("--title", out.title, "title shown in the viewer");
 }
 
 bool noOutputs(const TraceOutputs& out) {
-  return out.html.empty() && out.json.empty() && out.chrome.empty() && out.dot.empty();
+  return out.html.empty() && out.json.empty() && out.chrome.empty() && out.dot.empty() && out.otlp.empty();
 }
 
 // PROGRAM [ARGS…] with nndna's own options taken out of it: they may follow the program, as in
@@ -74,6 +79,7 @@ std::vector<std::string> splitProgramArgs(std::vector<std::string> rest, TraceOu
       else if (a == "--json") target = &out.json;
       else if (a == "--chrome") target = &out.chrome;
       else if (a == "--dot") target = &out.dot;
+      else if (a == "--otlp") target = &out.otlp;
       else if (a == "--title") target = &out.title;
       else if (a == "--events") target = &events;
     }
@@ -187,6 +193,30 @@ void addXrayView(CLI::App* xrayCmd) {
   });
 }
 
+void addXrayDiff(CLI::App* xrayCmd) {
+  struct DiffOptions {
+    std::string before, after, html, title;
+  };
+  auto opts = std::make_shared<DiffOptions>();
+  auto* diff = xrayCmd->add_subcommand(
+      "diff", "compare two traces (trace JSON or event streams): spans added, removed and changed, latency and cost");
+  diff->add_option("before", opts->before, "the first trace")->required()->check(CLI::ExistingFile);
+  diff->add_option("after", opts->after, "the second trace")->required()->check(CLI::ExistingFile);
+  diff->add_option("-o,--output", opts->html, "write the diff page here (default: diff.html)");
+  diff->add_option("--title", opts->title, "title shown on the page");
+  diff->callback([opts] {
+    xray::Trace before = xray::readTraceFile(opts->before);
+    xray::Trace after = xray::readTraceFile(opts->after);
+    if (before.title.empty()) before.title = opts->before;
+    if (after.title.empty()) after.title = opts->after;
+    xray::TraceDiff d = xray::diffTraces(before, after);
+    std::string out = opts->html.empty() ? std::string("diff.html") : opts->html;
+    writeTextFile(out, xray::diffHtml(before, after, d, opts->title.empty() ? "xray diff" : opts->title));
+    std::cerr << fmt::format("Wrote {} ({} changed, {} removed, {} added, {} same)\n", out, d.changed, d.removed,
+                             d.added, d.same);
+  });
+}
+
 // flow-xray's built-in example: L = ((a*b)+c).relu().tanh().
 xray::Value demoRoot() {
   xray::Value a(2.0, "a"), b(-3.0, "b"), c(10.0, "c");
@@ -257,6 +287,7 @@ void addXrayCommands(CLI::App& app, std::vector<std::string> programTail) {
   xrayCmd->require_subcommand(1);
   addXrayRun(xrayCmd, std::move(programTail));
   addXrayView(xrayCmd);
+  addXrayDiff(xrayCmd);
   addValueCommands(app);
 }
 

@@ -29,8 +29,8 @@ constexpr std::size_t kHugeDiagram = 8000;
 
 struct Entry {
   std::string key;
-  const SideNode* first = nullptr;  // label, colour, source position
-  std::vector<std::string> htmlShapes, plainShapes;
+  const SideNode* first = nullptr;  // label, colour, source position, what it computes
+  std::vector<BoxShape> shapes;     // distinct, over both sides and every folded iteration
   std::vector<std::string> shapeNames;
   std::vector<Side> sides;
   std::vector<PathStep> path;
@@ -79,23 +79,20 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
       paramSizes[m.side][p.name] = ir::numel(m.graph->tensor(p.tensor).shape);
     }
     for (const SideNode& n : m.nodes) {
-      const Shape& shape = m.graph->tensor(n.tensor).shape;
       auto [it, inserted] = entryIndex.try_emplace(n.key, entries.size());
       if (inserted) {
         Entry e;
         e.key = n.key;
         e.first = &n;
-        e.shapeNames = dims.names(shape);
+        if (!n.shapes.empty() && !n.shapes[0].empty()) e.shapeNames = dims.names(n.shapes[0][0]);
         e.path = n.path;
         entries.push_back(std::move(e));
       } else if (loopsIn(n.path) > loopsIn(entries[it->second].path)) {
         entries[it->second].path = n.path;
       }
       Entry& e = entries[it->second];
-      std::string html = dims.htmlShape(shape);
-      if (std::find(e.htmlShapes.begin(), e.htmlShapes.end(), html) == e.htmlShapes.end()) {
-        e.htmlShapes.push_back(std::move(html));
-        e.plainShapes.push_back(dims.plainShape(shape));
+      for (const BoxShape& shape : n.shapes) {
+        if (std::find(e.shapes.begin(), e.shapes.end(), shape) == e.shapes.end()) e.shapes.push_back(shape);
       }
       e.sides.push_back(m.side);
       e.paths[m.side] = n.path;
@@ -173,7 +170,8 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
     node.label = stripRedundantShapeComment(e.first->label, e.shapeNames);
     node.file = e.first->file;
     node.line = e.first->line;
-    node.shapes = e.plainShapes;
+    for (const BoxShape& shape : e.shapes) node.shapes.push_back(plainBoxShape(dims, shape));
+    node.computes = e.first->computes;
     node.color = e.first->color;
     node.sides = distinctSides(e.sides);
     for (Side s : node.sides) {
@@ -195,17 +193,34 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
       "  nodesep=0.25",
       "  ranksep=0.3",
   };
+  // Boxes of one cluster that read the same (two boxes of one line: a norm before a call and the
+  // residual add after it) carry what they compute as a subtitle, where that tells them apart
+  // (two calls of one function in a loop's iteration compute alike: no subtitle).
+  std::vector<char> subtitled(entries.size(), 0);
+  for (const ClusterNode& c : cnodes) {
+    std::unordered_map<std::string, std::vector<std::size_t>> byLabel;
+    for (const auto& [isCluster, idx] : c.children) {
+      if (!isCluster && !entries[idx].first->isInput) byLabel[out.nodes[idx].label].push_back(idx);
+    }
+    for (const auto& [label, same] : byLabel) {
+      const bool differ = std::any_of(same.begin(), same.end(), [&](std::size_t idx) {
+        return out.nodes[idx].computes != out.nodes[same[0]].computes;
+      });
+      if (!differ) continue;
+      for (std::size_t idx : same) subtitled[idx] = 1;
+    }
+  }
   auto emitNode = [&](std::size_t ei, const std::string& indent) {
     const Entry& e = entries[ei];
     const Node& node = out.nodes[ei];
-    std::string shapes;
-    for (std::size_t i = 0; i < e.htmlShapes.size(); ++i) {
-      if (i) shapes += " │ ";
-      shapes += e.htmlShapes[i];
-    }
+    const std::string subtitle =
+        subtitled[ei] ? "<TR><TD><FONT POINT-SIZE=\"9\" COLOR=\"#777777\"><I>" +
+                            escapeHtmlLabel(node.computes) + "</I></FONT></TD></TR>"
+                      : "";
     const std::string label =
         "<<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLPADDING=\"3\" CELLSPACING=\"0\"><TR><TD>" +
-        wrapForLabel(node.label, 36) + "</TD></TR><TR><TD>" + shapes + "</TD></TR></TABLE>>";
+        wrapForLabel(node.label, 36) + "</TD></TR>" + subtitle + "<TR><TD>" +
+        htmlBoxShapes(dims, e.shapes) + "</TD></TR></TABLE>>";
     std::string cls = fmt::format("ti-{}", ei);
     if (const std::string only = onlyClass(e.sides); !only.empty()) cls += " " + only;
     lines.push_back(fmt::format("{}\"n{}\" [id=\"n{}\" label={} color=\"{}\" class=\"{}\"]", indent,
@@ -327,6 +342,11 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
                          distinctSides(acc.sides)});
   }
   lines.push_back("}");
+  std::vector<Shape> drawn;
+  for (const Entry& e : entries) {
+    for (const BoxShape& shape : e.shapes) drawn.insert(drawn.end(), shape.begin(), shape.end());
+  }
+  out.collisions = dims.collisionsIn(drawn);
   // Large diagrams: bound Graphviz's network simplex in ranking (nslimit1) and x-placement
   // (nslimit), and rank globally (newrank) rather than cluster by cluster. Measured on a 1,000-
   // iteration unfoldable loop (~2,700 clusters): 11 s with nslimit alone, 3.4 s with all three.

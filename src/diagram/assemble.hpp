@@ -14,7 +14,7 @@
 
 namespace nndna::diagram::detail {
 
-// Fills nodes, clusters, edges and dot of `out` from one or two side models.
+// Fills nodes, clusters, edges, collisions and dot of `out` from one or two side models.
 void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Diagram& out);
 
 }  // namespace nndna::diagram::detail

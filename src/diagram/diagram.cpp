@@ -24,14 +24,12 @@ struct SideParts {
   const ir::Graph* graph;
   detail::GroupTree tree;
   std::unique_ptr<detail::LoopFinder> loops;
-  std::vector<detail::DagNode> dag;
+  detail::Dag dag;
 
-  explicit SideParts(const ir::Graph& g) : graph(&g) {
-    std::vector<char> included = detail::forwardReachable(g);
-    for (std::size_t i = 0; i < g.ops.size(); ++i) {
-      if (ir::isLeafKind(g.ops[i].kind)) included[i] = 0;
-    }
-    tree = detail::buildGroupTree(g, included);
+  SideParts(const ir::Graph& g, const std::vector<char>& drawn,
+            const std::unordered_set<std::string>& inlined)
+      : graph(&g) {
+    tree = detail::buildGroupTree(g, drawn, inlined);
     loops = std::make_unique<detail::LoopFinder>(tree);
     dag = detail::buildDag(tree, detail::allLeaves(tree));
   }
@@ -66,12 +64,17 @@ Diagram buildDiagram(const ir::TracedModel& model, const Options& options) {
   if (model.hasInfer) graphs.push_back(&model.infer);
   const detail::DimResolver dims(model.spec.dims, graphs);
   d.legend = dims.legend();
-  d.collisions = dims.collisions();
 
-  // Both trees feed the keying, even when one side is drawn alone, so keys never depend on it.
-  SideParts train(model.train);
+  // Both trees feed the keying and the choice of inlined helpers, even when one side is drawn
+  // alone, so neither depends on it.
+  const std::vector<char> trainOps = detail::drawnOps(model.train);
+  const std::vector<char> inferOps = model.hasInfer ? detail::drawnOps(model.infer) : std::vector<char>{};
+  const std::unordered_set<std::string> inlined = detail::sideOnlyOneLineHelpers(
+      model.train, trainOps, model.hasInfer ? &model.infer : nullptr,
+      model.hasInfer ? &inferOps : nullptr);
+  SideParts train(model.train, trainOps, inlined);
   std::unique_ptr<SideParts> infer;
-  if (model.hasInfer) infer = std::make_unique<SideParts>(model.infer);
+  if (model.hasInfer) infer = std::make_unique<SideParts>(model.infer, inferOps, inlined);
   const detail::Keying keying = detail::keyingFor(train.tree, infer ? &infer->tree : nullptr);
 
   std::vector<detail::SideModel> models;

@@ -71,15 +71,24 @@ DimResolver::DimResolver(std::vector<DimDecl> declared, const std::vector<const 
   for (std::size_t i = 0; i < declared_.size(); ++i) {
     legend_.push_back({declared_[i].name, declared_[i].desc, declared_[i].size, colors_[i]});
   }
-  // A collision needs the explainer only when the heuristic leaves several candidates somewhere:
-  // the two-way batch + other case is fully resolved by position.
-  for (const auto& [size, entries] : bySize_) {
-    if (entries.size() <= 1) continue;
-    if (batch_ && declared_[*batch_].size == size && entries.size() == 2) continue;
-    DimCollision c{size, {}};
-    for (std::size_t e : entries) c.names.push_back(declared_[e].name);
-    collisions_.push_back(std::move(c));
+}
+
+std::vector<DimCollision> DimResolver::collisionsIn(const std::vector<Shape>& drawn) const {
+  // Only what is drawn ambiguous needs the explainer: the batch heuristic resolves a two-way batch
+  // collision on every tensor of rank >= 2, but not on a rank-1 one (a batch of labels).
+  std::map<std::int64_t, bool> ambiguous;
+  for (const Shape& shape : drawn) {
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (candidates(shape[i], i, shape.size()).size() > 1) ambiguous[shape[i]] = true;
+    }
   }
+  std::vector<DimCollision> out;
+  for (const auto& [size, yes] : ambiguous) {
+    DimCollision c{size, {}};
+    for (std::size_t e : bySize_.at(size)) c.names.push_back(declared_[e].name);
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 std::vector<const DimDecl*> DimResolver::candidates(std::int64_t size, std::size_t position,
@@ -129,13 +138,16 @@ std::string DimResolver::plainShape(const Shape& shape) const {
   return out + "]";
 }
 
+std::string htmlDimName(const ResolvedDim& dim) {
+  return "<FONT COLOR=\"" + escapeXml(dim.color) + "\"><B>" + escapeHtmlLabel(dim.name) + "</B></FONT>";
+}
+
 std::string DimResolver::htmlShape(const Shape& shape) const {
   // Brackets as character references: Graphviz 2.43 rejects `]` after a closing tag.
   std::string out = "&#91;";
   for (std::size_t i = 0; i < shape.size(); ++i) {
-    const ResolvedDim r = resolve(shape[i], i, shape.size());
     if (i) out += ", ";
-    out += "<FONT COLOR=\"" + escapeXml(r.color) + "\"><B>" + escapeHtmlLabel(r.name) + "</B></FONT>";
+    out += htmlDimName(resolve(shape[i], i, shape.size()));
   }
   return out + "&#93;";
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <unordered_map>
 
 namespace nndna::diagram::detail {
@@ -53,17 +54,106 @@ std::vector<char> forwardReachable(const ir::Graph& graph) {
   return opMask;
 }
 
-GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& included) {
+std::vector<char> drawnOps(const ir::Graph& graph) {
+  std::vector<char> drawn = forwardReachable(graph);
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    const ir::OpKind kind = graph.ops[i].kind;
+    if (ir::isLeafKind(kind) || kind == OpKind::capture) drawn[i] = 0;
+  }
+  return drawn;
+}
+
+ir::TensorId throughCaptures(const ir::Graph& graph, ir::TensorId t) {
+  while (true) {
+    const ir::OpId src = graph.tensor(t).source;
+    if (src == ir::kNone || graph.op(src).kind != OpKind::capture) return t;
+    t = graph.op(src).inputs.at(0);
+  }
+}
+
+namespace {
+
+// How one side's drawn ops use a function: the lines of it that issue ops, whether it calls
+// another user function, whether it is an entry (a chain's outermost frame with no caller).
+struct FunctionUse {
+  std::vector<LineRef> lines;
+  bool calls = false;
+  bool entry = false;
+};
+
+std::unordered_map<std::string, FunctionUse> functionUses(const ir::Graph& graph,
+                                                          const std::vector<char>& ops) {
+  std::vector<char> siteSeen(graph.sites.chains.size(), 0);
+  std::unordered_map<std::string, FunctionUse> uses;
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    const ir::SiteId site = graph.ops[i].site;
+    if (!ops[i] || site == ir::kNone || siteSeen[static_cast<std::size_t>(site)]) continue;
+    siteSeen[static_cast<std::size_t>(site)] = 1;
+    const auto chain = chainOf(graph, graph.ops[i]);
+    if (chain.empty()) continue;
+    for (std::size_t d = 0; d + 1 < chain.size(); ++d) {
+      uses[graph.sites.frames[static_cast<std::size_t>(chain[d])].function].calls = true;
+    }
+    FunctionUse& use = uses[graph.sites.frames[static_cast<std::size_t>(chain.back())].function];
+    const LineRef line = lineOf(graph, chain.back());
+    if (std::find(use.lines.begin(), use.lines.end(), line) == use.lines.end()) use.lines.push_back(line);
+    if (chain.size() == 1) use.entry = true;
+  }
+  return uses;
+}
+
+}  // namespace
+
+std::unordered_set<std::string> sideOnlyOneLineHelpers(const ir::Graph& train,
+                                                       const std::vector<char>& trainOps,
+                                                       const ir::Graph* infer,
+                                                       const std::vector<char>* inferOps) {
+  std::unordered_set<std::string> helpers;
+  if (infer == nullptr || inferOps == nullptr) return helpers;
+  const auto trainUses = functionUses(train, trainOps);
+  const auto inferUses = functionUses(*infer, *inferOps);
+  for (const auto* side : {&trainUses, &inferUses}) {
+    const auto& other = side == &trainUses ? inferUses : trainUses;
+    for (const auto& [fn, use] : *side) {
+      if (other.contains(fn) || use.calls || use.entry || use.lines.size() != 1) continue;
+      helpers.insert(fn);
+    }
+  }
+  return helpers;
+}
+
+GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& included,
+                         const std::unordered_set<std::string>& inlined) {
   GroupTree tree;
   tree.graph = &graph;
   tree.nodes.emplace_back();  // root
   std::vector<int> stack{GroupTree::kRoot};
-  std::unordered_map<int, Tracker> trackers{{GroupTree::kRoot, {}}};
+  // Per active cluster: `calls` decides when a sub-call starts a new cluster (over its sub-call
+  // lines); `lines` marks where a new call of the cluster's own function begins (over every
+  // child's line).
+  std::unordered_map<int, Tracker> calls{{GroupTree::kRoot, {}}};
+  std::unordered_map<int, Tracker> lines{{GroupTree::kRoot, {}}};
+  auto appendChild = [&](int parent, int child) {
+    tree.nodes[static_cast<std::size_t>(parent)].children.push_back(child);
+    Tracker& t = lines[parent];
+    const LineRef where = tree.nodes[static_cast<std::size_t>(child)].where;
+    if (!t.firstChildLine) {
+      t.firstChildLine = where;
+    } else if (!(*t.firstChildLine == where)) {
+      t.deviated = true;
+    } else if (t.deviated) {
+      t.deviated = false;
+      tree.nodes[static_cast<std::size_t>(child)].invocationStart = true;
+    }
+  };
 
   for (std::size_t opIdx = 0; opIdx < graph.ops.size(); ++opIdx) {
     if (!included[opIdx]) continue;
     const ir::Op& op = graph.ops[opIdx];
-    const auto chain = chainOf(graph, op);
+    auto chain = chainOf(graph, op);
+    if (chain.size() >= 2 && inlined.contains(graph.sites.frames[static_cast<std::size_t>(chain.back())].function)) {
+      chain = chain.first(chain.size() - 1);  // the helper's op is drawn in its caller's line
+    }
     // chain[0 .. n-2] are call sites (one cluster each); chain[n-1] is the op's own line.
     const std::size_t clusterFrames = chain.empty() ? 0 : chain.size() - 1;
 
@@ -72,19 +162,20 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
       const TreeNode& existing = tree.nodes[static_cast<std::size_t>(stack[matchDepth + 1])];
       const LineRef want = lineOf(graph, chain[matchDepth]);
       if (!(existing.where == want)) break;
-      const Tracker& t = trackers[stack[matchDepth]];
+      const Tracker& t = calls[stack[matchDepth]];
       if (t.firstChildLine == want && t.deviated) break;  // a new invocation
       ++matchDepth;
     }
     while (stack.size() > matchDepth + 1) {
-      trackers.erase(stack.back());
+      calls.erase(stack.back());
+      lines.erase(stack.back());
       stack.pop_back();
     }
     while (stack.size() - 1 < clusterFrames) {
       const std::size_t depth = stack.size() - 1;
       const int parent = stack[depth];
       const LineRef where = lineOf(graph, chain[depth]);
-      Tracker& t = trackers[parent];
+      Tracker& t = calls[parent];
       if (!t.firstChildLine) {
         t.firstChildLine = where;
       } else if (!(*t.firstChildLine == where)) {
@@ -97,9 +188,10 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
       cluster.where = where;
       const int idx = static_cast<int>(tree.nodes.size());
       tree.nodes.push_back(std::move(cluster));
-      tree.nodes[static_cast<std::size_t>(parent)].children.push_back(idx);
+      appendChild(parent, idx);
       stack.push_back(idx);
-      trackers[idx] = {};
+      calls[idx] = {};
+      lines[idx] = {};
     }
 
     // Add the op as a leaf, merging with the previous leaf when it is the same source line.
@@ -140,7 +232,7 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
     leaf.repeatSplit = repeatSplit;
     const int idx = static_cast<int>(tree.nodes.size());
     tree.nodes.push_back(std::move(leaf));
-    tree.nodes[static_cast<std::size_t>(inner)].children.push_back(idx);
+    appendChild(inner, idx);
   }
   return tree;
 }
@@ -164,46 +256,60 @@ std::vector<int> allLeaves(const GroupTree& tree) {
   return out;
 }
 
-std::vector<DagNode> buildDag(const GroupTree& tree, std::span<const int> leaves) {
+Dag buildDag(const GroupTree& tree, std::span<const int> leaves) {
   const ir::Graph& graph = *tree.graph;
+  Dag dag;
+  dag.nodeOfTensor.assign(graph.tensors.size(), -1);
+  dag.nodeOfLeaf.assign(tree.nodes.size(), -1);
+  auto at = [](auto& v, auto i) -> decltype(auto) { return v[static_cast<std::size_t>(i)]; };
   std::vector<char> consumed(graph.tensors.size(), 0);
   for (int l : leaves) {
     for (ir::OpId o : tree.at(l).ops) {
-      for (ir::TensorId t : graph.op(o).inputs) consumed[static_cast<std::size_t>(t)] = 1;
+      for (ir::TensorId t : graph.op(o).inputs) at(consumed, throughCaptures(graph, t)) = 1;
     }
   }
-  std::vector<DagNode> nodes;
-  std::vector<char> built(graph.tensors.size(), 0);
   // Data inputs are the sources at the top, before every leaf.
   for (const ir::Op& op : graph.ops) {
-    if (op.kind == ir::OpKind::tensor_input && consumed[static_cast<std::size_t>(op.out)]) {
-      nodes.push_back({op.out, -1, {}});
-      built[static_cast<std::size_t>(op.out)] = 1;
+    if (op.kind == OpKind::tensor_input && at(consumed, op.out)) {
+      at(dag.nodeOfTensor, op.out) = static_cast<int>(dag.nodes.size());
+      dag.nodes.push_back({op.out, -1, {op.out}, {}});
     }
   }
   for (int l : leaves) {
-    nodes.push_back({tree.at(l).output, l, {}});
-    built[static_cast<std::size_t>(tree.at(l).output)] = 1;
+    const int idx = static_cast<int>(dag.nodes.size());
+    at(dag.nodeOfLeaf, l) = idx;
+    for (ir::OpId o : tree.at(l).ops) at(dag.nodeOfTensor, graph.op(o).out) = idx;
+    dag.nodes.push_back({tree.at(l).output, l, {}, {}});
   }
-  // Inputs of a leaf: drawn tensors its ops read that its own ops did not produce.
-  std::vector<char> internal(graph.tensors.size(), 0);
-  std::vector<char> seen(graph.tensors.size(), 0);
-  for (DagNode& node : nodes) {
+  // A leaf's inputs: the nodes that made the tensors its ops read. What a node hands on: the
+  // tensors other nodes read, and what the graph returns.
+  std::vector<char> handedOn(graph.tensors.size(), 0);
+  for (ir::TensorId t : graph.outputs) at(handedOn, throughCaptures(graph, t)) = 1;
+  std::vector<int> seenBy(dag.nodes.size(), -1);
+  for (std::size_t i = 0; i < dag.nodes.size(); ++i) {
+    DagNode& node = dag.nodes[i];
     if (node.leaf < 0) continue;
-    const TreeNode& leaf = tree.at(node.leaf);
-    for (ir::OpId o : leaf.ops) internal[static_cast<std::size_t>(graph.op(o).out)] = 1;
-    for (ir::OpId o : leaf.ops) {
-      for (ir::TensorId t : graph.op(o).inputs) {
-        const auto ti = static_cast<std::size_t>(t);
-        if (seen[ti] || internal[ti] || !built[ti]) continue;
-        seen[ti] = 1;
-        node.inputs.push_back(t);
+    const int self = static_cast<int>(i);
+    for (ir::OpId o : tree.at(node.leaf).ops) {
+      for (ir::TensorId read : graph.op(o).inputs) {
+        const ir::TensorId t = throughCaptures(graph, read);
+        const int src = at(dag.nodeOfTensor, t);
+        if (src < 0 || src == self) continue;
+        at(handedOn, t) = 1;
+        if (at(seenBy, src) == self) continue;
+        at(seenBy, src) = self;
+        node.inputs.push_back(src);
       }
     }
-    for (ir::OpId o : leaf.ops) internal[static_cast<std::size_t>(graph.op(o).out)] = 0;
-    for (ir::TensorId t : node.inputs) seen[static_cast<std::size_t>(t)] = 0;
   }
-  return nodes;
+  for (DagNode& node : dag.nodes) {
+    if (node.leaf < 0) continue;
+    for (ir::OpId o : tree.at(node.leaf).ops) {
+      const ir::TensorId out = graph.op(o).out;
+      if (at(handedOn, out) || out == node.tensor) node.outputs.push_back(out);
+    }
+  }
+  return dag;
 }
 
 }  // namespace nndna::diagram::detail

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "nndna/ir.hpp"
@@ -27,7 +28,8 @@ struct TreeNode {
   bool leaf = false;
   ir::FrameId frame = ir::kNone;  // cluster: its call frame; leaf: its line's frame
   LineRef where;
-  // Leaf: the full user-frame chain of its first op (empty when the op had none).
+  // Leaf: the user-frame chain of its first op, without the frame of an inlined helper's line
+  // (empty when the op had none).
   std::span<const ir::FrameId> chain;
   std::vector<ir::OpId> ops;              // leaf
   ir::TensorId output = ir::kNone;        // leaf: the tensor of its last op (the box's tensor)
@@ -35,6 +37,11 @@ struct TreeNode {
   // Leaf started because its line's call address recurred: the line ran again in a loop whose
   // body is that one line (`for (...) h = relu(layer(h));`). Such leaves may form period-1 loops.
   bool repeatSplit = false;
+  // The first line of the enclosing cluster ran again after other lines: a new call of the
+  // cluster's function begins here. Consecutive calls made from one line share one cluster (the
+  // seed's rule), so this is where one call ends and the next begins; loops there must not cut
+  // a call in two (loops.hpp).
+  bool invocationStart = false;
   std::vector<int> children;              // cluster: tree node indices in trace order
 };
 
@@ -57,22 +64,49 @@ struct GroupTree {
 // Forward ops reachable from the graph's outputs (the seed's forwardReachable), as a mask.
 std::vector<char> forwardReachable(const ir::Graph& graph);
 
-// The tree of the included ops (the diagram includes every forward op but parameters, inputs and
-// state, which are never boxes of their own).
-GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& included);
+// The ops a side draws: forward ops its outputs need, without parameters, inputs and state
+// (never boxes of their own) and without captures, which name a tensor and compute nothing.
+std::vector<char> drawnOps(const ir::Graph& graph);
+
+// The tensor a drawn op reads in place of `t`: a capture's output stands for its input.
+ir::TensorId throughCaptures(const ir::Graph& graph, ir::TensorId t);
+
+// Functions whose ops are drawn within the line that called them: a helper of one source line
+// that calls no other user function and that only one side runs (a training-only dropout
+// wrapper). As a cluster of its own it would add a faded frame around one box at every call;
+// drawn in its caller's box, a block keeps the shape of its code, and the caller's line is the
+// same box on both sides. Empty unless both sides are given.
+std::unordered_set<std::string> sideOnlyOneLineHelpers(const ir::Graph& train,
+                                                       const std::vector<char>& trainOps,
+                                                       const ir::Graph* infer,
+                                                       const std::vector<char>* inferOps);
+
+// The tree of the included ops. Ops issued by a helper of `inlined` count as ops of the line
+// that called it.
+GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& included,
+                         const std::unordered_set<std::string>& inlined = {});
 
 // Leaves under children[begin, end) of cluster `cluster`, in order.
 void collectLeaves(const GroupTree& tree, int cluster, std::size_t begin, std::size_t end,
                    std::vector<int>& out);
 std::vector<int> allLeaves(const GroupTree& tree);
 
+// One box of the DAG: a data input, or a leaf.
 struct DagNode {
-  ir::TensorId tensor = ir::kNone;
+  ir::TensorId tensor = ir::kNone;  // the data input, or the leaf's last op's output
   int leaf = -1;  // tree node, or -1 for a data input drawn as a source node
-  std::vector<ir::TensorId> inputs;  // drawn tensors it reads from outside its own ops
+  // What the box hands on: the tensors of its ops that another box reads or that the graph
+  // returns, in op order (a `split` line hands on every piece). A data input: itself.
+  std::vector<ir::TensorId> outputs;
+  std::vector<int> inputs;  // DAG nodes whose tensors its ops read, in first-read order
 };
 
-// Data inputs the leaves read (graph order), then one node per leaf (tree order).
-std::vector<DagNode> buildDag(const GroupTree& tree, std::span<const int> leaves);
+struct Dag {
+  std::vector<DagNode> nodes;  // data inputs the leaves read (graph order), then one per leaf
+  std::vector<int> nodeOfTensor;  // per tensor: the node whose ops made it (or the input), or -1
+  std::vector<int> nodeOfLeaf;    // per tree node: its DAG node, or -1
+};
+
+Dag buildDag(const GroupTree& tree, std::span<const int> leaves);
 
 }  // namespace nndna::diagram::detail

@@ -51,7 +51,7 @@ body { font-family: ui-sans-serif, system-ui, sans-serif; margin: 0; padding: 0 
   cursor: pointer; }
 .canvas svg [class*="ti-"] { transition: filter 0.1s ease; }
 .canvas svg .hi-highlight { filter: drop-shadow(0 0 4px #f5a623); }
-.canvas svg .only-train, .canvas svg .only-infer { transition: opacity 0.15s ease; }
+.canvas svg .only-train, .canvas svg .only-infer { opacity: 1; transition: opacity 0.15s ease; }
 .canvas.show-train svg .only-infer, .canvas.show-infer svg .only-train { opacity: 0.18; }
 .canvas svg g.cluster > text { fill: var(--text); }
 .canvas svg polygon[fill="white"], .canvas svg polygon[fill="#ffffff"] { fill: var(--node); }
@@ -173,7 +173,8 @@ const std::string_view kPageScript = R"JS(
     }
   }
 
-  // Tooltips: the box's line, shapes, parameters and FLOPs per side (per cluster likewise).
+  // Tooltips: the box's line, what it computes, its shapes, parameters and FLOPs per side (per
+  // cluster likewise).
   const tooltip = $('tooltip');
   function costLines(cost, into) {
     for (const s of ['train', 'infer']) {
@@ -183,11 +184,13 @@ const std::string_view kPageScript = R"JS(
       into.appendChild(make('div', '', prefix + fmtCount(c.params) + ' params · ' + fmtFlops(c.flops) + ' FLOPs'));
     }
   }
+  // Every distinct shape of the box (sides, folded iterations), one per line.
   function fillNode(n) {
     tooltip.textContent = '';
     tooltip.appendChild(make('div', 'tt-code', n.label));
     if (n.file) tooltip.appendChild(make('div', 'tt-muted', n.file + ':' + n.line));
-    tooltip.appendChild(make('div', 'tt-code', n.shapes.join(' | ')));
+    if (n.computes) tooltip.appendChild(make('div', 'tt-muted', n.computes));
+    for (const s of n.shapes) tooltip.appendChild(make('div', 'tt-code', s));
     costLines(n.cost, tooltip);
   }
   function fillCluster(c) {

@@ -40,6 +40,7 @@ json diagramJson(const Diagram& d) {
                      {"file", n.file},
                      {"line", n.line},
                      {"shapes", n.shapes},
+                     {"computes", n.computes},
                      {"color", n.color},
                      {"sides", sidesJson(n.sides)},
                      {"cluster", n.cluster},

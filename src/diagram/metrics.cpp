@@ -84,7 +84,9 @@ std::string formatFlops(std::int64_t n) {
   return formatScaled(n, kUnits, 1000, "");
 }
 std::string formatBytes(std::int64_t n) {
-  static constexpr std::array<std::string_view, 6> kUnits{"bytes", "KB", "MB", "GB", "TB", "PB"};
+  // Binary units, named as such: memory is sized in powers of two (a "1.88 GB" that is 2,017,067,012
+  // bytes / 1024³ would be neither GB nor GiB).
+  static constexpr std::array<std::string_view, 6> kUnits{"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
   return formatScaled(n, kUnits, 1024, " ");
 }
 
@@ -126,7 +128,8 @@ std::vector<Metric> sideMetrics(const ir::Graph& trainGraph, const ir::Graph* tr
        "The model's trainable weights: what the optimizer updates each step."},
       {"activations", activations, formatBytes(activations) + " activations",
        "Memory for the intermediate tensors of one forward pass (4 bytes per element; inputs, "
-       "parameters and reshape/permute views excluded)."},
+       "parameters and reshape/permute views excluded), in binary units: 1 KiB = 1024 bytes, "
+       "1 MiB = 1024² bytes, 1 GiB = 1024³ bytes."},
       {"flops", flops, formatFlops(flops) + (inference ? " FLOPs/forward" : " FLOPs/step"), flopsTip},
       {"kernels", kernels, fmt::format("{} kernels", kernels), kernelsTip},
   };

@@ -23,7 +23,7 @@ std::int64_t countActivationBytes(const ir::Graph& graph, const std::vector<char
 
 std::string formatCount(std::int64_t n);  // 24864 -> "24.9K"
 std::string formatFlops(std::int64_t n);  // "2.2M"
-std::string formatBytes(std::int64_t n);  // "1.5 MB"
+std::string formatBytes(std::int64_t n);  // "1.5 MiB" (binary units: 1 MiB = 1024² bytes)
 
 // The four header metrics of one side. `trainStep` is the whole training step (forward, backward,
 // optimizer) of the training side, or null when it could not be built (then forward only).

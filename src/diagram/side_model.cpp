@@ -82,20 +82,77 @@ class SourceLines {
   std::vector<std::vector<std::string_view>> files_;
 };
 
-bool crossesIteration(const std::vector<int>& a, const std::vector<int>& b) {
+// One level of a box's iteration path: which loop (an id unique to the side) and which iteration.
+struct IterStep {
+  int loop = 0;
+  int iteration = 0;
+};
+
+// Endpoints in different iterations of one loop make a loop-carried edge. Compared from the
+// outermost loop: the first level where the paths part decides. Different loops there (one loop
+// feeding the next, a ResNet's stage into the following stage) make an ordinary forward edge,
+// and a shorter path (a box outside the loop) an entry edge.
+bool crossesIteration(const std::vector<IterStep>& a, const std::vector<IterStep>& b) {
   const std::size_t n = std::min(a.size(), b.size());
   for (std::size_t i = 0; i < n; ++i) {
-    if (a[i] != b[i]) return true;
+    if (a[i].loop != b[i].loop) return false;
+    if (a[i].iteration != b[i].iteration) return true;
   }
   return false;
 }
 
+// The module name a parameter's op calls ("ln1" for "layers.3.ln1.weight"), list indices skipped.
+std::string_view callName(std::string_view param) {
+  std::vector<std::string_view> parts = split(param, '.');
+  parts.pop_back();  // the parameter itself
+  while (!parts.empty() && isListIndex(parts.back())) parts.pop_back();
+  return parts.empty() ? param : parts.back();
+}
+
+// The parameter an op reads, directly or through a view of it (a conv bias reshaped to
+// [C, 1, 1]), or null.
+const ir::Op* paramRead(const ir::Graph& g, const ir::Op& op) {
+  for (ir::TensorId t : op.inputs) {
+    const ir::Op* src = &g.producer(t);
+    while (ir::isViewKind(src->kind) && !src->inputs.empty()) src = &g.producer(src->inputs[0]);
+    if (src->kind == ir::OpKind::param_input) return src;
+  }
+  return nullptr;
+}
+
+// What a leaf's ops compute, short enough for a subtitle: layer calls by their module's name,
+// other ops by kind, in order, repeats merged; views are skipped unless nothing else is there.
+std::string computesOf(const ir::Graph& g, const TreeNode& leaf) {
+  std::vector<std::string> parts;
+  auto push = [&](std::string_view part) {
+    if (parts.empty() || parts.back() != part) parts.emplace_back(part);
+  };
+  for (ir::OpId o : leaf.ops) {
+    const ir::Op& op = g.op(o);
+    if (ir::isViewKind(op.kind)) continue;
+    const ir::Op* param = paramRead(g, op);
+    push(param ? callName(param->attrs.name) : ir::opKindName(op.kind));
+  }
+  if (parts.empty() && !leaf.ops.empty()) push(ir::opKindName(g.op(leaf.ops.front()).kind));
+  constexpr std::size_t kShown = 4;
+  std::string out;
+  for (std::size_t i = 0; i < parts.size() && i < kShown; ++i) {
+    if (i) out += " · ";
+    out += parts[i];
+  }
+  if (parts.size() > kShown) out += " · …";
+  return out;
+}
+
 class SideExtractor {
  public:
-  SideExtractor(Side side, const GroupTree& tree, LoopFinder& loops,
-                const std::vector<DagNode>& dag, const Keying& keying)
+  SideExtractor(Side side, const GroupTree& tree, LoopFinder& loops, const Dag& dag,
+                const Keying& keying)
       : side_(side), tree_(tree), g_(*tree.graph), loops_(loops), dag_(dag), keying_(keying),
-        lines_(g_) {}
+        lines_(g_), canon_(dag.nodes.size()), iters_(dag.nodes.size()),
+        drawnAs_(dag.nodes.size(), kNotDrawn) {
+    for (std::size_t i = 0; i < canon_.size(); ++i) canon_[i] = static_cast<int>(i);
+  }
 
   SideModel run() {
     const int root = GroupTree::kRoot;
@@ -104,53 +161,59 @@ class SideExtractor {
     model.side = side_;
     model.graph = &g_;
     nodes_ = &model.nodes;
-    for (const DagNode& dn : dag_) {
+    for (std::size_t i = 0; i < dag_.nodes.size(); ++i) {
+      const DagNode& dn = dag_.nodes[i];
       if (dn.leaf >= 0) continue;
       const std::string& name = g_.producer(dn.tensor).attrs.name;
       SideNode node;
       node.key = "in:" + name;
-      node.tensor = dn.tensor;
       node.isInput = true;
       node.label = "input: " + name;
       node.color = colorForKey("tensor_input:" + name);
-      keyOfTid_[dn.tensor] = model.nodes.size();
+      drawnAs_[i] = model.nodes.size();
       model.nodes.push_back(std::move(node));
     }
     walk(root, 0, tree_.at(root).children.size(), root, {}, {}, "");
-    addCosts(model);
+    addFoldedIterations(model);
     addEdges(model);
     return model;
   }
 
  private:
-  const std::vector<int>& itersOf(ir::TensorId t) const {
-    static const std::vector<int> kEmpty;
-    auto it = tidIters_.find(t);
-    return it == tidIters_.end() ? kEmpty : it->second;
-  }
-  ir::TensorId canonOf(ir::TensorId t) const {
-    auto it = tidCanon_.find(t);
-    return it == tidCanon_.end() ? t : it->second;
-  }
+  static constexpr std::size_t kNotDrawn = SIZE_MAX;
+
+  int dagOf(int leaf) const { return dag_.nodeOfLeaf[static_cast<std::size_t>(leaf)]; }
+  int canonOf(int node) const { return canon_[static_cast<std::size_t>(node)]; }
+  const std::vector<IterStep>& itersOf(int node) const { return iters_[static_cast<std::size_t>(node)]; }
   std::vector<int> leavesOf(int cluster, std::size_t begin, std::size_t end) const {
     std::vector<int> out;
     collectLeaves(tree_, cluster, begin, end, out);
     return out;
   }
+  BoxShape shapeOf(const DagNode& node) const {
+    BoxShape shape;
+    for (ir::TensorId t : node.outputs) shape.push_back(g_.tensor(t).shape);
+    return shape;
+  }
 
-  // The fold map: every leaf tensor gets the iteration path of its enclosing loops and, when it
-  // sits in an iteration that is not drawn, the tensor of its twin in the drawn one.
-  void populateFold(int cluster, std::size_t begin, std::size_t end, const std::vector<int>& iters) {
+  // The fold map: every leaf gets the iteration path of its enclosing loops and, when it sits in
+  // an iteration that is not drawn, its twin in the drawn one.
+  void populateFold(int cluster, std::size_t begin, std::size_t end, const std::vector<IterStep>& iters) {
     const std::vector<LoopRun> loops = loops_.loops(cluster, begin, end);
     const auto& children = tree_.at(cluster).children;
     for (const LoopRun& loop : loops) {
+      const int id = nextLoopId_++;
       auto sliceStart = [&](std::size_t it) { return loop.start + it * loop.period; };
+      auto pathAt = [&](std::size_t it) {
+        std::vector<IterStep> path = iters;
+        path.push_back({id, static_cast<int>(it)});
+        return path;
+      };
       if (!loop.foldable) {
         for (std::size_t it = 0; it < loop.iterations; ++it) {
-          std::vector<int> path = iters;
-          path.push_back(static_cast<int>(it));
+          const std::vector<IterStep> path = pathAt(it);
           for (int leaf : leavesOf(cluster, sliceStart(it), sliceStart(it) + loop.period)) {
-            tidIters_[tree_.at(leaf).output] = path;
+            iters_[static_cast<std::size_t>(dagOf(leaf))] = path;
           }
           populateFold(cluster, sliceStart(it), sliceStart(it) + loop.period, path);
         }
@@ -159,19 +222,18 @@ class SideExtractor {
       // The drawn iteration first, so its leaves carry their final (deeper) paths before the
       // others are paired with them.
       const std::vector<int> drawn = leavesOf(cluster, loop.start, loop.start + loop.period);
-      std::vector<int> path0 = iters;
-      path0.push_back(0);
-      for (int leaf : drawn) tidIters_[tree_.at(leaf).output] = path0;
+      const std::vector<IterStep> path0 = pathAt(0);
+      for (int leaf : drawn) iters_[static_cast<std::size_t>(dagOf(leaf))] = path0;
       populateFold(cluster, loop.start, loop.start + loop.period, path0);
       for (std::size_t it = 1; it < loop.iterations; ++it) {
         const std::vector<int> cur = leavesOf(cluster, sliceStart(it), sliceStart(it) + loop.period);
         for (std::size_t j = 0; j < cur.size(); ++j) {
-          const ir::TensorId twin = tree_.at(drawn[j]).output;
-          const ir::TensorId mine = tree_.at(cur[j]).output;
-          tidCanon_[mine] = canonOf(twin);
-          std::vector<int> path = itersOf(twin);  // the twin's path, but this loop's level
-          path[iters.size()] = static_cast<int>(it);
-          tidIters_[mine] = std::move(path);
+          const int twin = dagOf(drawn[j]);
+          const int mine = dagOf(cur[j]);
+          canon_[static_cast<std::size_t>(mine)] = canonOf(twin);
+          std::vector<IterStep> path = itersOf(twin);  // the twin's path, but this loop's level
+          path[iters.size()].iteration = static_cast<int>(it);
+          iters_[static_cast<std::size_t>(mine)] = std::move(path);
         }
       }
     }
@@ -187,7 +249,6 @@ class SideExtractor {
       if (!tree_.at(c).leaf) populateFold(c, 0, tree_.at(c).children.size(), iters);
     }
   }
-
   std::string nextKey(const std::string& base, bool take) {
     int& n = occurrences_[base];
     const std::string key = base + "#" + std::to_string(n);
@@ -306,13 +367,13 @@ class SideExtractor {
       if (c.leaf) {
         SideNode node;
         node.key = leafKey(child, true, owner, frames.size());
-        node.tensor = c.output;
         node.label = lines_.text(c.frame);
         node.file = lines_.fileName(c.where.file);
         node.line = c.where.line;
         node.color = colorForKey(std::to_string(c.where.file) + "#" + std::to_string(c.where.line));
         node.path = path;
-        keyOfTid_[c.output] = nodes_->size();
+        node.computes = computesOf(g_, c);
+        drawnAs_[static_cast<std::size_t>(dagOf(child))] = nodes_->size();
         nodes_->push_back(std::move(node));
       } else {
         std::vector<ir::FrameId> inner = frames;
@@ -330,13 +391,18 @@ class SideExtractor {
     }
   }
 
-  // Per-node costs: every leaf's ops count toward the drawn node it folds into.
-  void addCosts(SideModel& model) {
-    for (const DagNode& dn : dag_) {
+  // Every leaf adds to the drawn box it folds into: its FLOPs, its parameters, its shape.
+  void addFoldedIterations(SideModel& model) {
+    for (std::size_t i = 0; i < dag_.nodes.size(); ++i) {
+      const DagNode& dn = dag_.nodes[i];
+      const std::size_t drawn = drawnAs_[static_cast<std::size_t>(canonOf(static_cast<int>(i)))];
+      if (drawn == kNotDrawn) continue;
+      SideNode& node = model.nodes[drawn];
+      BoxShape shape = shapeOf(dn);
+      if (std::find(node.shapes.begin(), node.shapes.end(), shape) == node.shapes.end()) {
+        node.shapes.push_back(std::move(shape));
+      }
       if (dn.leaf < 0) continue;
-      auto it = keyOfTid_.find(canonOf(dn.tensor));
-      if (it == keyOfTid_.end()) continue;
-      SideNode& node = model.nodes[it->second];
       for (ir::OpId o : tree_.at(dn.leaf).ops) {
         const ir::Op& op = g_.op(o);
         node.flops = checkedAdd(node.flops, opFlops(g_, op));
@@ -349,23 +415,24 @@ class SideExtractor {
   }
 
   // Both endpoints canonicalise into the drawn iteration, so a fan-in from every iteration is one
-  // line; an edge whose endpoints sit in different iterations of a shared loop is loop-carried.
+  // line; an edge whose endpoints sit in different iterations of one loop is loop-carried.
   void addEdges(SideModel& model) {
     std::unordered_set<std::string> seen;
-    for (const DagNode& dn : dag_) {
-      const ir::TensorId dst = canonOf(dn.tensor);
-      for (ir::TensorId in : dn.inputs) {
-        const ir::TensorId src = canonOf(in);
-        const bool carried = crossesIteration(itersOf(in), itersOf(dn.tensor));
+    for (std::size_t i = 0; i < dag_.nodes.size(); ++i) {
+      const int dstNode = static_cast<int>(i);
+      const int dst = canonOf(dstNode);
+      for (int in : dag_.nodes[i].inputs) {
+        const int src = canonOf(in);
+        const bool carried = crossesIteration(itersOf(in), itersOf(dstNode));
         if (src == dst && !carried) continue;
-        auto s = keyOfTid_.find(src);
-        auto d = keyOfTid_.find(dst);
-        if (s == keyOfTid_.end() || d == keyOfTid_.end()) continue;
-        const std::string& sk = model.nodes[s->second].key;
-        const std::string& dk = model.nodes[d->second].key;
+        const std::size_t s = drawnAs_[static_cast<std::size_t>(src)];
+        const std::size_t d = drawnAs_[static_cast<std::size_t>(dst)];
+        if (s == kNotDrawn || d == kNotDrawn) continue;
+        const std::string& sk = model.nodes[s].key;
+        const std::string& dk = model.nodes[d].key;
         if (!seen.insert(sk + "->" + dk + (carried ? ":1" : ":0")).second) continue;
-        const bool backEdge = carried && (src != in || dst != dn.tensor);
-        model.edges.push_back({sk, dk, carried, backEdge, model.nodes[s->second].color});
+        const bool backEdge = carried && (src != in || dst != dstNode);
+        model.edges.push_back({sk, dk, carried, backEdge, model.nodes[s].color});
       }
     }
   }
@@ -374,13 +441,16 @@ class SideExtractor {
   const GroupTree& tree_;
   const ir::Graph& g_;
   LoopFinder& loops_;
-  const std::vector<DagNode>& dag_;
+  const Dag& dag_;
   const Keying& keying_;
   SourceLines lines_;
   std::vector<SideNode>* nodes_ = nullptr;
-  std::unordered_map<ir::TensorId, ir::TensorId> tidCanon_;
-  std::unordered_map<ir::TensorId, std::vector<int>> tidIters_;
-  std::unordered_map<ir::TensorId, std::size_t> keyOfTid_;
+  // Per DAG node: its twin in the drawn iteration (itself when drawn), its iteration path, and
+  // the side node it is drawn as (drawn nodes only).
+  std::vector<int> canon_;
+  std::vector<std::vector<IterStep>> iters_;
+  std::vector<std::size_t> drawnAs_;
+  int nextLoopId_ = 0;
   std::unordered_map<std::string, int> occurrences_;
   std::unordered_map<int, std::string> clusterScopes_;
   std::unordered_map<std::string, std::string> invocationScopes_;
@@ -442,8 +512,8 @@ Keying keyingFor(const GroupTree& train, const GroupTree* infer) {
   return keying;
 }
 
-SideModel extractSide(Side side, const GroupTree& tree, LoopFinder& loops,
-                      const std::vector<DagNode>& dag, const Keying& keying) {
+SideModel extractSide(Side side, const GroupTree& tree, LoopFinder& loops, const Dag& dag,
+                      const Keying& keying) {
   return SideExtractor(side, tree, loops, dag, keying).run();
 }
 

@@ -13,6 +13,7 @@
 
 #include "diagram/group_tree.hpp"
 #include "diagram/loops.hpp"
+#include "diagram/shape_label.hpp"
 #include "nndna/diagram.hpp"
 
 namespace nndna::diagram::detail {
@@ -26,19 +27,25 @@ struct PathStep {
 
 struct SideNode {
   std::string key;
-  ir::TensorId tensor = ir::kNone;
   bool isInput = false;
   std::string label;
   std::string file;
   int line = 0;
   std::string color;
   std::vector<PathStep> path;
+  // Its shape in each iteration folded into it, distinct values in iteration order.
+  std::vector<BoxShape> shapes;
+  // What its ops compute, short: layer calls by their module's name, other ops by kind ("ln1",
+  // "add", "conv1 · bn1 · relu").
+  std::string computes;
   std::int64_t flops = 0;            // over every iteration folded into it
   std::set<std::string> paramNames;  // parameters its ops read (by name: comparable across sides)
 };
 
 struct SideEdge {
   std::string src, dst;
+  // Its endpoints lie in different iterations of one loop (an edge from one loop into another
+  // is an ordinary forward edge).
   bool carried = false;
   // A carried edge into (or out of) a folded loop's drawn iteration closes a cycle: it is kept out
   // of ranking. Between two drawn iterations of a loop that cannot fold it ranks like any edge,
@@ -61,8 +68,8 @@ struct Keying {
 
 Keying keyingFor(const GroupTree& train, const GroupTree* infer);
 
-SideModel extractSide(Side side, const GroupTree& tree, LoopFinder& loops,
-                      const std::vector<DagNode>& dag, const Keying& keying);
+SideModel extractSide(Side side, const GroupTree& tree, LoopFinder& loops, const Dag& dag,
+                      const Keying& keying);
 
 // The seed's colour of a box: hashed from its source line, or from the input's name.
 std::string colorForKey(std::string_view key);

@@ -18,6 +18,21 @@ constexpr std::size_t kBandedAbove = 1000;
 // 400 -> 0.56 / 2.3, 1,000 -> 0.86 / 3.6; smaller bands only add seams.
 constexpr std::size_t kBandBudget = 200;
 
+// A standalone SVG (written to a file, pasted into a document) fades what only inference draws,
+// as the page's training view does. The page's own rules win over this one (their selectors are
+// more specific), so its Training/Inference toggle still decides there. Graphviz writes no
+// <style> element, so it goes right after the root's start tag.
+constexpr std::string_view kStandaloneStyle =
+    "<style>svg .only-infer { opacity: 0.18; }</style>\n";
+
+std::string withStandaloneStyle(std::string svg) {
+  const auto root = svg.find("<svg");
+  const auto rootEnd = root == std::string::npos ? root : svg.find('>', root);
+  if (rootEnd == std::string::npos) return svg;
+  svg.insert(rootEnd + 1, "\n" + std::string(kStandaloneStyle));
+  return svg;
+}
+
 }  // namespace
 
 std::string renderSvg(const Diagram& diagram) {
@@ -25,10 +40,10 @@ std::string renderSvg(const Diagram& diagram) {
   // see assemble.cpp), so no layout option is set here.
   const render::LayoutOptions opts{};
   if (diagram.nodes.size() + diagram.clusters.size() <= kBandedAbove) {
-    return render::renderInlineSvg(diagram.dot, opts);
+    return withStandaloneStyle(render::renderInlineSvg(diagram.dot, opts));
   }
   const detail::Bands bands = detail::cutIntoBands(diagram.dot, kBandBudget);
-  return render::renderStackedBands(bands.dots, bands.crossEdges, opts);
+  return withStandaloneStyle(render::renderStackedBands(bands.dots, bands.crossEdges, opts));
 }
 
 }  // namespace nndna::diagram

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <regex>
 #include <stdexcept>
 
@@ -23,6 +25,12 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
     s.remove_prefix(pos + 1);
   }
   return out;
+}
+
+bool isListIndex(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+  });
 }
 
 std::string escapeHtmlLabel(std::string_view s) {

@@ -13,6 +13,8 @@ namespace nndna::diagram::detail {
 
 std::string trim(std::string_view s);
 std::vector<std::string_view> split(std::string_view s, char sep);
+// All digits, at least one: a list index in a parameter path ("layers.3.fc.weight").
+bool isListIndex(std::string_view s);
 
 // Text inside XML/HTML (element content or a quoted attribute), and JSON inside <script>: the
 // escapers shared with xray's pages.

@@ -16,6 +16,19 @@ std::string shortName(const std::string& name) {
 }
 }  // namespace
 
+std::string kindColor(std::string_view kind) {
+  // Known kinds keep their colour in every trace; others take one of the rest by their name.
+  static constexpr std::pair<std::string_view, std::string_view> known[] = {
+      {"", "#3d444d"},      {"agent", "#1f6feb"},     {"llm", "#8250df"},   {"tool", "#1a7f37"},
+      {"retrieval", "#9a6700"}, {"embedding", "#1b7c83"}, {"chain", "#bc4c00"}};
+  for (const auto& [name, color] : known)
+    if (kind == name) return std::string(color);
+  static constexpr std::string_view others[] = {"#0969da", "#6e40c9", "#116329", "#953800", "#0a7d86", "#8c6d1f"};
+  std::size_t hash = 0;
+  for (unsigned char c : kind) hash = hash * 31 + c;
+  return std::string(others[hash % std::size(others)]);
+}
+
 std::string formatMs(double ms) {
   if (ms < 1) return fmt::format("{:.2f} ms", ms);
   if (ms < 100) return fmt::format("{:.1f} ms", ms);
@@ -54,17 +67,18 @@ std::vector<CallGroup> groupCalls(const Trace& trace) {
       g.id = "g" + std::to_string(groups.size());
       if (parentGroup != kNoParent) g.parent = parentGroup;
       g.name = n.name;
+      g.kind = n.kind();
       groups.push_back(std::move(g));
     }
     auto& g = groups[it->second];
     groupOf[i] = it->second;
     g.members.push_back(i);
-    if (n.error) ++g.errors;
+    if (n.error()) ++g.errors;
     if (n.open) ++g.open;
     g.totalMs += n.latencyMs;
     g.maxMs = std::max(g.maxMs, n.latencyMs);
-    if (auto t = n.meta.find("total_tokens"); t != n.meta.end() && t->is_number())
-      g.tokens += t->get<std::int64_t>();
+    const auto& meta = n.meta();
+    if (auto t = meta.find("total_tokens"); t != meta.end() && t->is_number()) g.tokens += t->get<std::int64_t>();
   }
   return groups;
 }
@@ -80,18 +94,20 @@ std::string callGraphDot(const Trace& trace, const std::vector<CallGroup>& group
       "fontcolor=\"#ffffff\", color=\"#30363d\", margin=\"0.25,0.1\"];\n"
       "  edge [color=\"#6e7681\", arrowsize=0.7];\n";
   for (const auto& g : groups) {
+    // Fill by kind; the border tells the status.
     std::string cls = "call";
-    std::string fill = "#238636";  // ok: green
+    std::string border = "color=\"#30363d\"";
     if (g.errors > 0) {
       cls += " err";
-      fill = "#da3633";
+      border = "color=\"#f85149\", penwidth=3";
     } else if (g.open > 0) {
       cls += " open";
-      fill = "#8957e5";
+      border = "color=\"#a371f7\", penwidth=2, style=\"rounded,filled,dashed\"";
     } else if (g.maxMs >= options.slowMs) {
       cls += " slow";
-      fill = "#9e6a03";
+      border = "color=\"#d29922\", penwidth=3";
     }
+    std::string fill = kindColor(g.kind);
     std::string label = shortName(g.name);
     if (g.members.size() > 1) label += fmt::format(" \u00d7{}", g.members.size());
     label += "\n" + (g.members.size() > 1 ? "total " : std::string()) + formatMs(g.totalMs);
@@ -104,8 +120,8 @@ std::string callGraphDot(const Trace& trace, const std::vector<CallGroup>& group
       if (c == '\n') quoted += "\\n";
       else quoted += dotQuoted(std::string_view(&c, 1));
     }
-    dot += fmt::format("  {} [id=\"{}\", class=\"{}\", label=\"{}\", fillcolor=\"{}\"];\n", g.id, g.id,
-                       cls, quoted, fill);
+    dot += fmt::format("  {} [id=\"{}\", class=\"{}\", label=\"{}\", fillcolor=\"{}\", {}];\n", g.id, g.id,
+                       cls, quoted, fill, border);
   }
   for (const auto& g : groups)
     if (g.parent) dot += fmt::format("  {} -> {};\n", groups[*g.parent].id, g.id);

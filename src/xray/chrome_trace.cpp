@@ -2,7 +2,7 @@
 // Perfetto (ui.perfetto.dev) and chrome://tracing.
 #include <set>
 
-#include <nndna/xray.hpp>
+#include "xray/recorder.hpp"
 
 namespace nndna::xray {
 
@@ -14,14 +14,14 @@ nlohmann::json toChromeTrace(const Trace& trace) {
     threads.insert(n.thread);
     json args = json::object();
     args["id"] = n.id;
-    for (const auto& [name, text] : n.inputs) args["input." + name] = text;
-    if (n.output) args["output"] = *n.output;
-    if (n.error) args["error"] = *n.error;
+    for (const auto& [name, text] : n.inputs()) args["input." + name] = text;
+    if (n.output()) args["output"] = *n.output();
+    if (n.error()) args["error"] = *n.error();
     if (n.open) args["open"] = true;
-    if (!n.tags.empty()) args["tags"] = n.tags;
-    for (const auto& [key, value] : n.meta.items()) args["meta." + key] = value;
+    if (!n.tags().empty()) args["tags"] = n.tags();
+    for (const auto& [key, value] : n.meta().items()) args["meta." + key] = value;
     events.push_back({{"name", n.name},
-                      {"cat", n.kind.empty() ? std::string("span") : n.kind},
+                      {"cat", n.kind().empty() ? std::string("span") : n.kind()},
                       {"ph", "X"},
                       {"ts", n.startMs * 1000.0},
                       {"dur", n.latencyMs * 1000.0},

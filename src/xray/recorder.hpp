@@ -15,6 +15,7 @@
 // needed.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
 
 #include <array>
@@ -72,8 +73,8 @@ inline std::int64_t ticks() noexcept {
 }
 
 // Maps ticks to steady_clock nanoseconds: linear through two (ticks, ns) readings, the first
-// taken when the library was loaded and the second when the scale is made, so the longer the
-// process runs the finer the rate. Identity when ticks are nanoseconds already.
+// taken when the library was loaded and the second when the scale is first needed. Identity when
+// ticks are nanoseconds already.
 struct TickScale {
   std::int64_t tick0 = 0;
   std::int64_t ns0 = 0;
@@ -82,7 +83,10 @@ struct TickScale {
     return ns0 + static_cast<std::int64_t>(static_cast<double>(tick - tick0) * nsPerTick);
   }
 };
-TickScale currentTickScale() noexcept;
+// The process's one scale, measured the first time it is needed and never again: a rate that
+// changed between conversions would let later timestamps fall before earlier ones (streamed
+// lines going backwards, negative latencies, children outside their parents).
+const TickScale& processTickScale() noexcept;
 
 // ============================================================================================
 // Span records
@@ -171,6 +175,7 @@ struct SpanDetails {
   std::string longName;  // the whole name when it is longer than ShortName::kCapacity
   PackedInputs inputs;
   std::unique_ptr<SpanExtras> extras;
+  std::vector<std::string> redact;  // the span's own names to redact (SpanOptions::redact)
   bool captureOutput = true;
 
   SpanDetails() = default;
@@ -178,6 +183,7 @@ struct SpanDetails {
       : longName(other.longName),
         inputs(other.inputs),
         extras(other.extras ? std::make_unique<SpanExtras>(*other.extras) : nullptr),
+        redact(other.redact),
         captureOutput(other.captureOutput) {}
   SpanDetails& operator=(const SpanDetails&) = delete;
 
@@ -199,6 +205,12 @@ struct OpenSpan {
   // A ContextScope's entry: `id` is another thread's span, the parent of this thread's next
   // spans; not a span of this thread.
   std::atomic<bool> marker{false};
+  // Closed out of order (a coroutine suspended inside it, or resumed on another thread): the
+  // slot stays until the spans above it close, then the owner pops it. Set last, with release.
+  std::atomic<bool> closed{false};
+  // The thread's exception count when the span opened (ThreadState::exceptionCount): an
+  // exception noted since is the one unwinding through the span.
+  std::uint64_t exceptionsAtStart = 0;
   std::unique_ptr<SpanDetails> details;
 
   SpanDetails& more() {
@@ -301,6 +313,13 @@ struct [[gnu::visibility("hidden")]] ThreadState {
   OpenSpan& slot(std::uint32_t at) {
     return at < OpenBlock::kSlots ? first.slots[at] : slotBeyondFirst(at);
   }
+  // The same slot, reached from any thread (through the blocks' atomic chain, not the owner's
+  // index): for a span that closes on another thread than it opened on.
+  OpenSpan& slotFromAnyThread(std::uint32_t at) noexcept {
+    OpenBlock* block = &first;
+    for (std::uint32_t b = at / OpenBlock::kSlots; b > 0; --b) block = block->next.load(std::memory_order_acquire);
+    return block->slots[at % OpenBlock::kSlots];
+  }
   // The slot at `at`, allocating blocks as the stack grows. May throw std::bad_alloc.
   OpenSpan& slotForPush(std::uint32_t at) {
     return at < OpenBlock::kSlots ? first.slots[at] : growTo(at);
@@ -311,6 +330,13 @@ struct [[gnu::visibility("hidden")]] ThreadState {
     std::uint32_t top = depth.load(std::memory_order_relaxed);
     for (std::uint32_t i = at; i < top; ++i) slot(i).details.reset();
     depth.store(at, std::memory_order_release);
+  }
+  // Pops the slots on top that were closed out of order. The owner only.
+  void popClosed() noexcept {
+    std::uint32_t top = depth.load(std::memory_order_relaxed);
+    std::uint32_t at = top;
+    while (at > 0 && slot(at - 1).closed.load(std::memory_order_acquire)) --at;
+    if (at != top) popTo(at);
   }
 
   // --- ids: taken in blocks from a process-wide counter, so no shared cache line per span ---
@@ -332,9 +358,11 @@ struct [[gnu::visibility("hidden")]] ThreadState {
   std::unique_ptr<Chunk> current;
   std::vector<std::unique_ptr<Chunk>> full;
 
-  // "TypeName: what()" of the last exception thrown on this thread while a span was open
-  // (filled by the __cxa_throw hook); RAII spans left by unwinding record it.
+  // "TypeName: what()" of the last exception thrown or rethrown on this thread while a span was
+  // open (filled by the exception hooks), and how many have been noted: an RAII span left by
+  // unwinding records it if it was noted after the span opened.
   std::string lastException;
+  std::uint64_t exceptionCount = 0;
 
  private:
   OpenSpan& slotBeyondFirst(std::uint32_t at) {
@@ -415,13 +443,39 @@ void streamEnd(std::uint64_t id, std::int64_t endTicks, const SpanDetails* detai
 // Recomputes g_enabled from the session and stream states.
 void refreshEnabled() noexcept;
 
-// Builds a Trace from flat spans whose parents are given by id (missing parents become
-// placeholder open spans). Used by sessions and the event-stream reader.
-struct FlatSpan {
-  TraceNode node;
-  std::string parentId;  // "" for a root
+// Completes a trace whose nodes are in any order, each node's `parent` the index of its parent
+// in `trace.nodes` (or none: a root): fills `children` (siblings by start time) and `roots`, and
+// reorders the nodes parents first (pre-order). Iterative: nesting may be arbitrarily deep.
+void finishTrace(Trace& trace);
+// Adds a warning to the trace when spans in it were closed out of order (meta "xray.misnested").
+void noteMisnestedSpans(Trace& trace);
+
+// Text as a span records it (never throws): the value's text or "<TypeName>" when it cannot be
+// made, secret keys of JSON redacted at any depth (plus `redact`), normalised when that is on,
+// truncated.
+std::string recordedText(const ErasedValue& value, std::span<const std::string> redact) noexcept;
+// Its parts: the value's untruncated text ("<TypeName>" when it cannot be made; JSON values with
+// their secret keys already redacted), and what is done to a text before it is kept.
+std::string rawText(const ErasedValue& value, std::span<const std::string> redact) noexcept;
+std::string finishText(std::string text, std::span<const std::string> redact) noexcept;
+// Model and token counts of an OpenAI- or Anthropic-style response (JSON with "usage"), given as
+// JSON or as its text; none for anything else.
+struct ResponseUsage {
+  std::string model;
+  std::int64_t promptTokens = 0;
+  std::int64_t completionTokens = 0;
+  std::optional<std::int64_t> totalTokens;
 };
-Trace assembleTrace(std::vector<FlatSpan> spans);
+std::optional<ResponseUsage> usageOfResponse(const nlohmann::json& response) noexcept;
+std::optional<ResponseUsage> usageOfResponseText(std::string_view text) noexcept;
+// Writes model, prompt_tokens, completion_tokens, total_tokens and estimated_cost_usd into meta
+// (an object).
+void setUsageMeta(nlohmann::json& meta, std::string_view model, std::int64_t promptTokens,
+                  std::int64_t completionTokens, std::optional<std::int64_t> totalTokens);
+// Parses JSON text no deeper than maxDepth; none when it is not JSON or too deep.
+std::optional<nlohmann::json> parseJsonBounded(std::string_view text, std::size_t maxDepth) noexcept;
+// The deepest nesting of a JSON value (iterative).
+std::size_t jsonDepth(const nlohmann::json& value) noexcept;
 
 }  // namespace nndna::xray::detail
 

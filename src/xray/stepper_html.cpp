@@ -43,7 +43,8 @@ std::string GraphDebugger::stepperHtml(std::string_view title, bool startAtEnd, 
     steps.push_back({{"node", index.at(n)}, {"changes", std::move(changes)}});
   }
   std::size_t stepCount = steps.size();
-  json data{{"nodes", std::move(nodes)},
+  json data{{"title", std::string(title)},
+            {"nodes", std::move(nodes)},
             {"root", index.at(rootNode)},
             {"seed", seed},
             {"start", startAtEnd ? stepCount : 0},

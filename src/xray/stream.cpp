@@ -10,6 +10,7 @@
 #include <exception>
 #include <iostream>
 #include <system_error>
+#include <thread>
 
 #include "xray/recorder.hpp"
 
@@ -20,11 +21,23 @@ namespace {
 std::atomic<std::int64_t> g_streamStartNs{0};
 std::atomic<std::int64_t> g_streamStartTicks{0};
 std::terminate_handler g_previousTerminate = nullptr;
+// Lines being written right now: stopStreaming closes the file only once none is (a line must
+// never land in a descriptor that was closed and reused meanwhile).
+std::atomic<int> g_writers{0};
+void (*g_writeHookForTest)() = nullptr;
 
 double msSinceStart(std::int64_t ns) {
   return static_cast<double>(ns - g_streamStartNs.load(std::memory_order_relaxed)) / 1e6;
 }
-double msSinceStartTicks(std::int64_t ticks) { return msSinceStart(currentTickScale().toNs(ticks)); }
+double msSinceStartTicks(std::int64_t ticks) { return msSinceStart(processTickScale().toNs(ticks)); }
+
+class WriterGuard {
+ public:
+  WriterGuard() noexcept { g_writers.fetch_add(1, std::memory_order_seq_cst); }
+  ~WriterGuard() { g_writers.fetch_sub(1, std::memory_order_seq_cst); }
+  WriterGuard(const WriterGuard&) = delete;
+  WriterGuard& operator=(const WriterGuard&) = delete;
+};
 
 // The spans open on every thread when the process ends, as a JSON array of ids; null when the
 // threads could not be read in time (the reader then relies on the missing closing lines).
@@ -37,11 +50,16 @@ nlohmann::json openSpansNow() {
 }
 
 void writeLine(const nlohmann::json& event) {
-  int fd = g_streamFd.load(std::memory_order_relaxed);
-  if (fd < 0) return;
+  if (g_streamFd.load(std::memory_order_relaxed) < 0) return;
   // Invalid UTF-8 in user text must not make the line unwritable.
   std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   line += '\n';
+  // Counted before the descriptor is read (both sequentially consistent, as in stopStreaming):
+  // either stopStreaming sees this writer and waits, or this writer sees -1.
+  WriterGuard guard;
+  int fd = g_streamFd.load(std::memory_order_seq_cst);
+  if (fd < 0) return;
+  if (g_writeHookForTest != nullptr) g_writeHookForTest();
   const char* data = line.data();
   std::size_t left = line.size();
   while (left > 0) {
@@ -158,9 +176,15 @@ void startStreaming(const std::string& path) {
 bool streaming() noexcept { return detail::streamingActive(); }
 
 void stopStreaming() noexcept {
-  int fd = detail::g_streamFd.exchange(-1);
+  int fd = detail::g_streamFd.exchange(-1, std::memory_order_seq_cst);
   detail::refreshEnabled();
-  if (fd >= 0) ::close(fd);
+  if (fd < 0) return;
+  while (detail::g_writers.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
+  ::close(fd);
 }
+
+namespace testing {
+void setStreamWriteHook(void (*hook)()) noexcept { detail::g_writeHookForTest = hook; }
+}  // namespace testing
 
 }  // namespace nndna::xray

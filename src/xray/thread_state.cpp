@@ -30,6 +30,7 @@ struct ThreadStateOwner {
     t_state = nullptr;
     t_retired = true;
     if (!state) return;
+    state->popClosed();
     // A thread that ends with spans still open (std::exit from inside spans, or spans kept in
     // heap objects) keeps its state registered: the exit handler marks those spans open, and a
     // late ~Span still finds its slot. Reachable from the registry, so not a leak.
@@ -110,8 +111,9 @@ void readOpenSpans(const ThreadState& thread, std::vector<OpenSpanView>& out) {
                         s.shortName(),
                         thread.index};
       bool marker = s.marker.load(std::memory_order_relaxed);
+      bool closed = s.closed.load(std::memory_order_relaxed);
       std::atomic_thread_fence(std::memory_order_acquire);
-      if (marker || s.id.load(std::memory_order_relaxed) != id) continue;
+      if (marker || closed || s.id.load(std::memory_order_relaxed) != id) continue;
       out.push_back(view);
     }
   }

@@ -47,17 +47,25 @@ bool detectInvariantTsc() noexcept {
 #endif
 }
 
-TickScale currentTickScale() noexcept {
+namespace {
+TickScale measureTickScale() noexcept {
   if (!ticksAreTsc()) return {};
   const Reading& from = anchor();
   Reading to = readBoth();
-  // A baseline of at least ~1M ticks (under a millisecond at GHz rates) keeps the rate's error
-  // from the reads' jitter below about 0.01%; only a trace taken in the first moments of a
-  // process waits for it (at most 10 ms, should the counter misbehave).
-  constexpr std::int64_t kMinBaseline = 1'000'000;
+  // A baseline of at least ~3M ticks (about a millisecond at GHz rates) keeps the rate's error
+  // from the reads' jitter (tens of ns) to a few 1e-5; only a process that needs the scale in its
+  // first millisecond waits for it (at most 10 ms, should the counter misbehave). Measured once:
+  // the same rate converts every timestamp of the process.
+  constexpr std::int64_t kMinBaseline = 3'000'000;
   while (to.tick - from.tick < kMinBaseline && to.ns - from.ns < 10'000'000) to = readBoth();
   if (to.tick <= from.tick) return {};  // a counter that does not advance cannot be scaled
   return {from.tick, from.ns, static_cast<double>(to.ns - from.ns) / static_cast<double>(to.tick - from.tick)};
+}
+}  // namespace
+
+const TickScale& processTickScale() noexcept {
+  static const TickScale scale = measureTickScale();
+  return scale;
 }
 
 }  // namespace nndna::xray::detail

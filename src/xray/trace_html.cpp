@@ -1,72 +1,147 @@
 // The trace viewer: one offline HTML file. The call graph is laid out here, in C++, with
-// Graphviz (no CDN, no WASM); the timeline, details and search are a small inline script.
+// Graphviz (no CDN, no WASM); overview, timeline, details and search are an inline script.
+//
+// Built for large traces: the spans travel as columns (name and kind as indices into tables,
+// numbers as arrays), and what few spans carry (inputs, output, error, tags, metadata) only for
+// those that have it, up to a budget of bytes (errors first): the page of a million plain spans
+// is tens of MB and opens in seconds (bench/xray measures it). Spans past the budget show their
+// name, time and status, and say that their details are in the trace JSON.
 #include <fmt/format.h>
+
+#include <cmath>
+#include <unordered_map>
 
 #include "render/svg_render.hpp"
 #include "xray/call_graph.hpp"
 #include "xray/html_util.hpp"
+#include "xray/recorder.hpp"
 #include "xray/viewer_assets.hpp"
 
 namespace nndna::xray {
 namespace {
 
+using nlohmann::json;
+
 // Graphviz lays out a few thousand boxes in seconds (with nslimit); beyond that the timeline is
 // the useful view.
 constexpr std::size_t kMaxGraphGroups = 3000;
+// Bytes of span details the page carries at most (inputs, outputs, errors, metadata).
+constexpr std::size_t kDetailsBudget = std::size_t{64} << 20;
+// Errors listed in the overview (all are counted).
+constexpr std::size_t kOverviewErrors = 200;
 
-nlohmann::json viewerData(const Trace& trace, const std::vector<detail::CallGroup>& groups,
-                          const GraphOptions& options, const TraceSummary& summary) {
-  using nlohmann::json;
-  std::vector<std::size_t> groupOf(trace.nodes.size());
+// Milliseconds rounded to 0.1 µs: plenty for a timeline, and fewer digits to carry.
+double rounded(double ms) { return std::round(ms * 1e4) / 1e4; }
+
+json detailsOf(const TraceNode& n) {
+  json d = json::object();
+  if (!n.inputs().empty()) {
+    json inputs = json::object();
+    for (const auto& [name, text] : n.inputs()) inputs[name] = text;
+    d["inputs"] = std::move(inputs);
+  }
+  if (n.output()) d["output"] = *n.output();
+  if (n.error()) d["error"] = *n.error();
+  if (!n.tags().empty()) d["tags"] = n.tags();
+  if (!n.meta().empty()) d["meta"] = n.meta();
+  return d;
+}
+
+json viewerData(const Trace& trace, const std::vector<detail::CallGroup>& groups, const GraphOptions& options,
+                const TraceSummary& summary) {
+  const auto& nodes = trace.nodes;
+  std::vector<std::size_t> groupOf(nodes.size());
   for (std::size_t g = 0; g < groups.size(); ++g)
     for (std::size_t m : groups[g].members) groupOf[m] = g;
-  // Subtree token and cost totals, children first (they follow their parents).
-  std::vector<std::int64_t> tokens(trace.nodes.size());
-  std::vector<double> cost(trace.nodes.size());
-  for (std::size_t i = trace.nodes.size(); i-- > 0;) {
-    const auto& m = trace.nodes[i].meta;
-    if (auto t = m.find("total_tokens"); t != m.end() && t->is_number()) tokens[i] += t->get<std::int64_t>();
-    if (auto c = m.find("estimated_cost_usd"); c != m.end() && c->is_number()) cost[i] += c->get<double>();
-    if (auto p = trace.nodes[i].parent) {
-      tokens[*p] += tokens[i];
-      cost[*p] += cost[i];
+
+  std::unordered_map<std::string_view, std::size_t> nameIndex, kindIndex;
+  json names = json::array(), kinds = json::array({""}), kindColors = json::array({detail::kindColor("")});
+  kindIndex.emplace("", 0);
+  json id = json::array(), name = json::array(), kind = json::array(), start = json::array(), latency = json::array(),
+       parent = json::array(), thread = json::array(), flags = json::array(), group = json::array();
+  double origin = nodes.empty() ? 0.0 : nodes.front().startMs;
+  for (const auto& n : nodes) origin = std::min(origin, n.startMs);
+
+  // Details: errors first, then the rest in trace order, while the budget lasts.
+  json details = json::object();
+  std::size_t spent = 0, omitted = 0;
+  auto addDetails = [&](std::size_t i) {
+    json d = detailsOf(nodes[i]);
+    if (d.empty()) return;
+    std::string text = d.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (spent + text.size() > kDetailsBudget) {
+      ++omitted;
+      return;
     }
+    spent += text.size();
+    details[std::to_string(i)] = std::move(d);
+  };
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].error()) addDetails(i);
+
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& n = nodes[i];
+    auto [nameAt, newName] = nameIndex.try_emplace(n.name, names.size());
+    if (newName) names.push_back(n.name);
+    auto [kindAt, newKind] = kindIndex.try_emplace(n.kind(), kinds.size());
+    if (newKind) {
+      kinds.push_back(n.kind());
+      kindColors.push_back(detail::kindColor(n.kind()));
+    }
+    id.push_back(n.id);
+    name.push_back(nameAt->second);
+    kind.push_back(kindAt->second);
+    start.push_back(rounded(n.startMs - origin));
+    latency.push_back(rounded(n.latencyMs));
+    parent.push_back(n.parent ? static_cast<long long>(*n.parent) : -1LL);
+    thread.push_back(n.thread);
+    flags.push_back((n.error() ? 1 : 0) | (n.open ? 2 : 0));
+    group.push_back(groupOf[i]);
+    if (!n.error()) addDetails(i);
   }
-  double origin = trace.nodes.empty() ? 0.0 : trace.nodes.front().startMs;
-  std::vector<int> depth(trace.nodes.size(), 0);
-  json nodes = json::array();
-  for (std::size_t i = 0; i < trace.nodes.size(); ++i) {
-    const auto& n = trace.nodes[i];
-    origin = std::min(origin, n.startMs);
-    if (n.parent) depth[i] = depth[*n.parent] + 1;
-    json inputs = json::object();
-    for (const auto& [name, text] : n.inputs) inputs[name] = text;
-    nodes.push_back({{"id", n.id},
-                     {"name", n.name},
-                     {"inputs", std::move(inputs)},
-                     {"output", n.output ? json(*n.output) : json()},
-                     {"error", n.error ? json(*n.error) : json()},
-                     {"start_ms", n.startMs},
-                     {"latency_ms", n.latencyMs},
-                     {"kind", n.kind},
-                     {"tags", n.tags},
-                     {"meta", n.meta.is_object() ? n.meta : json::object()},
-                     {"open", n.open},
-                     {"thread", n.thread},
-                     {"depth", depth[i]},
-                     {"parent", n.parent ? static_cast<long long>(*n.parent) : -1LL},
-                     {"children", n.children},
-                     {"group", groupOf[i]},
-                     {"rollup_tokens", tokens[i]},
-                     {"rollup_cost", cost[i]}});
-  }
+
   json groupList = json::array();
-  for (const auto& g : groups) groupList.push_back({{"id", g.id}, {"name", g.name}, {"members", g.members}});
-  return {{"nodes", std::move(nodes)},
+  for (const auto& g : groups) groupList.push_back({{"id", g.id}, {"name", g.name}});
+
+  TraceOverview o = overview(trace);
+  json repeated = json::array();
+  for (const auto& r : o.repeated) repeated.push_back({{"name", r.name}, {"nodes", r.nodes}, {"total_ms", r.totalMs}});
+  json models = json::array();
+  for (const auto& m : o.models)
+    models.push_back({{"model", m.model},
+                      {"calls", m.calls},
+                      {"prompt_tokens", m.promptTokens},
+                      {"completion_tokens", m.completionTokens},
+                      {"cost", m.costUsd}});
+  std::vector<std::size_t> errors(o.errors.begin(), o.errors.begin() + static_cast<std::ptrdiff_t>(std::min(o.errors.size(), kOverviewErrors)));
+
+  return {{"slow_ms", options.slowMs},
+          {"total_ms", summary.totalMs},
+          {"tokens", summary.totalTokens},
+          {"cost", summary.costUsd},
+          {"warnings", trace.warnings},
+          {"names", std::move(names)},
+          {"kinds", std::move(kinds)},
+          {"kind_colors", std::move(kindColors)},
+          {"id", std::move(id)},
+          {"name", std::move(name)},
+          {"kind", std::move(kind)},
+          {"start", std::move(start)},
+          {"lat", std::move(latency)},
+          {"parent", std::move(parent)},
+          {"thread", std::move(thread)},
+          {"flags", std::move(flags)},
+          {"group", std::move(group)},
           {"groups", std::move(groupList)},
-          {"slow_ms", options.slowMs},
-          {"origin_ms", origin},
-          {"total_ms", summary.totalMs}};
+          {"details", std::move(details)},
+          {"details_omitted", omitted},
+          {"overview",
+           {{"critical", o.criticalPath},
+            {"slowest", o.slowest},
+            {"repeated", std::move(repeated)},
+            {"errors", errors},
+            {"error_count", o.errors.size()},
+            {"models", std::move(models)}}}};
 }
 
 std::string graphSection(const Trace& trace, const std::vector<detail::CallGroup>& groups,
@@ -75,7 +150,7 @@ std::string graphSection(const Trace& trace, const std::vector<detail::CallGroup
   if (groups.size() > kMaxGraphGroups)
     return fmt::format(
         "<div class=\"msg\">The call graph has {} distinct boxes, too many to lay out; use the "
-        "timeline.</div>",
+        "overview and the timeline.</div>",
         groups.size());
   render::LayoutOptions layout;
   if (groups.size() > 300) layout.nslimit = 0.5;
@@ -99,15 +174,15 @@ std::string toHtml(const Trace& trace, const GraphOptions& options) {
       s.nodes, detail::formatMs(s.totalMs), s.errors);
   if (s.open > 0)
     stats += fmt::format("<span class=\"st\">Unfinished <b id=\"stat-open\" class=\"open\">{}</b></span>", s.open);
-  if (s.totalTokens > 0)
-    stats += fmt::format("<span class=\"st\">Tokens <b id=\"stat-tokens\">{}</b></span>", s.totalTokens);
+  if (s.totalTokens > 0) stats += fmt::format("<span class=\"st\">Tokens <b id=\"stat-tokens\">{}</b></span>", s.totalTokens);
   if (s.costUsd > 0)
     stats += fmt::format("<span class=\"st\">Cost <b id=\"stat-cost\" class=\"warn\">${:.6f}</b></span>", s.costUsd);
-  std::string note;
-  if (!trace.exitNote.empty()) note = "<div id=\"note\">" + detail::escapeHtml(trace.exitNote) + "</div>\n";
+  std::string notes;
+  if (!trace.exitNote.empty()) notes += "<div class=\"note\" id=\"note\">" + detail::escapeHtml(trace.exitNote) + "</div>\n";
+  for (const auto& w : trace.warnings) notes += "<div class=\"note warning\">" + detail::escapeHtml(w) + "</div>\n";
 
   std::string html;
-  html.reserve(64 * 1024 + trace.nodes.size() * 300);
+  html.reserve(96 * 1024 + trace.nodes.size() * 80);
   html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<meta name=\"generator\" content=\"nndna xray\">\n<title>";
@@ -118,15 +193,26 @@ std::string toHtml(const Trace& trace, const GraphOptions& options) {
   html += title;
   html += "</h1>";
   html += stats;
-  html += "<input id=\"search\" type=\"search\" placeholder=\"Search by name\u2026\" "
-          "aria-label=\"Search by name\"><span id=\"matches\"></span></header>\n";
-  html += note;
-  html += "<nav><button class=\"on\" data-view=\"graph\">Call graph</button>"
+  html += "<span id=\"searchbox\"><input id=\"search\" type=\"search\" placeholder=\"Search names, inputs, outputs, "
+          "errors, metadata\u2026\" aria-label=\"Search\"><button id=\"search-prev\" title=\"Previous match\">\u25b2"
+          "</button><button id=\"search-next\" title=\"Next match\">\u25bc</button><span id=\"matches\"></span></span>"
+          "</header>\n";
+  html += notes;
+  html += "<nav><button data-view=\"overview\">Overview</button><button class=\"on\" data-view=\"graph\">Call graph</button>"
           "<button data-view=\"timeline\">Timeline</button></nav>\n"
-          "<div id=\"main\">\n<section id=\"graph-view\">";
+          "<div id=\"main\">\n<section id=\"overview-view\" hidden></section>\n"
+          "<section id=\"graph-view\"><div id=\"graph-tools\"><button id=\"zoom-in\" title=\"Zoom in\">+</button>"
+          "<button id=\"zoom-out\" title=\"Zoom out\">\u2212</button><button id=\"zoom-fit\" title=\"Fit to window\">Fit"
+          "</button><button id=\"zoom-reset\" title=\"Actual size\">1:1</button><div id=\"legend\"></div></div>"
+          "<div id=\"graph-port\"><div id=\"graph-canvas\">";
   html += graphSection(trace, groups, options);
-  html += "</section>\n<section id=\"timeline-view\" hidden><div id=\"tl-head\"><div class=\"hn\">span</div>"
-          "<div class=\"hl\">time \u2192</div><div class=\"hm\">latency</div></div>"
+  html += "</div></div></section>\n<section id=\"timeline-view\" hidden><div id=\"tl-filters\">"
+          "<label><input type=\"checkbox\" id=\"f-errors\"> errors only</label>"
+          "<label>thread <select id=\"f-thread\"><option value=\"\">all</option></select></label>"
+          "<label>kind <select id=\"f-kind\"><option value=\"\">all</option></select></label>"
+          "<span id=\"tl-count\"></span></div>"
+          "<div id=\"tl-head\"><div class=\"hn\">span</div><div class=\"hl\" id=\"tl-axis\"></div>"
+          "<div class=\"hm\">latency</div></div>"
           "<div id=\"tl-scroll\"><div id=\"tl-inner\"></div></div></section>\n"
           "<aside id=\"det\"><p class=\"hint\">Click a box or a timeline row to inspect it</p></aside>\n"
           "</div>\n<script type=\"application/json\" id=\"xray-data\">";

@@ -123,11 +123,7 @@ std::string valueOpName(const ValueNode& n) {
 
 std::string valueNodeId(const ValueNode& n) { return "v" + std::to_string(n.id); }
 
-std::string valueDisplayName(const ValueNode& n) {
-  if (!n.label.empty()) return n.label;
-  if (n.op != ValueOp::Leaf) return valueOpName(n);
-  return valueNodeId(n);
-}
+std::string valueDisplayName(const ValueNode& n) { return n.label.empty() ? valueNodeId(n) : n.label; }
 
 }  // namespace detail
 
@@ -168,6 +164,7 @@ std::vector<Value> Value::parents() const {
 }
 
 void Value::backward(double seed) { backwardFrom(*this, seed); }
+void Value::backward(const BackwardOptions& options) { backwardFrom(*this, options); }
 void Value::applyLocalBackward() const { node_->applyLocalBackward(); }
 
 Value operator+(const Value& a, const Value& b) {

@@ -15,12 +15,18 @@ void zeroGrad(const Value& root) {
   for (ValueNode* n : detail::topologicalNodes(Access::node(root).get())) n->grad = 0;
 }
 
-void backwardFrom(const Value& root, double seed) {
+void backwardFrom(const Value& root, const BackwardOptions& options) {
   auto order = detail::topologicalNodes(Access::node(root).get());
-  for (ValueNode* n : order) n->grad = 0;
-  Access::node(root)->grad = seed;
+  if (!options.accumulate)
+    for (ValueNode* n : order) n->grad = 0;
+  Access::node(root)->grad = options.seed;
   for (auto it = order.rbegin(); it != order.rend(); ++it) (*it)->applyLocalBackward();
 }
+
+void backwardFrom(const Value& root, double seed) { backwardFrom(root, BackwardOptions{.seed = seed}); }
+
+nlohmann::json GraphDebugger::irForward() const { return valueGraphToIr(root_, false); }
+nlohmann::json GraphDebugger::irBackward() const { return valueGraphToIr(root_, true); }
 
 std::string valueGraphToDot(const Value& root, bool showGrad) {
   auto order = detail::topologicalNodes(Access::node(root).get());

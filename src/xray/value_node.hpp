@@ -1,6 +1,7 @@
 // Internal: the node behind xray::Value, and the graph walks every Value algorithm uses.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
 
 #include <array>

@@ -8,6 +8,8 @@ namespace nndna::xray::detail {
 
 std::string_view traceViewerCss();
 std::string_view traceViewerJs();
+std::string_view diffPageCss();
+std::string_view diffPageJs();
 std::string_view stepperCss();
 std::string_view stepperJs();
 

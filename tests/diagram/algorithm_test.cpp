@@ -3,6 +3,7 @@
 
 #include "diagram/dims.hpp"
 #include "diagram/loops.hpp"
+#include "diagram/shape_label.hpp"
 #include "diagram/text.hpp"
 
 namespace nndna::diagram::detail {
@@ -61,8 +62,13 @@ TEST(Dims, BatchHeuristicResolvesATwoWayCollision) {
   const ir::Graph g = graphWithShapes({{64, 64}, {64}, {64, 10}});
   const DimResolver dims({{64, "B", "batch"}, {64, "H", "hidden"}, {10, "K"}}, {&g});
   EXPECT_EQ(dims.plainShape({64, 64}), "[B, H]");
-  EXPECT_EQ(dims.plainShape({64}), "[B/H]");  // rank 1: the heuristic does not apply
-  EXPECT_TRUE(dims.collisions().empty());     // fully resolved by position
+  EXPECT_TRUE(dims.collisionsIn({{64, 64}, {64, 10}}).empty());  // fully resolved by position
+  // Rank 1: the heuristic does not apply; what is drawn slash-joined is listed (issue 12, 9).
+  EXPECT_EQ(dims.plainShape({64}), "[B/H]");
+  const auto rank1 = dims.collisionsIn({{64, 64}, {64}});
+  ASSERT_EQ(rank1.size(), 1u);
+  EXPECT_EQ(rank1[0].size, 64);
+  EXPECT_EQ(rank1[0].names, (std::vector<std::string>{"B", "H"}));
   // Declared dims draw colours in order from one palette.
   EXPECT_EQ(dims.resolve(64, 0, 2).color, "#1f77b4");
   EXPECT_EQ(dims.resolve(64, 1, 2).color, "#2ca02c");
@@ -72,8 +78,9 @@ TEST(Dims, ThreeWayCollisionIsExplainedAndAutoColoursFollowDeclaredOnes) {
   const ir::Graph g = graphWithShapes({{32, 32, 7}});
   const DimResolver dims({{32, "B", "batch"}, {32, "T"}, {32, "D"}}, {&g});
   EXPECT_EQ(dims.plainShape({32, 32, 7}), "[B, T/D, 7]");
-  ASSERT_EQ(dims.collisions().size(), 1u);
-  EXPECT_EQ(dims.collisions()[0].names, (std::vector<std::string>{"B", "T", "D"}));
+  const auto collisions = dims.collisionsIn({{32, 32, 7}});
+  ASSERT_EQ(collisions.size(), 1u);
+  EXPECT_EQ(collisions[0].names, (std::vector<std::string>{"B", "T", "D"}));
   // 7 is undeclared: the fourth colour of the palette (three went to B, T, D).
   EXPECT_EQ(dims.resolve(7, 2, 3).color, "#9467bd");
 }
@@ -90,6 +97,38 @@ TEST(Dims, ShapeLabelUsesCharacterReferencesForBrackets) {
   const DimResolver dims({{4, "A", "", "#112233"}}, {&g});
   EXPECT_EQ(dims.htmlShape({4}), "&#91;<FONT COLOR=\"#112233\"><B>A</B></FONT>&#93;");
   EXPECT_EQ(dims.htmlShape({}), "&#91;&#93;");
+}
+
+TEST(ShapeLabel, SeveralOutputsAreGroupedInOrder) {
+  const ir::Graph g = graphWithShapes({});
+  const DimResolver dims({{8, "B", "batch"}, {16, "D"}}, {&g});
+  EXPECT_EQ(plainBoxShape(dims, {{8, 16}}), "[B, D]");
+  EXPECT_EQ(plainBoxShape(dims, {{8, 16}, {8, 16}, {8, 16}}), "3 × [B, D]");
+  EXPECT_EQ(plainBoxShape(dims, {{8, 16}, {8, 4}, {8, 4}}), "[B, D], 2 × [B, 4]");
+}
+
+// A box folded over iterations of different shapes shows them axis by axis; an axis with more
+// than four values shows the first two, "…" and the last.
+TEST(ShapeLabel, IterationsMergeAxisByAxis) {
+  const ir::Graph g = graphWithShapes({});
+  const DimResolver dims({{8, "B", "batch", "#000001"}}, {&g});
+  auto plain = [](std::string html) {  // the label without its font markup
+    std::string out;
+    bool inTag = false;
+    for (char c : html) {
+      if (c == '<') inTag = true;
+      if (!inTag) out += c;
+      if (c == '>') inTag = false;
+    }
+    return out;
+  };
+  EXPECT_EQ(plain(htmlBoxShapes(dims, {{{8, 64, 7}}, {{8, 128, 7}}, {{8, 256, 7}}})),
+            "&#91;B, 64|128|256, 7&#93;");
+  EXPECT_EQ(plain(htmlBoxShapes(dims, {{{8, 1}}, {{8, 2}}, {{8, 3}}, {{8, 4}}, {{8, 5}}})),
+            "&#91;B, 1|2|…|5&#93;");
+  // Ranks differ, or several outputs: the shapes side by side.
+  EXPECT_EQ(plain(htmlBoxShapes(dims, {{{8, 1}}, {{8}}})), "&#91;B, 1&#93; │ &#91;B&#93;");
+  EXPECT_EQ(plain(htmlBoxShapes(dims, {{{8}, {8}}})), "2 × &#91;B&#93;");
 }
 
 }  // namespace

@@ -41,40 +41,13 @@
 namespace nndna::diagram {
 namespace {
 
+using testing::boxesOn;
+using testing::boxWithLabel;
 using testing::loopLabels;
 using testing::metric;
 using testing::traced;
-
-// Boxes (inputs not counted) drawn by exactly these sides.
-std::size_t boxesOn(const Diagram& d, std::vector<Side> sides) {
-  return static_cast<std::size_t>(std::count_if(d.nodes.begin(), d.nodes.end(), [&](const Node& n) {
-    return !n.isInput && n.sides == sides;
-  }));
-}
-
-// The box whose label contains `text` (and, when given, whose line is `line`).
-const Node& boxWithLabel(const Diagram& d, std::string_view text, int line = 0) {
-  auto it = std::find_if(d.nodes.begin(), d.nodes.end(), [&](const Node& n) {
-    return n.label.find(text) != std::string::npos && (line == 0 || n.line == line);
-  });
-  if (it == d.nodes.end()) throw std::runtime_error("no box labelled " + std::string(text));
-  return *it;
-}
-
-std::vector<std::string> userClusterLabels(const Diagram& d) {
-  std::vector<std::string> out;
-  for (const Cluster& c : d.clusters) {
-    if (c.kind == Cluster::Kind::user) out.push_back(c.label);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::int64_t value(const PerSide<std::vector<Metric>>& metrics, Side side, std::string_view key) {
-  const auto& m = metrics[side];
-  if (!m) throw std::runtime_error("no metrics for a side");
-  return metric(*m, key).value;
-}
+using testing::userClusterLabels;
+using testing::value;
 
 const std::vector<Side> kBoth{Side::train, Side::infer};
 const std::vector<Side> kTrain{Side::train};

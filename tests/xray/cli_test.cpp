@@ -90,6 +90,27 @@ TEST_F(CliTest, ViewConvertsTraceJsonAndEventStreams) {
   EXPECT_EQ(nlohmann::json::parse(read(path("b.json")))["summary"]["nodes"], 10);
 }
 
+TEST_F(CliTest, ViewRejectsMetadataNested100000DeepWithAClearError) {
+  std::ofstream(path("deep.json")) << R"({"format": "nndna-xray-trace", "version": 1, "nodes": [{"id": "s1", "name": "a",
+      "start_ms": 0, "latency_ms": 1, "meta": {"deep": )" << std::string(100'000, '[') << std::string(100'000, ']') << "}}]}";
+  auto r = runProgram({NNDNA_CLI, "xray", "view", path("deep.json"), "-o", path("deep.html")}, false);
+  EXPECT_NE(r.exitCode(), 0);
+  EXPECT_LT(r.exitCode(), 128) << "killed by a signal";
+  EXPECT_FALSE(fs::exists(path("deep.html")));
+}
+
+TEST_F(CliTest, DiffAndOtlpOfTwoRuns) {
+  ASSERT_EQ(runProgram({NNDNA_CLI, "xray", "run", XRAY_AGENT, "--json", path("a.json"), "--otlp", path("a.otlp.json")}, true).exitCode(), 0);
+  ASSERT_EQ(runProgram({NNDNA_CLI, "xray", "run", XRAY_AGENT, "--json", path("b.json")}, true).exitCode(), 0);
+  auto otlp = nlohmann::json::parse(read(path("a.otlp.json")));
+  EXPECT_EQ(otlp["resourceSpans"][0]["scopeSpans"][0]["spans"].size(), 10u);
+  EXPECT_EQ(runProgram({NNDNA_CLI, "xray", "diff", path("a.json"), path("b.json"), "-o", path("d.html")}, true).exitCode(), 0);
+  std::string html = read(path("d.html"));
+  // The same program twice: every span matches (the outputs are the same; latencies differ).
+  EXPECT_NE(html.find("<span id=\"count-same\">10 same</span>"), std::string::npos);
+  EXPECT_NE(html.find("<span id=\"count-added\">0 added</span>"), std::string::npos);
+}
+
 TEST_F(CliTest, ValueDemoWritesDotIrAndStepper) {
   auto forward = runProgram({NNDNA_CLI, "value", "demo"});
   EXPECT_EQ(forward.exitCode(), 0);

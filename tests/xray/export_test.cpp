@@ -2,6 +2,7 @@
 // trace events, the folded call graph DOT, and escaping in the HTML page.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
 #include <set>
 #include <sstream>
@@ -71,7 +72,7 @@ TEST(TraceJson, ReadsFlowXraySeedShapeWithoutFormatField) {
          "start_ms": 1, "latency_ms": 1, "children": [], "meta": {}}], "meta": {}}]})");
   auto trace = xr::traceFromJson(doc);
   ASSERT_EQ(trace.nodes.size(), 2u);
-  EXPECT_EQ(trace.nodes[1].error, "ValueError: bad");
+  EXPECT_EQ(trace.nodes[1].error(), "ValueError: bad");
   EXPECT_EQ(*trace.nodes[1].parent, 0u);
 }
 
@@ -106,9 +107,9 @@ TEST(EventStream, SpansWithoutAnEndLineAreOpenAndATornLastLineIsIgnored) {
   EXPECT_EQ(trace.nodes[1].name, "step");
   EXPECT_FALSE(trace.nodes[1].open);
   EXPECT_DOUBLE_EQ(trace.nodes[1].latencyMs, 1.5);
-  EXPECT_EQ(trace.nodes[1].output, "ok");
+  EXPECT_EQ(trace.nodes[1].output(), "ok");
   EXPECT_TRUE(trace.nodes[2].open);
-  EXPECT_EQ(trace.nodes[3].error, "std::bad_alloc: std::bad_alloc");
+  EXPECT_EQ(trace.nodes[3].error(), "std::bad_alloc: std::bad_alloc");
   EXPECT_EQ(*trace.nodes[3].parent, 2u);
   EXPECT_NE(trace.exitNote.find("no exit record"), std::string::npos);
   EXPECT_EQ(xr::summarize(trace).open, 2u);
@@ -147,7 +148,8 @@ TEST(CallGraphDot, FoldsRepeatedCallsAndColoursErrors) {
   std::string dot = xr::toDot(sampleTrace());
   EXPECT_NE(dot.find("call_llm \u00d73"), std::string::npos) << dot;
   EXPECT_NE(dot.find("class=\"call err\""), std::string::npos);
-  EXPECT_NE(dot.find("#da3633"), std::string::npos);
+  EXPECT_NE(dot.find("color=\"#f85149\", penwidth=3"), std::string::npos);  // an error: a red border
+  EXPECT_NE(dot.find("fillcolor=\"#8250df\""), std::string::npos);          // llm boxes: their kind's fill
   EXPECT_NE(dot.find("360 tok"), std::string::npos);
   int edges = 0;
   for (auto p = dot.find(" -> "); p != std::string::npos; p = dot.find(" -> ", p + 1)) ++edges;
@@ -174,9 +176,10 @@ TEST(TraceHtml, IsSelfContainedAndKeepsUserTextAsText) {
   // The embedded data parses back and carries every node.
   auto start = html.find("id=\"xray-data\">") + 15;
   auto data = json::parse(html.substr(start, html.find("</script>", start) - start));
-  EXPECT_EQ(data["nodes"].size(), 5u);
-  EXPECT_EQ(data["nodes"][1]["inputs"]["prompt"], "</script><script>alert(1)</script>");
+  EXPECT_EQ(data["id"].size(), 5u);  // spans as columns
+  EXPECT_EQ(data["details"]["1"]["inputs"]["prompt"], "</script><script>alert(1)</script>");
   EXPECT_EQ(data["groups"].size(), 3u);
+  EXPECT_EQ(data["overview"]["error_count"], 1);
 }
 
 TEST(TraceHtml, LineSeparatorsInUserTextAreEscaped) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
 #include <set>
 #include <sstream>
@@ -84,11 +85,11 @@ void expectFinishedPart(const xr::Trace& trace) {
     const auto& step = trace.nodes[main.children[i]];
     EXPECT_EQ(step.name, "step");
     EXPECT_FALSE(step.open);
-    EXPECT_EQ(step.inputs.at(0).second, std::to_string(i));
+    EXPECT_EQ(step.inputs().at(0).second, std::to_string(i));
   }
   EXPECT_EQ(trace.nodes[main.children[3]].name, "worker");
   EXPECT_FALSE(trace.nodes[main.children[3]].open);
-  EXPECT_EQ(named(trace, "crash_site").inputs.at(0).second, "[REDACTED]");
+  EXPECT_EQ(named(trace, "crash_site").inputs().at(0).second, "[REDACTED]");
 }
 
 TEST(Process, NormalExitClosesEverySpan) {

@@ -7,31 +7,21 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "trace_lookup.hpp"
+
 namespace {
 
 namespace xr = nndna::xray;
+using xray_test::input;
+using xray_test::only;
 
-const xr::TraceNode& only(const xr::Trace& t, std::string_view name) {
-  const xr::TraceNode* found = nullptr;
-  for (const auto& n : t.nodes)
-    if (n.name == name) {
-      EXPECT_EQ(found, nullptr) << "more than one span named " << name;
-      found = &n;
-    }
-  if (found == nullptr) throw std::runtime_error("no span named " + std::string(name));
-  return *found;
-}
 
-std::string input(const xr::TraceNode& n, std::string_view name) {
-  for (const auto& [k, v] : n.inputs)
-    if (k == name) return v;
-  return "<missing>";
-}
 
 struct Point {
   int x, y;
@@ -79,8 +69,8 @@ TEST(Span, NestsAndRecordsInputsOutputsKindAndTags) {
   ASSERT_EQ(trace.roots.size(), 1u);
   const auto& outer = trace.nodes[trace.roots[0]];
   EXPECT_EQ(outer.name, "outer");
-  EXPECT_EQ(outer.kind, "agent");
-  EXPECT_EQ(outer.tags, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(outer.kind(), "agent");
+  EXPECT_EQ(outer.tags(), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(input(outer, "user_id"), "42");
   EXPECT_EQ(input(outer, "name"), "ada");
   ASSERT_EQ(outer.children.size(), 2u);
@@ -91,8 +81,8 @@ TEST(Span, NestsAndRecordsInputsOutputsKindAndTags) {
   EXPECT_EQ(input(inner, "o"), "{\"qty\":3}");
   EXPECT_EQ(input(inner, "v"), "[1, 2]");
   EXPECT_EQ(input(inner, "q"), "custom opaque");
-  EXPECT_EQ(inner.output, "3.5");
-  EXPECT_EQ(inner.tags, (std::vector<std::string>{"late"}));
+  EXPECT_EQ(inner.output(), "3.5");
+  EXPECT_EQ(inner.tags(), (std::vector<std::string>{"late"}));
   EXPECT_EQ(*inner.parent, trace.roots[0]);
   EXPECT_GE(inner.startMs, outer.startMs);
   EXPECT_LE(inner.startMs + inner.latencyMs, outer.startMs + outer.latencyMs + 1e-6);
@@ -140,7 +130,7 @@ TEST(Span, OutputCaptureCanBeSwitchedOff) {
     s.output(std::string("big payload"));
   }
   auto trace = session.finish();
-  EXPECT_FALSE(only(trace, "quiet").output.has_value());
+  EXPECT_FALSE(only(trace, "quiet").output().has_value());
 }
 
 void failingTool() {
@@ -163,9 +153,9 @@ TEST(Span, ExceptionIsRecordedAsTypeAndMessageAndPropagates) {
   }
   auto trace = session.finish();
   EXPECT_TRUE(caught);
-  EXPECT_EQ(only(trace, "tool.search").error, "std::invalid_argument: bad query");
-  EXPECT_EQ(only(trace, "agent").error, "std::invalid_argument: bad query");
-  EXPECT_FALSE(only(trace, "after").error.has_value());
+  EXPECT_EQ(only(trace, "tool.search").error(), "std::invalid_argument: bad query");
+  EXPECT_EQ(only(trace, "agent").error(), "std::invalid_argument: bad query");
+  EXPECT_FALSE(only(trace, "after").error().has_value());
   EXPECT_EQ(xr::summarize(trace).errors, 2u);
 }
 
@@ -187,16 +177,16 @@ TEST(Traced, RecordsArgumentsResultAndErrors) {
   ASSERT_EQ(trace.nodes.size(), 4u);
   const auto& ok = trace.nodes[0];
   EXPECT_EQ(ok.name, "divide");
-  EXPECT_EQ(ok.kind, "tool");
+  EXPECT_EQ(ok.kind(), "tool");
   EXPECT_EQ(input(ok, "a"), "7");
   EXPECT_EQ(input(ok, "b"), "2");
-  EXPECT_EQ(ok.output, "3");
-  EXPECT_FALSE(ok.error);
+  EXPECT_EQ(ok.output(), "3");
+  EXPECT_FALSE(ok.error());
   EXPECT_EQ(input(trace.nodes[1], "arg0"), "1");
-  EXPECT_EQ(trace.nodes[1].output, "3");
-  EXPECT_FALSE(trace.nodes[2].output.has_value());  // void
-  EXPECT_EQ(trace.nodes[3].error, "std::domain_error: division by zero");
-  EXPECT_FALSE(trace.nodes[3].output.has_value());
+  EXPECT_EQ(trace.nodes[1].output(), "3");
+  EXPECT_FALSE(trace.nodes[2].output().has_value());  // void
+  EXPECT_EQ(trace.nodes[3].error(), "std::domain_error: division by zero");
+  EXPECT_FALSE(trace.nodes[3].output().has_value());
   // Outside a session the wrapper still works.
   EXPECT_EQ(tracedDivide(9, 3), 3);
 }
@@ -210,8 +200,8 @@ TEST(Traced, ReturnsReferencesAndMoveOnlyResults) {
   EXPECT_EQ(value, 6);
   EXPECT_EQ(*ptr(), 7);
   auto trace = session.finish();
-  EXPECT_EQ(only(trace, "ref").output, "5");  // the value when it was returned
-  EXPECT_EQ(only(trace, "ptr").output->front(), '0');  // a pointer prints as 0x…
+  EXPECT_EQ(only(trace, "ref").output(), "5");  // the value when it was returned
+  EXPECT_EQ(only(trace, "ptr").output()->front(), '0');  // a pointer prints as 0x…
 }
 
 TEST(Annotate, LlmUsageAddsTokensAndCostThatRollUp) {
@@ -229,12 +219,12 @@ TEST(Annotate, LlmUsageAddsTokensAndCostThatRollUp) {
   }
   auto trace = session.finish();
   const auto& llm = trace.nodes[1];
-  EXPECT_EQ(llm.meta["model"], "test-model");
-  EXPECT_EQ(llm.meta["prompt_tokens"], 1000);
-  EXPECT_EQ(llm.meta["completion_tokens"], 500);
-  EXPECT_EQ(llm.meta["total_tokens"], 1500);
-  EXPECT_DOUBLE_EQ(llm.meta["estimated_cost_usd"].get<double>(), 0.002);
-  EXPECT_EQ(llm.meta["temperature"], 0.2);
+  EXPECT_EQ(llm.meta()["model"], "test-model");
+  EXPECT_EQ(llm.meta()["prompt_tokens"], 1000);
+  EXPECT_EQ(llm.meta()["completion_tokens"], 500);
+  EXPECT_EQ(llm.meta()["total_tokens"], 1500);
+  EXPECT_DOUBLE_EQ(llm.meta()["estimated_cost_usd"].get<double>(), 0.002);
+  EXPECT_EQ(llm.meta()["temperature"], 0.2);
   auto summary = xr::summarize(trace);
   EXPECT_EQ(summary.totalTokens, 3000);
   EXPECT_DOUBLE_EQ(summary.costUsd, 0.004);
@@ -384,7 +374,7 @@ TEST(Session, SpansStillOpenOnEveryThreadAreMarkedOpen) {
   EXPECT_TRUE(request.open);
   EXPECT_EQ(input(request, "id"), "7");  // this thread's own open span keeps its details
   EXPECT_TRUE(handler.open);
-  EXPECT_TRUE(handler.inputs.empty());  // another thread's details stay with that thread
+  EXPECT_TRUE(handler.inputs().empty());  // another thread's details stay with that thread
   EXPECT_NE(handler.thread, request.thread);
   ASSERT_TRUE(handler.parent);
   EXPECT_EQ(trace.nodes[*handler.parent].id, request.id);

@@ -1,0 +1,392 @@
+// Golden diagrams of the patterns issue 12 saw on real models (specs in tests/diagram/specs/).
+// Every expected value is derived by hand from the spec's source (the derivation is next to it),
+// never copied from a run; golden_examples_test.cpp says how a derivation reads a spec.
+//
+// Activations count every forward op that is not a leaf, reshape or permute (× 4 bytes), as the
+// op table defines views today; where a spec has split_heads or merge_heads outputs, their term is
+// written apart (issue 12, point 7, moves them to the views).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace nndna::diagram {
+namespace {
+
+using testing::boxesOn;
+using testing::boxWithLabel;
+using testing::loopLabels;
+using testing::traced;
+using testing::value;
+
+const std::vector<Side> kBoth{Side::train, Side::infer};
+const std::vector<Side> kTrain{Side::train};
+
+// Boxes whose label is exactly `label`, in node order.
+std::vector<const Node*> boxesLabelled(const Diagram& d, std::string_view label) {
+  std::vector<const Node*> out;
+  for (const Node& n : d.nodes) {
+    if (n.label == label) out.push_back(&n);
+  }
+  return out;
+}
+
+std::vector<const Cluster*> loops(const Diagram& d) {
+  std::vector<const Cluster*> out;
+  for (const Cluster& c : d.clusters) {
+    if (c.kind == Cluster::Kind::loop) out.push_back(&c);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ResNets as torchvision builds them, 224×224 images: stem conv 7×7/2 (3 → 64) → 112, BN, ReLU,
+// max pool 3×3/2 → 56; stage s runs at 56 / 2^(s-1); its first block strides by 2 (stage 1: 1)
+// and, where it changes width or resolution, has a downsampling shortcut (1×1 conv + BN); then
+// the spatial mean and fc 2048 (or 512) → 1000. B = 32.
+constexpr std::int64_t kB = 32, kClasses = 1000;
+constexpr std::int64_t kStemFlops = 2 * (64 * 112 * 112) * 3 * 7 * 7;  // per image
+constexpr std::int64_t kStemActs = 3 * 64 * 112 * 112 + 64 * 56 * 56;    // conv, bn, relu; pool
+
+struct StageDims {
+  std::int64_t in, width, blocks, stride, side;  // side: the stage's input resolution
+};
+
+// Bottleneck (1×1 to w, 3×3 w → w with the stage's stride, 1×1 to 4w), parameters: convs
+// in·w + 9w² + 4w², three BNs 2w + 2w + 8w, and the shortcut in·4w + 8w when it downsamples.
+std::int64_t bottleneckParams(std::int64_t in, std::int64_t w, bool down) {
+  return in * w + 9 * w * w + 4 * w * w + 12 * w + (down ? in * 4 * w + 8 * w : 0);
+}
+// Per image, at input side h and output side o = h / stride: conv1 2·(w·h²)·in, conv2
+// 2·(w·o²)·9w, conv3 2·(4w·o²)·w, shortcut 2·(4w·o²)·in.
+std::int64_t bottleneckFlops(std::int64_t in, std::int64_t w, std::int64_t h, std::int64_t o, bool down) {
+  return 2 * w * h * h * in + 2 * w * o * o * 9 * w + 2 * 4 * w * o * o * w +
+         (down ? 2 * 4 * w * o * o * in : 0);
+}
+// Per image: conv1, bn1, relu 3·w·h²; conv2, bn2, relu 3·w·o²; conv3, bn3 2·4w·o²; the shortcut's
+// conv and bn 2·4w·o²; add, relu 2·4w·o².
+std::int64_t bottleneckActs(std::int64_t w, std::int64_t h, std::int64_t o, bool down) {
+  return 3 * w * h * h + 3 * w * o * o + 2 * 4 * w * o * o + (down ? 2 * 4 * w * o * o : 0) +
+         2 * 4 * w * o * o;
+}
+
+const std::vector<StageDims> kResNet50 = {
+    {64, 64, 3, 1, 56}, {256, 128, 4, 2, 56}, {512, 256, 6, 2, 28}, {1024, 512, 3, 2, 14}};
+
+// The figures of ResNet-50 summed over its blocks (the first of each stage downsamples).
+struct Figures {
+  std::int64_t params = 0, flops = 0, acts = 0;
+};
+Figures resnet50Figures() {
+  Figures f{9'408 + 128, kStemFlops, kStemActs};  // stem conv 3·64·49, bn1
+  for (const StageDims& s : kResNet50) {
+    const std::int64_t o = s.side / s.stride;
+    for (std::int64_t b = 0; b < s.blocks; ++b) {
+      const bool first = b == 0;
+      const std::int64_t in = first ? s.in : 4 * s.width;
+      const std::int64_t h = first ? s.side : o;
+      f.params += bottleneckParams(in, s.width, first);
+      f.flops += bottleneckFlops(in, s.width, h, o, first);
+      f.acts += bottleneckActs(s.width, h, o, first);
+    }
+  }
+  f.params += 2048 * kClasses + kClasses;
+  f.flops += 2 * 2048 * kClasses;
+  // The mean over the last axis [2048, 7], then over the next [2048]; fc matmul and add [1000].
+  f.acts += 2048 * 7 + 2048 + 2 * kClasses;
+  return f;
+}
+
+// The shared parts of both ResNet-50 variants (nested loops, one call per stage).
+void expectResNet50Boxes(const Diagram& d) {
+  // Per stage: its first block drawn apart (conv lines h1, h2, h3, the shortcut's line in its
+  // call cluster, the return line: 5 boxes), then the other blocks folded (4 boxes: no shortcut
+  // ops). Stem and fc lines: 1 + 4·(5 + 4) + 1 = 38 shared boxes; training-only crossEntropy,
+  // inference-only argmax. Inputs images (both sides), labels (training).
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 40u);
+  EXPECT_EQ(d.nodes.size(), 42u);
+  EXPECT_EQ(boxesOn(d, kBoth), 38u);
+  EXPECT_EQ(boxesOn(d, kTrain), 1u);
+  // Each stage's blocks fold on their own, in order: [3, 4, 6, 3] blocks, the first drawn apart.
+  EXPECT_EQ(loopLabels(d), (std::vector<std::string>{"×2", "×3", "×5", "×2"}));
+  // Never iterations of two stages in one loop: each loop costs exactly its stage's other
+  // blocks, (n - 1)·(17w² + 12w) parameters and their forward FLOPs (× B).
+  const auto loopClusters = loops(d);
+  ASSERT_EQ(loopClusters.size(), 4u);
+  for (std::size_t s = 0; s < 4; ++s) {
+    const StageDims& dims = kResNet50[s];
+    const std::int64_t w = dims.width, o = dims.side / dims.stride;
+    const Cluster& loop = *loopClusters[s];
+    ASSERT_TRUE(loop.cost.infer) << s;
+    EXPECT_EQ(loop.cost.infer->params, (dims.blocks - 1) * (17 * w * w + 12 * w)) << s;
+    EXPECT_EQ(loop.cost.infer->flops, (dims.blocks - 1) * kB * bottleneckFlops(4 * w, w, o, o, false)) << s;
+  }
+  // Edges: images→stem; per stage, its first block (h1→h2→h3, the previous output into h1 and
+  // into the shortcut, h3 and the shortcut into the return line: 6) and its loop (the first
+  // block's output into h1 and into the return line, h1→h2→h3→return: 5, and the carried
+  // return→h1, return→return: 2); the last loop → fc; fc→crossEntropy, labels→crossEntropy,
+  // fc→argmax. 1 + 4·(6 + 5 + 2) + 1 + 3 = 57, of which 8 carried. No edge from one stage's loop
+  // into the next stage is carried (issue 12, point 4): they are drawn solid and ranked.
+  EXPECT_EQ(d.edges.size(), 57u);
+  EXPECT_EQ(d.carriedEdgeCount(), 8u);
+  for (const Edge& e : d.edges) {
+    if (!e.carried) continue;
+    const Node& src = d.nodes[static_cast<std::size_t>(e.src)];
+    const Node& dst = d.nodes[static_cast<std::size_t>(e.dst)];
+    EXPECT_EQ(src.cluster, dst.cluster) << src.label << " -> " << dst.label;  // within one loop
+    EXPECT_EQ(d.clusters[static_cast<std::size_t>(src.cluster)].kind, Cluster::Kind::loop);
+  }
+  // Shapes: the stem [B, 64, 56, 56]; stage s's first block reduces at the input side, then the
+  // strided 3×3 halves it: stage 3 h1 [B, 256, 28, 28], h2 [B, 256, 14, 14], h3 [B, 1024, 14,
+  // 14]. Every box shows one shape (no loop mixes widths).
+  const auto h1 = boxesLabelled(d, "Tensor h = relu(b.bn1(b.conv1(x)));");
+  ASSERT_EQ(h1.size(), 8u);  // per stage: the first block and the loop
+  const std::vector<std::string> h1Shapes = {"[B, 64, 56, 56]",   "[B, 64, 56, 56]",
+                                             "[B, 128, 56, 56]",  "[B, 128, 28, 28]",
+                                             "[B, 256, 28, 28]",  "[B, 256, 14, 14]",
+                                             "[B, 512, 14, 14]",  "[B, 512, 7, 7]"};
+  for (std::size_t i = 0; i < h1.size(); ++i) EXPECT_EQ(h1[i]->shapes, std::vector<std::string>{h1Shapes[i]}) << i;
+  EXPECT_EQ(boxesLabelled(d, "h = relu(b.bn2(b.conv2(h)));")[4]->shapes,
+            std::vector<std::string>{"[B, 256, 14, 14]"});
+  EXPECT_EQ(boxesLabelled(d, "h = b.bn3(b.conv3(h));")[4]->shapes,
+            std::vector<std::string>{"[B, 1024, 14, 14]"});
+  for (const Node& n : d.nodes) EXPECT_EQ(n.shapes.size(), 1u) << n.label;
+
+  const Figures f = resnet50Figures();
+  // torchvision's ResNet-50 has 25,557,032 parameters (BN running statistics are buffers).
+  EXPECT_EQ(f.params, 25'557'032);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), f.params);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), kB * f.flops);
+  // Inference adds argmax [B]; training the scalar cross-entropy.
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), (kB * f.acts + kB) * 4);
+  EXPECT_EQ(value(d.metrics, Side::train, "activations"), (kB * f.acts + 1) * 4);
+}
+
+// Issue 12, points 2 and 4: `for (stage : m.stages) for (block : stage.blocks) x = ...;`.
+TEST(DiagramGoldenRealModels, ResNet50NestedLoopsFoldEachStageOnItsOwn) {
+  const Diagram d = buildDiagram(traced("resnet50_nested"));
+  expectResNet50Boxes(d);
+  // The wrapper pair around classify; the call cluster of the block loop's line (every block
+  // call, from one line); the four first blocks' shortcut calls; the four loops.
+  EXPECT_EQ(d.clusters.size(), 1u + 1 + 4 + 4);
+}
+
+// Point 2's second form: `x = stage(m.layer1, x);` … four explicit calls.
+TEST(DiagramGoldenRealModels, ResNet50StageCallsFoldEachStageOnItsOwn) {
+  const Diagram d = buildDiagram(traced("resnet50_stage_calls"));
+  expectResNet50Boxes(d);
+  // The pair; per stage, the call of stage() and, inside it, the block loop line's call cluster;
+  // the shortcut calls; the loops.
+  EXPECT_EQ(d.clusters.size(), 1u + 4 + 4 + 4 + 4);
+  const auto stageCalls = testing::userClusterLabels(d);
+  for (const char* call : {"x = stage(m.layer1, x);", "x = stage(m.layer2, x);",
+                           "x = stage(m.layer3, x);", "x = stage(m.layer4, x);"}) {
+    EXPECT_NE(std::find(stageCalls.begin(), stageCalls.end(), call), stageCalls.end()) << call;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ResNet-18: [2, 2, 2, 2] basic blocks (two 3×3 convs). Stage 1 is two plain blocks; stages 2-4
+// are a downsampling block and a plain one each: one structure at three widths, so they fold as
+// one loop whose boxes show every stage's shape (issue 12, points 2 and 3).
+TEST(DiagramGoldenRealModels, ResNet18StagesTwoToFourFoldAsOneLoopShowingEveryWidth) {
+  const Diagram d = buildDiagram(traced("resnet18_nested"));
+  // Stem; stage 1's loop (h1, h2, return: 3 boxes); the stage loop (first block h1, h2, the
+  // shortcut line, return; plain block h1, h2, return: 7 boxes); fc: 12 shared; crossEntropy,
+  // argmax.
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 14u);
+  EXPECT_EQ(boxesOn(d, kBoth), 12u);
+  EXPECT_EQ(loopLabels(d), (std::vector<std::string>{"×2", "×3"}));
+  // The pair, the block line's call cluster, the two loops, the shortcut call in the stage loop.
+  EXPECT_EQ(d.clusters.size(), 5u);
+  // images→stem; stage 1: stem→h1, h1→h2, h2→return, stem→return (the residual), carried
+  // return→h1 and return→return; stage loop: stage 1's output into h1 and into the shortcut,
+  // h1→h2, h2→return, shortcut→return, return→(plain) h1, h1→h2, h2→return, the first block's
+  // return→return, carried return→h1 and return→shortcut; → fc; fc→crossEntropy,
+  // labels→crossEntropy, fc→argmax. 1 + (4 + 2) + (9 + 2) + 1 + 3 = 22, 4 carried.
+  EXPECT_EQ(d.edges.size(), 22u);
+  EXPECT_EQ(d.carriedEdgeCount(), 4u);
+  // The stage loop's boxes show the shape of each of its iterations, in order: the first block's
+  // strided conv1 gives [B, 128, 28, 28] in stage 2, [B, 256, 14, 14] in 3, [B, 512, 7, 7] in 4.
+  const auto h1 = boxesLabelled(d, "Tensor h = relu(b.bn1(b.conv1(x)));");
+  ASSERT_EQ(h1.size(), 3u);  // stage 1's loop; the stage loop's two blocks
+  EXPECT_EQ(h1[0]->shapes, std::vector<std::string>{"[B, 64, 56, 56]"});
+  const std::vector<std::string> widths{"[B, 128, 28, 28]", "[B, 256, 14, 14]", "[B, 512, 7, 7]"};
+  EXPECT_EQ(h1[1]->shapes, widths);
+  EXPECT_EQ(h1[2]->shapes, widths);
+  EXPECT_EQ(boxWithLabel(d, "return d ? d->bn(d->conv(x)) : x;").shapes, widths);
+  // Two blocks' lines in one iteration compute alike: no subtitle is needed, but each knows.
+  EXPECT_EQ(h1[1]->computes, "conv1 · bn1 · relu");
+  // The stage loop costs stages 2-4, and nothing of stage 1. Basic block parameters: convs
+  // 9·in·w + 9w², BNs 4w, the shortcut in·w + 2w: stage 2 (64 → 128) 230,144 + 295,424, stage 3
+  // 919,040 + 1,180,672, stage 4 3,673,088 + 4,720,640.
+  const auto loopClusters = loops(d);
+  ASSERT_EQ(loopClusters.size(), 2u);
+  ASSERT_TRUE(loopClusters[1]->cost.train);
+  EXPECT_EQ(loopClusters[1]->cost.train->params,
+            230'144 + 295'424 + 919'040 + 1'180'672 + 3'673'088 + 4'720'640);
+  // Stage 1: 2·(2·9·64² + 4·64) = 147,968; with the stem 9,536 and fc 513,000, torchvision's
+  // published 11,689,512.
+  EXPECT_EQ(loopClusters[0]->cost.train->params, 147'968);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 11'689'512);
+}
+
+// ---------------------------------------------------------------------------------------------
+// fused_qkv: B=8, T=64, V=1000, D=256, H=8 heads of Dh=32, F=1024, 3 pre-LN blocks whose
+// attention splits one fused projection (issue 12, point 1).
+TEST(DiagramGoldenRealModels, FusedQkvSplitFeedsEveryPiece) {
+  const Diagram d = buildDiagram(traced("fused_qkv"));
+  // logitsOf(): the embedding line, the block loop line's cluster, the head line. block(): its
+  // attention line twice (ln1 before the call, the add after it), its MLP line; attention():
+  // the split line, q, k, v, scores, the return line. 1 + 3 + 6 + 1 = 11 shared. lossFn's one
+  // line: the targets' reshape (arguments run right to left, before the call) and, after it, the
+  // logits' reshape and crossEntropy: 2 training-only.
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 13u);
+  EXPECT_EQ(boxesOn(d, kBoth), 11u);
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×3"});
+  EXPECT_EQ(d.clusters.size(), 4u);  // the pair, the block line's cluster, the loop, attention()
+  // The split line hands on its three pieces, and shows them.
+  const Node& split = boxWithLabel(d, "std::vector<Tensor> qkv = split(b.inProj(x), {D, D, D}, -1);");
+  EXPECT_EQ(split.shapes, std::vector<std::string>{"3 × [B, T, D]"});
+  auto edge = [&](const Node& from, const Node& to) {
+    return std::any_of(d.edges.begin(), d.edges.end(), [&](const Edge& e) {
+      return e.src == from.id && e.dst == to.id && !e.carried;
+    });
+  };
+  for (const char* piece : {"Tensor q = splitHeads(qkv[0], H);", "Tensor k = splitHeads(qkv[1], H);",
+                            "Tensor v = splitHeads(qkv[2], H);"}) {
+    EXPECT_TRUE(edge(split, boxWithLabel(d, piece))) << piece;
+  }
+  // tokens→embedding, embedding→ln1, ln1→split, split→q, k, v, q→scores, k→scores,
+  // scores→return, v→return, return→add, embedding→add (block 0's residual), add→MLP, carried
+  // MLP→ln1 and MLP→add, MLP→head, head→crossEntropy, targets→reshape, reshape→crossEntropy:
+  // 19, 2 carried.
+  EXPECT_EQ(d.edges.size(), 19u);
+  EXPECT_EQ(d.carriedEdgeCount(), 2u);
+  // Two boxes of the attention line, and of the loss line, read what they compute.
+  const auto attentionLine = boxesLabelled(d, "x = add(x, attention(b, b.ln1(x)));");
+  ASSERT_EQ(attentionLine.size(), 2u);
+  EXPECT_EQ(attentionLine[0]->computes, "ln1");
+  EXPECT_EQ(attentionLine[1]->computes, "add");
+  // Inference activations (elements): embedding BTD; per block ln1 BTD; the split line's matmul
+  // and add B·T·3D each and three pieces BTD (9·BTD); q, k, v split_heads 3·BTD; scores matmul
+  // and scale 2·BHTT (swapAxes is a view); softmax BHTT, ·v BTD, merge_heads BTD, out_proj
+  // matmul and add 2·BTD; the residual add BTD; MLP ln2 BTD, fc matmul, add, gelu 3·BTF, proj
+  // matmul, add 2·BTD, the residual add BTD; head matmul, add 2·BTV. Training adds the scalar
+  // cross-entropy (the reshapes are views).
+  constexpr std::int64_t B = 8, T = 64, V = 1000, D = 256, H = 8, F = 1024;
+  constexpr std::int64_t BTD = B * T * D, BHTT = B * H * T * T, BTF = B * T * F, BTV = B * T * V;
+  constexpr std::int64_t splitHeads = 3 * BTD, mergeHeads = BTD;  // views under point 7
+  const std::int64_t perBlock = BTD + 9 * BTD + splitHeads + 2 * BHTT + BHTT + BTD + mergeHeads +
+                                2 * BTD + BTD + BTD + 3 * BTF + 2 * BTD + BTD;
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), (BTD + 3 * perBlock + 2 * BTV) * 4);
+  EXPECT_EQ(value(d.metrics, Side::train, "activations"), (BTD + 3 * perBlock + 2 * BTV + 1) * 4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// post_ln_encoder: B=16, T=128, V=30522, D=256, H=4 heads of Dh=64, F=1024, 4 post-LN layers;
+// dropout is `trainingDropout(x, train)`, called from four lines (issue 12, point 6).
+TEST(DiagramGoldenRealModels, PostLnEncoderDrawsTheDropoutHelperInItsCallersLines) {
+  const Diagram d = buildDiagram(traced("post_ln_encoder"));
+  // trainingDropout is one line, calls nothing and runs only in training (inference returns x
+  // without an op): its dropout is drawn in the line that called it. encode(): the embedding
+  // line, `h = trainingDropout(h, train);` (only a dropout: a training-only box), the layer loop
+  // line's cluster, the head line. encoderLayer(): line A (attention's output dropped out, added,
+  // ln1: one box on both sides, with a dropout in training), line B (likewise). selfAttention():
+  // q, k, v, scores, probs (softmax and, in training, its dropout), the return line.
+  // Shared: 1 + 2 + 6 + 1 = 10; training-only: the embedding dropout and lossFn's crossEntropy
+  // line.
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 12u);
+  EXPECT_EQ(boxesOn(d, kBoth), 10u);
+  EXPECT_EQ(boxesOn(d, kTrain), 2u);
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×4"});
+  // The pair, the layer loop line's cluster, the loop, selfAttention(): no cluster for the helper,
+  // none training-only.
+  EXPECT_EQ(d.clusters.size(), 4u);
+  for (const Cluster& c : d.clusters) EXPECT_EQ(c.sides, kBoth) << c.label;
+  EXPECT_EQ(boxWithLabel(d, "h = trainingDropout(h, train);").sides, kTrain);
+  const Node& lineA = boxWithLabel(d, "x = l.ln1(add(x, trainingDropout(selfAttention(l, x, train), train)));");
+  EXPECT_EQ(lineA.sides, kBoth);
+  EXPECT_EQ(lineA.computes, "dropout · add · ln1");  // the training side's ops
+  // Training: tokens→embedding, embedding→dropout, dropout→q, k, v, q→scores, k→scores,
+  // scores→probs, probs→return, v→return, return→A, dropout→A (the residual), A→B, the carried
+  // B→q, B→k, B→v, B→A, B→head, head→crossEntropy, targets→crossEntropy (20). Inference, without
+  // the embedding dropout: embedding→q, k, v and →A (4 more). 24, 4 carried.
+  EXPECT_EQ(d.edges.size(), 24u);
+  EXPECT_EQ(d.carriedEdgeCount(), 4u);
+  // Activations (elements). Inference: the embedding line's arange [T], position embedding
+  // [T, D], token embedding, add, LayerNorm 3·BTD; per layer q, k, v matmul, add (6·BTD) and
+  // split_heads (3·BTD), scores matmul and scale 2·BHTT, softmax BHTT, ·v BTD, merge_heads BTD,
+  // attn_out matmul and add 2·BTD, line A's add and ln1 2·BTD, line B's inter matmul, add, gelu
+  // 3·BTF, out matmul, add, the residual add and ln2 4·BTD; the head matmul and add 2·BTV.
+  // Training adds the dropouts: the embedding's BTD, per layer the probabilities' BHTT and two
+  // sublayer outputs' 2·BTD; and the scalar cross-entropy.
+  constexpr std::int64_t B = 16, T = 128, V = 30522, D = 256, H = 4, F = 1024;
+  constexpr std::int64_t BTD = B * T * D, BHTT = B * H * T * T, BTF = B * T * F, BTV = B * T * V;
+  constexpr std::int64_t splitHeads = 3 * BTD, mergeHeads = BTD;  // views under point 7
+  const std::int64_t perLayer = 6 * BTD + splitHeads + 2 * BHTT + BHTT + BTD + mergeHeads + 2 * BTD +
+                                2 * BTD + 3 * BTF + 4 * BTD;
+  const std::int64_t inference = T + T * D + 3 * BTD + 4 * perLayer + 2 * BTV;
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), inference * 4);
+  EXPECT_EQ(value(d.metrics, Side::train, "activations"),
+            (inference + BTD + 4 * (BHTT + 2 * BTD) + 1) * 4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// captured_residual: 3 pre-LN blocks, each starting with `x = capture(b.path() + ".residual", x);`
+// (issue 12, point 5).
+TEST(DiagramGoldenRealModels, CaptureDrawsNothing) {
+  const Diagram d = buildDiagram(traced("captured_residual"));
+  // As fused_qkv without the capture line: the embedding, ln1 and the add of the attention line,
+  // attention()'s q, k, v, scores and return line, the MLP line, the head: 10 shared; the
+  // targets' reshape and crossEntropy: 2 training-only.
+  EXPECT_EQ(d.layerCount(), 12u);
+  EXPECT_EQ(boxesOn(d, kBoth), 10u);
+  for (const Node& n : d.nodes) EXPECT_EQ(n.label.find("capture("), std::string::npos);
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×3"});
+  EXPECT_EQ(d.clusters.size(), 4u);
+  // The residual stream into the next block enters the ops that read it: ln1 and the add of the
+  // attention line — 2 carried edges, not 1 into a capture box. tokens→embedding,
+  // embedding→ln1, ln1→q, k, v, q→scores, k→scores, scores→return, v→return, return→add,
+  // embedding→add, add→MLP, MLP→ln1 and MLP→add (carried), MLP→head, head→crossEntropy,
+  // targets→reshape, reshape→crossEntropy: 18.
+  EXPECT_EQ(d.edges.size(), 18u);
+  EXPECT_EQ(d.carriedEdgeCount(), 2u);
+  const auto attentionLine = boxesLabelled(d, "x = add(x, attention(b, b.ln1(x)));");
+  ASSERT_EQ(attentionLine.size(), 2u);
+  std::vector<std::string> carriedInto;
+  for (const Edge& e : d.edges) {
+    if (e.carried) carriedInto.push_back(d.nodes[static_cast<std::size_t>(e.dst)].computes);
+  }
+  std::sort(carriedInto.begin(), carriedInto.end());
+  EXPECT_EQ(carriedInto, (std::vector<std::string>{"add", "ln1"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// rank1_batch_collision: B = Dh = 64, labels [B] (issue 12, point 9).
+TEST(DiagramGoldenRealModels, Rank1BatchCollisionIsListed) {
+  const Diagram d = buildDiagram(traced("rank1_batch_collision"));
+  // On rank >= 2 the batch heuristic tells B (axis 0) from Dh; the rank-1 labels cannot be told.
+  EXPECT_EQ(boxWithLabel(d, "input: labels").shapes, std::vector<std::string>{"[B/Dh]"});
+  EXPECT_EQ(boxWithLabel(d, "Tensor q = splitHeads(m.q(x), H);").shapes,
+            std::vector<std::string>{"[B, H, T, Dh]"});
+  ASSERT_EQ(d.collisions.size(), 1u);
+  EXPECT_EQ(d.collisions[0].size, 64);
+  EXPECT_EQ(d.collisions[0].names, (std::vector<std::string>{"B", "Dh"}));
+  // The embedding, q, k, v, y and head lines in the call of logitsOf, lossFn's crossEntropy:
+  // 7 boxes; tokens→embedding, embedding→q, k, v, q→y, k→y, v→y, y→head, head→loss,
+  // labels→loss: 10 edges.
+  EXPECT_EQ(d.layerCount(), 7u);
+  EXPECT_EQ(d.edges.size(), 10u);
+}
+
+}  // namespace
+}  // namespace nndna::diagram

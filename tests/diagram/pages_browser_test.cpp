@@ -1,0 +1,209 @@
+// The pictures of issue 12's real-model patterns in a real browser: each diagram's page and its
+// standalone SVG are written to out/diagrams/ and opened in Debian's Chromium through
+// playwright-core (tests/diagram/diagram_pages.cjs), which writes a screenshot of each beside it
+// for review. The checks read what the browser shows: the text of the boxes (shapes, subtitles),
+// the collision note, and the fading of one side's parts in the page's two views and in the SVG.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "test_support.hpp"
+
+namespace nndna::diagram {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string withoutSpace(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  }
+  return out;
+}
+
+struct Shown {
+  json page;  // the page's report (its "train" and, with a side toggle, "infer" probes)
+  json svg;   // the standalone SVG's probe
+};
+
+// Writes NAME.html and NAME.svg to out/diagrams and opens both in Chromium.
+Shown showInBrowser(const Diagram& d, const std::string& name) {
+  const fs::path out = fs::path(NNDNA_OUT_DIR) / "diagrams";
+  fs::create_directories(out);
+  const fs::path html = out / (name + ".html");
+  const fs::path svg = out / (name + ".svg");
+  const std::string svgText = renderSvg(d);
+  std::ofstream(html, std::ios::binary) << renderHtml(d, svgText);
+  std::ofstream(svg, std::ios::binary) << svgText;
+  const fs::path report = out / (name + ".report.json");
+  fs::remove(report);
+  const std::string cmd = "NODE_PATH='" + std::string(NNDNA_NODE_MODULES) + "' timeout 240 node '" +
+                          std::string(NNDNA_DIAGRAM_PAGES_SCRIPT) + "' '" + report.string() + "' '" +
+                          html.string() + "' '" + svg.string() + "'";
+  const int status = std::system(cmd.c_str());
+  EXPECT_EQ(status, 0) << cmd;
+  std::ifstream in(report);
+  if (!in) {
+    ADD_FAILURE() << "no report from " << cmd;
+    return {};
+  }
+  const json r = json::parse(in);
+  for (const char* file : {".html", ".svg"}) {
+    const json& entry = r.at(name + file);
+    EXPECT_TRUE(entry.at("errors").empty()) << name << file << ": " << entry.at("errors").dump();
+    EXPECT_GT(fs::file_size(out / (name + file + ".png")), 0u);
+  }
+  Shown shown{r.at(name + ".html"), r.at(name + ".svg").at("svg")};
+  EXPECT_TRUE(shown.page.at("train").at("ready").get<bool>());
+  // Every box is in both documents.
+  EXPECT_EQ(shown.page.at("train").at("boxes").size(), d.nodes.size());
+  EXPECT_EQ(shown.svg.at("boxes").size(), d.nodes.size());
+  return shown;
+}
+
+// The text a box shows, white space removed (Graphviz breaks lines into <text> elements).
+std::string boxText(const json& probe, int node) {
+  const json& boxes = probe.at("boxes");
+  const std::string id = "n" + std::to_string(node);
+  if (!boxes.contains(id)) {
+    ADD_FAILURE() << "no box " << id;
+    return "";
+  }
+  return withoutSpace(boxes.at(id).get<std::string>());
+}
+
+int nodeLabelled(const Diagram& d, std::string_view label, int nth = 0) {
+  for (const Node& n : d.nodes) {
+    if (n.label == label && nth-- == 0) return n.id;
+  }
+  ADD_FAILURE() << "no box labelled " << label;
+  return -1;
+}
+
+// Training view: inference-only parts faded; Inference view: training-only parts faded; the
+// standalone SVG reads as the Training view.
+void expectFading(const Shown& shown, bool trainOnly, bool inferOnly) {
+  const json& train = shown.page.at("train").at("opacity");
+  const json& infer = shown.page.at("infer").at("opacity");
+  const json& svg = shown.svg.at("opacity");
+  EXPECT_DOUBLE_EQ(train.at("shared").get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(infer.at("shared").get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(svg.at("shared").get<double>(), 1.0);
+  if (trainOnly) {
+    EXPECT_DOUBLE_EQ(train.at("onlyTrain").get<double>(), 1.0);
+    EXPECT_NEAR(infer.at("onlyTrain").get<double>(), 0.18, 1e-6);
+    EXPECT_DOUBLE_EQ(svg.at("onlyTrain").get<double>(), 1.0);
+  }
+  if (inferOnly) {
+    EXPECT_NEAR(train.at("onlyInfer").get<double>(), 0.18, 1e-6);
+    EXPECT_DOUBLE_EQ(infer.at("onlyInfer").get<double>(), 1.0);
+    EXPECT_NEAR(svg.at("onlyInfer").get<double>(), 0.18, 1e-6);
+  }
+}
+
+class DiagramPages : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists("/usr/bin/chromium")) GTEST_SKIP() << "Chromium is not installed";
+    if (!fs::exists(fs::path(NNDNA_NODE_MODULES) / "playwright-core")) {
+      GTEST_SKIP() << "playwright-core is not installed (ctest's browser_npm_ci installs it)";
+    }
+  }
+};
+
+// Issue 12, point 12: the standalone SVG fades as the page's Training view does; the page's
+// toggle still decides in the page.
+TEST_F(DiagramPages, DenoiserFadesInPageAndStandaloneSvg) {
+  const Diagram d = buildDiagram(testing::traced("diffusion_denoiser"));
+  const Shown shown = showInBrowser(d, "diffusion_denoiser");
+  expectFading(shown, /*trainOnly=*/true, /*inferOnly=*/true);
+}
+
+// Points 2, 3, 4: each stage's blocks fold on their own (golden_real_models_test.cpp has the
+// counts); every box shows one shape.
+TEST_F(DiagramPages, ResNet50NestedLoopsDrawStagesInOrder) {
+  const Diagram d = buildDiagram(testing::traced("resnet50_nested"));
+  const Shown shown = showInBrowser(d, "resnet50_nested");
+  expectFading(shown, true, true);
+  // Stage 4's first block: 1×1 reduce to 512 at 14×14, then the strided 3×3 to 7×7.
+  EXPECT_EQ(boxText(shown.svg, nodeLabelled(d, "Tensor h = relu(b.bn1(b.conv1(x)));", 6)),
+            withoutSpace("Tensor h = relu(b.bn1(b.conv1(x))); [B, 512, 14, 14]"));
+}
+
+TEST_F(DiagramPages, ResNet50StageCalls) {
+  const Diagram d = buildDiagram(testing::traced("resnet50_stage_calls"));
+  const Shown shown = showInBrowser(d, "resnet50_stage_calls");
+  expectFading(shown, true, true);
+}
+
+// Point 3: stages 2-4 of ResNet-18 fold as one loop; its boxes show every stage's width.
+TEST_F(DiagramPages, ResNet18StageLoopShowsEveryShape) {
+  const Diagram d = buildDiagram(testing::traced("resnet18_nested"));
+  const Shown shown = showInBrowser(d, "resnet18_nested");
+  expectFading(shown, true, true);
+  // The stage loop's first box (the second box with this line; stage 1's loop has the first):
+  // [B, 128, 28, 28], [B, 256, 14, 14], [B, 512, 7, 7], merged axis by axis. Both boxes of the
+  // line in the stage loop compute alike (two blocks), so neither has a subtitle.
+  const int first = nodeLabelled(d, "Tensor h = relu(b.bn1(b.conv1(x)));", 1);
+  EXPECT_EQ(boxText(shown.svg, first),
+            withoutSpace("Tensor h = relu(b.bn1(b.conv1(x))); [B, 128|256|512, 28|14|7, 28|14|7]"));
+  EXPECT_EQ(boxText(shown.page.at("train"), first), boxText(shown.svg, first));
+}
+
+// Point 1: the split line hands on three pieces.
+TEST_F(DiagramPages, FusedQkvSplitShowsItsPieces) {
+  const Diagram d = buildDiagram(testing::traced("fused_qkv"));
+  const Shown shown = showInBrowser(d, "fused_qkv");
+  expectFading(shown, true, false);
+  EXPECT_EQ(boxText(shown.svg, nodeLabelled(d, "std::vector<Tensor> qkv = split(b.inProj(x), {D, D, D}, -1);")),
+            withoutSpace("std::vector<Tensor> qkv = split(b.inProj(x), {D, D, D}, -1); 3 × [B, T, D]"));
+}
+
+// Point 11: the two boxes of the block's attention line read "ln1" and "add".
+TEST_F(DiagramPages, Gpt2BoxesOfOneLineAreToldApart) {
+  const Diagram d = buildDiagram(testing::traced("gpt2_small"));
+  const Shown shown = showInBrowser(d, "gpt2_small");
+  expectFading(shown, true, false);
+  const std::string line = "x = add(x, attention(b.attn, b.ln1(x)));";
+  EXPECT_EQ(boxText(shown.svg, nodeLabelled(d, line, 0)), withoutSpace(line + "ln1 [B, T, D]"));
+  EXPECT_EQ(boxText(shown.svg, nodeLabelled(d, line, 1)), withoutSpace(line + "add [B, T, D]"));
+}
+
+// Point 6: the dropout helper is drawn in its callers' lines.
+TEST_F(DiagramPages, PostLnEncoderDropoutHelper) {
+  const Diagram d = buildDiagram(testing::traced("post_ln_encoder"));
+  const Shown shown = showInBrowser(d, "post_ln_encoder");
+  expectFading(shown, true, false);
+}
+
+// Point 5: no box for the capture.
+TEST_F(DiagramPages, CapturedResidualDrawsNoCaptureBox) {
+  const Diagram d = buildDiagram(testing::traced("captured_residual"));
+  const Shown shown = showInBrowser(d, "captured_residual");
+  expectFading(shown, true, false);
+  for (const auto& [id, text] : shown.svg.at("boxes").items()) {
+    EXPECT_EQ(text.get<std::string>().find("capture("), std::string::npos) << id;
+  }
+}
+
+// Point 9: the rank-1 labels read [B/Dh], and the page says why.
+TEST_F(DiagramPages, Rank1BatchCollisionIsExplained) {
+  const Diagram d = buildDiagram(testing::traced("rank1_batch_collision"));
+  const Shown shown = showInBrowser(d, "rank1_batch_collision");
+  EXPECT_EQ(boxText(shown.svg, nodeLabelled(d, "input: labels")), withoutSpace("input: labels [B/Dh]"));
+  const json& note = shown.page.at("train").at("collisionNote");
+  ASSERT_TRUE(note.is_string());
+  EXPECT_NE(note.get<std::string>().find("Affected: B/Dh = 64."), std::string::npos) << note;
+}
+
+}  // namespace
+}  // namespace nndna::diagram
