@@ -11,6 +11,8 @@ pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
 pkg_check_modules(GVC REQUIRED IMPORTED_TARGET libgvc)
 # cpp-httplib 0.11 is a compiled library; its pkg-config -D flags must match (ABI).
 pkg_check_modules(HTTPLIB IMPORTED_TARGET cpp-httplib)
+# zlib: `nndna serve` gzips its answers itself.
+find_package(ZLIB REQUIRED)
 
 if(NNDNA_BUILD_TESTS)
   find_package(GTest REQUIRED)

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Builds the release tree and runs the benchmarks; each prints its figures and the ratios to the
 # reference numbers of the issues. Usage: scripts/bench.sh [PART...]  (default: every part)
-#   parts: trace training ir diagram specrun pipeline xray
+#   parts: trace training ir diagram specrun pipeline xray serve
 # Run it on a quiet machine: the figures are wall times and show any other load.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 declare -A programs=(
   [trace]=bench_trace [training]=training_bench [ir]=ir_json_bench [diagram]=diagram_bench
-  [specrun]=specrun_bench [pipeline]=pipeline_bench [xray]=bench_xray
+  [specrun]=specrun_bench [pipeline]=pipeline_bench [xray]=bench_xray [serve]=serve_bench
 )
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(trace training ir diagram specrun pipeline xray)
+[ ${#parts[@]} -gt 0 ] || parts=(trace training ir diagram specrun pipeline xray serve)
 targets=()
 for part in "${parts[@]}"; do
   [ -n "${programs[$part]:-}" ] || { echo "unknown part '$part' (known: ${!programs[*]})" >&2; exit 2; }

@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config ccache mold git
   # libraries nndna links
   libgraphviz-dev graphviz nlohmann-json3-dev libcli11-dev libfmt-dev libcpp-httplib-dev
-  libdw-dev libelf-dev libssl-dev libcurl4-openssl-dev libseccomp-dev
+  libdw-dev libelf-dev libssl-dev libcurl4-openssl-dev libseccomp-dev zlib1g-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # fuzzing: clang with libFuzzer (build-fuzz/, scripts/fuzz.sh)
@@ -17,6 +17,13 @@ packages=(
   # (tests/browser). The machine image ships Node 20 as the `nodejs` package: it is kept.
   chromium nodejs
 )
+
+# The web app is built with node and npm (src/server/web). The machine image ships Node 20 with its
+# npm; Debian's nodejs is installed only where there is no node at all, and Debian's separate npm
+# package is never installed (it conflicts with the image's node).
+if ! command -v node >/dev/null 2>&1; then
+  packages+=(nodejs)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -34,4 +34,7 @@ void addDiagramCommands(CLI::App& app);
 // (design_commands.cpp).
 void addDesignCommands(CLI::App& app);
 
+// `nndna serve`: the web app and its HTTP API (serve_command.cpp, src/server).
+void addServeCommand(CLI::App& app);
+
 }  // namespace nndna::cli

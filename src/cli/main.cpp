@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   nndna::cli::addSpecCommands(app);
   nndna::cli::addDiagramCommands(app);
   nndna::cli::addDesignCommands(app);
+  nndna::cli::addServeCommand(app);
   try {
     nndna::cli::addXrayCommands(app, nndna::cli::takeProgramTail(argc, argv));
     app.parse(argc, argv);

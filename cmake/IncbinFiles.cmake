@@ -1,0 +1,32 @@
+# nndna_incbin_files(<target> NAMESPACE <ns> FUNCTION <fn> FILES <file>...)
+#
+# Adds to <target> a generated source defining
+#   std::span<const nndna::server::EmbeddedFile> <ns>::<fn>();
+# (src/server/embedded_file.hpp): each file's base name and its bytes, built into the binary with
+# the assembler's .incbin, so a large generated file (the web app's bundle) costs no compile time.
+# The generated source names each file's SHA-256: it changes whenever a file does, so the build
+# and ccache (which does not see .incbin's input) recompile it.
+set(NNDNA_INCBIN_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/incbin_files_script.cmake)
+
+function(nndna_incbin_files target)
+  cmake_parse_arguments(EMBED "" "NAMESPACE;FUNCTION" "FILES" ${ARGN})
+  if(NOT EMBED_NAMESPACE OR NOT EMBED_FUNCTION OR NOT EMBED_FILES)
+    message(FATAL_ERROR "nndna_incbin_files: NAMESPACE, FUNCTION and FILES are required")
+  endif()
+  set(output ${CMAKE_CURRENT_BINARY_DIR}/incbin_${EMBED_FUNCTION}.cpp)
+  set(absolute)
+  foreach(file ${EMBED_FILES})
+    get_filename_component(path ${file} ABSOLUTE)
+    list(APPEND absolute ${path})
+  endforeach()
+  string(REPLACE ";" "|" joined "${absolute}")
+  add_custom_command(
+    OUTPUT ${output}
+    COMMAND ${CMAKE_COMMAND} -DOUTPUT=${output} -DNAMESPACE=${EMBED_NAMESPACE}
+            -DFUNCTION=${EMBED_FUNCTION} "-DFILES=${joined}" -P ${NNDNA_INCBIN_SCRIPT}
+    DEPENDS ${absolute} ${NNDNA_INCBIN_SCRIPT}
+    COMMENT "Embedding ${EMBED_FUNCTION}"
+    VERBATIM)
+  target_sources(${target} PRIVATE ${output})
+  set_source_files_properties(${output} PROPERTIES OBJECT_DEPENDS "${absolute}")
+endfunction()

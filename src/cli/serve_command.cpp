@@ -1,0 +1,127 @@
+// `nndna serve`: the NN DNA app in the browser — edit a model spec, see its diagram.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "server/app_server.hpp"
+#include "specrun/sandbox.hpp"
+
+extern char** environ;
+
+namespace nndna::cli {
+
+namespace {
+
+struct ServeArgs {
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  bool open = false;
+  std::size_t jobs = 0;
+  std::size_t maxQueued = 32;
+  std::size_t maxConnections = 32;
+  int requestTimeout = 180;
+  double timeLimit = 0;
+  std::string cacheDir;
+  bool quiet = false;
+  bool noWarmUp = false;
+};
+
+std::atomic<bool> g_stopRequested{false};
+extern "C" void onStopSignal(int) { g_stopRequested = true; }
+
+// Starts the desktop's browser on `url` when there is one (xdg-open); says so when there is not.
+void openBrowser(const std::string& url) {
+  const char* argv[] = {"xdg-open", url.c_str(), nullptr};
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "xdg-open", nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0) {
+    std::cerr << "nndna serve: --open: no browser to start (xdg-open not found); open " << url << "\n";
+    return;
+  }
+  // Reap it in the background: xdg-open returns once the browser was handed the URL.
+  std::thread([pid] { waitpid(pid, nullptr, 0); }).detach();
+}
+
+int serve(const ServeArgs& args) {
+  const specrun::IsolationStatus& isolation = specrun::isolationStatus();
+  if (!isolation.full) {
+    std::cerr << "nndna serve: refusing to start: visitors' specs would run without full isolation.\n  "
+              << isolation.describe() << "\n";
+    return 1;
+  }
+  if (!server::isLoopbackHost(args.host)) {
+    std::cerr << "nndna serve: warning: listening on " << args.host
+              << ", not on loopback: anyone who reaches this address can compile and run code here "
+                 "(sandboxed)\n";
+  }
+  server::ServeOptions options;
+  options.host = args.host;
+  options.port = args.port;
+  options.jobs = args.jobs;
+  options.maxQueued = args.maxQueued;
+  options.maxConnections = args.maxConnections;
+  options.requestTimeout = std::chrono::seconds(args.requestTimeout);
+  if (!args.cacheDir.empty()) options.jobSettings.cacheDir = args.cacheDir;
+  if (args.timeLimit > 0) {
+    options.jobSettings.runLimits.wallTime = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeLimit * 1000));
+    options.jobSettings.runLimits.cpuSeconds = static_cast<std::uint64_t>(std::max(1.0, args.timeLimit));
+  }
+  options.webFiles = server::webAssetFiles();
+  options.exampleFiles = server::exampleSourceFiles();
+  options.log = args.quiet ? nullptr : &std::cerr;
+  options.warmUp = !args.noWarmUp;
+
+  server::AppServer app(options);
+  const int port = app.bind();
+  const std::string shownHost = args.host.find(':') != std::string::npos ? "[" + args.host + "]" : args.host;
+  const std::string url = fmt::format("http://{}:{}/", shownHost, port);
+  std::cout << "nndna serve: " << url << "  (" << isolation.describe() << "; Ctrl+C stops)" << std::endl;
+  if (args.open) openBrowser(url);
+
+  std::signal(SIGINT, onStopSignal);
+  std::signal(SIGTERM, onStopSignal);
+  std::jthread watcher([&app](std::stop_token stop) {
+    while (!stop.stop_requested() && !g_stopRequested) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    app.stop();
+  });
+  app.listen();
+  return 0;
+}
+
+}  // namespace
+
+void addServeCommand(CLI::App& app) {
+  auto args = std::make_shared<ServeArgs>();
+  CLI::App* cmd = app.add_subcommand("serve", "Start the NN DNA app: edit a model in the browser and see its diagram");
+  cmd->add_option("--host", args->host, "Address to listen on (default 127.0.0.1; others print a warning)");
+  cmd->add_option("--port", args->port, "Port (default 8080; 0 picks a free one)")->check(CLI::Range(0, 65535));
+  cmd->add_flag("--open", args->open, "Start the system's browser on the page");
+  cmd->add_option("--jobs", args->jobs, "Compiles and runs at once (default: the number of cores)");
+  cmd->add_option("--max-queued", args->maxQueued, "Diagram requests waiting beyond those; more get 503")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-connections", args->maxConnections, "Connections served at once (default 32)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--request-timeout", args->requestTimeout, "Seconds a diagram request may take (default 180)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--time-limit", args->timeLimit, "Seconds a spec may run (wall clock; CPU time likewise)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--cache-dir", args->cacheDir,
+                  "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)");
+  cmd->add_flag("-q,--quiet", args->quiet, "Do not log requests");
+  cmd->add_flag("--no-warm-up", args->noWarmUp, "Do not draw the default example at start-up (benchmarks)");
+  cmd->callback([args] {
+    const int status = serve(*args);
+    if (status != 0) throw CLI::RuntimeError(status);
+  });
+}
+
+}  // namespace nndna::cli

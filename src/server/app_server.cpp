@@ -1,0 +1,411 @@
+#include "server/app_server.hpp"
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <stop_token>
+#include <thread>
+
+#include "server/examples_catalog.hpp"
+#include "server/gzip.hpp"
+#include "server/job_pool.hpp"
+#include "server/static_assets.hpp"
+#include "specrun/sandbox.hpp"
+#include "specrun/sha256.hpp"
+
+namespace nndna::server {
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// Bodies smaller than this go out as they are.
+constexpr std::size_t kGzipAbove = 1024;
+// A streamed answer writes at least this often (an empty line) so a client that went away is
+// noticed — its write fails — and its job cancelled, even while a stage runs long.
+constexpr std::chrono::milliseconds kStreamHeartbeat{500};
+// Seconds a client is told to wait after a 503.
+constexpr int kRetryAfterSeconds = 2;
+
+// What the request log needs to know about the request this thread is answering (cpp-httplib
+// answers a request on one thread, from routing to the logger).
+struct RequestNote {
+  Clock::time_point start;
+  std::string cache;  // "hit", "miss" or "" (not a compile)
+};
+thread_local RequestNote t_note;
+
+std::string dumped(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// Sends `body` with a length, gzip-compressed when the client takes it. cpp-httplib neither
+// compresses nor re-encodes a body given through a sized content provider.
+void send(const httplib::Request& req, httplib::Response& res, int status, std::string contentType,
+          std::string body) {
+  res.status = status;
+  auto bytes = std::make_shared<std::string>(std::move(body));
+  if (bytes->size() > kGzipAbove && acceptsGzip(req.get_header_value("Accept-Encoding"))) {
+    *bytes = gzip(*bytes);
+    res.set_header("Content-Encoding", "gzip");
+  }
+  res.set_header("Vary", "Accept-Encoding");
+  res.set_header("Cache-Control", "no-store");
+  res.set_content_provider(bytes->size(), contentType,
+                           [bytes](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                             return sink.write(bytes->data() + offset, length);
+                           });
+}
+
+void sendJson(const httplib::Request& req, httplib::Response& res, int status, std::string body) {
+  send(req, res, status, "application/json", std::move(body));
+}
+
+void sendError(const httplib::Request& req, httplib::Response& res, int status, std::string_view kind,
+               std::string_view message) {
+  sendJson(req, res, status, errorBody(kind, message));
+}
+
+bool validClientId(std::string_view id) {
+  return !id.empty() && id.size() <= 64 &&
+         std::all_of(id.begin(), id.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; });
+}
+
+}  // namespace
+
+bool isLoopbackHost(std::string_view host) {
+  return host == "localhost" || host == "::1" || host == "[::1]" || host.starts_with("127.");
+}
+
+struct AppServer::Impl {
+  ServeOptions options;
+  StaticAssets assets;
+  std::vector<ExampleSpec> examples;
+  JobPool pool;
+  httplib::Server http;
+  int port = 0;
+  std::jthread warmer;  // after the pool: its ticket is released before the pool goes
+  std::mutex logMutex;  // request lines are written whole, from many threads
+
+  // The running diagram request of each page (its "client" id): a new one from the same page
+  // cancels it.
+  std::mutex clientsMutex;
+  std::map<std::string, std::shared_ptr<std::stop_source>> clients;
+
+  explicit Impl(ServeOptions o)
+      : options(std::move(o)),
+        assets(options.webFiles),
+        examples(exampleCatalog(options.exampleFiles)),
+        pool(options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency()),
+             options.maxQueued) {
+    configure();
+    routes();
+  }
+
+  void configure() {
+    const std::size_t connections = std::max<std::size_t>(options.maxConnections, 1);
+    // cpp-httplib's API takes ownership of a raw TaskQueue pointer.
+    http.new_task_queue = [connections] { return new httplib::ThreadPool(connections); };
+    const auto io = static_cast<time_t>(options.ioTimeout.count());
+    http.set_read_timeout(io, 0);
+    http.set_write_timeout(io, 0);
+    http.set_keep_alive_timeout(5);
+    // The JSON form of a source may be larger than the source (escapes); the source's own limit
+    // is checked after decoding.
+    http.set_payload_max_length(options.maxSourceBytes * 4 + 4096);
+    // Inline styles are allowed (CodeMirror sets style attributes on its own elements); inline
+    // script and every remote origin are not.
+    http.set_default_headers({
+        {"Content-Security-Policy",
+         "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+         "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"},
+        {"X-Content-Type-Options", "nosniff"},
+        {"Referrer-Policy", "no-referrer"},
+        {"X-Frame-Options", "DENY"},
+        {"Cross-Origin-Opener-Policy", "same-origin"},
+        {"Cross-Origin-Resource-Policy", "same-origin"},
+    });
+    http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      t_note = {Clock::now(), ""};
+      if (!hostAllowed(req.get_header_value("Host"))) {
+        sendError(req, res, 421, "bad_host", "this server answers only requests for its own address");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
+    // Errors cpp-httplib answers itself (no route, payload too large, bad request) get a JSON body.
+    http.set_error_handler(httplib::Server::HandlerWithResponse(
+        [](const httplib::Request& req, httplib::Response& res) {
+          if (res.has_header("Content-Type")) return httplib::Server::HandlerResponse::Unhandled;
+          const int status = res.status;
+          const std::string_view kind = status == 404 ? "not_found" : status == 413 ? "too_large" : "bad_request";
+          const std::string_view message = status == 404   ? "no such page"
+                                           : status == 413 ? "the request is larger than the server takes"
+                                                           : "the request could not be read";
+          sendError(req, res, status, kind, message);
+          return httplib::Server::HandlerResponse::Handled;
+        }));
+    http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+      if (options.log == nullptr) return;
+      const double seconds = std::chrono::duration<double>(Clock::now() - t_note.start).count();
+      std::lock_guard lock(logMutex);
+      *options.log << fmt::format("{} {} {} {} {:.3f}s{}\n", req.remote_addr, req.method, req.path, res.status,
+                                  seconds, t_note.cache.empty() ? "" : " cache=" + t_note.cache)
+                   << std::flush;
+    });
+  }
+
+  // DNS rebinding: a page elsewhere must not reach a loopback server under a name it controls.
+  bool hostAllowed(const std::string& host) const {
+    if (!isLoopbackHost(options.host)) return true;
+    const std::string p = ":" + std::to_string(port);
+    return host == "127.0.0.1" + p || host == "localhost" + p || host == "[::1]" + p || host == options.host + p;
+  }
+
+  void routes() {
+    http.Get("/api/health", [this](const httplib::Request& req, httplib::Response& res) {
+      const JobPool::Stats s = pool.stats();
+      sendJson(req, res, 200,
+               dumped({{"ok", true},
+                       {"version", NNDNA_VERSION},
+                       {"isolation", specrun::isolationStatus().describe()},
+                       {"jobs", {{"running", s.running}, {"queued", s.queued}, {"workers", s.workers},
+                                 {"max_queued", s.maxQueued}}}}));
+    });
+    http.Get("/api/examples", [this](const httplib::Request& req, httplib::Response& res) {
+      json list = json::array();
+      for (const ExampleSpec& e : examples) {
+        list.push_back({{"name", e.name}, {"label", e.label}, {"description", e.description}});
+      }
+      sendJson(req, res, 200, dumped({{"default", kDefaultExample}, {"examples", list}}));
+    });
+    http.Get(R"(/api/examples/([A-Za-z0-9_]+))", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::string name = req.matches[1];
+      for (const ExampleSpec& e : examples) {
+        if (e.name == name) {
+          sendJson(req, res, 200, dumped({{"name", e.name}, {"label", e.label}, {"source", e.source}}));
+          return;
+        }
+      }
+      sendError(req, res, 404, "not_found", "no example named '" + name + "'");
+    });
+    http.Post("/api/diagram", [this](const httplib::Request& req, httplib::Response& res) {
+      diagramRequest(req, res, DiagramProduct::diagram);
+    });
+    http.Post("/api/page", [this](const httplib::Request& req, httplib::Response& res) {
+      diagramRequest(req, res, DiagramProduct::page);
+    });
+    // Reserved for the designer ("Describe a model"): plain English in, a spec out.
+    http.Post("/api/design", [](const httplib::Request& req, httplib::Response& res) {
+      sendError(req, res, 501, "not_implemented", "the designer is not part of this server yet");
+    });
+    http.Get(R"(/[A-Za-z0-9._-]*)", [this](const httplib::Request& req, httplib::Response& res) {
+      const StaticAsset* asset = assets.find(req.path);
+      if (asset == nullptr) {
+        sendError(req, res, 404, "not_found", "no such page");
+        return;
+      }
+      res.set_header("ETag", asset->etag);
+      res.set_header("Cache-Control", "no-cache");
+      if (req.get_header_value("If-None-Match") == asset->etag) {
+        res.status = 304;
+        res.set_header("Content-Type", asset->contentType);  // keeps the error handler away
+        return;
+      }
+      const bool zipped = !asset->gzipped.empty() && acceptsGzip(req.get_header_value("Accept-Encoding"));
+      const std::string_view bytes = zipped ? std::string_view(asset->gzipped) : asset->bytes;
+      if (zipped) res.set_header("Content-Encoding", "gzip");
+      res.set_header("Vary", "Accept-Encoding");
+      res.set_content_provider(bytes.size(), asset->contentType,
+                               [bytes](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                                 return sink.write(bytes.data() + offset, length);
+                               });
+    });
+  }
+
+  // Queues the job for `source` (or joins the identical one already queued or running).
+  std::optional<JobTicket> submit(std::string source, DiagramProduct product) {
+    const std::string key = (product == DiagramProduct::page ? "page:" : "diagram:") + specrun::sha256Hex(source);
+    return pool.submit(key, [this, source = std::move(source), product](std::stop_token stop,
+                                                                         const ProgressFn& progress) {
+      return runDiagramJob(source, product, options.jobSettings, stop, progress);
+    });
+  }
+
+  // Draws the default example once at start-up, so the page's first request (which joins this
+  // job, or finds its compile cached) does not wait for a cold compile.
+  void startWarmUp() {
+    const auto it = std::find_if(examples.begin(), examples.end(),
+                                 [](const ExampleSpec& e) { return e.name == kDefaultExample; });
+    if (it == examples.end()) return;
+    std::optional<JobTicket> ticket = submit(std::string(it->source), DiagramProduct::diagram);
+    if (!ticket) return;
+    warmer = std::jthread([held = std::make_shared<JobTicket>(std::move(*ticket))](std::stop_token stop) {
+      std::size_t seen = 0;
+      std::vector<std::string> events;
+      while (!stop.stop_requested() && !held->wait(seen, events, Clock::now() + std::chrono::seconds(1), stop)) {
+        events.clear();
+      }
+    });
+  }
+
+  // Registers `client`'s new request: the previous one of the same page is cancelled.
+  std::shared_ptr<std::stop_source> claimClient(const std::string& client) {
+    auto mine = std::make_shared<std::stop_source>();
+    if (client.empty()) return mine;
+    std::lock_guard lock(clientsMutex);
+    auto& slot = clients[client];
+    if (slot) slot->request_stop();
+    slot = mine;
+    return mine;
+  }
+  void releaseClient(const std::string& client, const std::shared_ptr<std::stop_source>& mine) {
+    if (client.empty()) return;
+    std::lock_guard lock(clientsMutex);
+    if (auto it = clients.find(client); it != clients.end() && it->second == mine) clients.erase(it);
+  }
+
+  void diagramRequest(const httplib::Request& req, httplib::Response& res, DiagramProduct product) {
+    std::string contentType = req.get_header_value("Content-Type");
+    std::transform(contentType.begin(), contentType.end(), contentType.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (!contentType.starts_with("application/json")) {
+      sendError(req, res, 415, "unsupported_media_type", "send the spec as JSON: {\"source\": \"...\"}");
+      return;
+    }
+    const json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+    if (body.is_discarded() || !body.is_object() || !body.contains("source") || !body["source"].is_string()) {
+      sendError(req, res, 400, "bad_request", "expected a JSON object {\"source\": \"...\"} (UTF-8)");
+      return;
+    }
+    std::string source = body["source"].get<std::string>();
+    if (source.size() > options.maxSourceBytes) {
+      sendError(req, res, 413, "too_large",
+                fmt::format("the source is {} bytes; the limit is {} KiB", source.size(), options.maxSourceBytes >> 10));
+      return;
+    }
+    std::string client;
+    if (body.contains("client")) {
+      if (!body["client"].is_string() || !validClientId(body["client"].get<std::string>())) {
+        sendError(req, res, 400, "bad_request", "\"client\" must be up to 64 letters, digits or '-'");
+        return;
+      }
+      client = body["client"].get<std::string>();
+    }
+
+    std::optional<JobTicket> ticket = submit(std::move(source), product);
+    if (!ticket) {
+      res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
+      sendError(req, res, 503, "busy", "too many diagrams are waiting; try again shortly");
+      return;
+    }
+    auto shared = std::make_shared<Running>(std::move(*ticket), claimClient(client), client,
+                                            Clock::now() + options.requestTimeout, this);
+    if (product == DiagramProduct::diagram && req.get_header_value("Accept").find("application/x-ndjson") != std::string::npos) {
+      stream(res, shared);
+      return;
+    }
+    std::vector<std::string> ignored;
+    const JobOutcome outcome = shared->await(ignored, shared->deadline);
+    t_note.cache = cacheNote(outcome);
+    send(req, res, outcome.status, outcome.contentType, outcome.body);
+    if (product == DiagramProduct::page) res.set_header("Content-Disposition", "attachment; filename=\"diagram.html\"");
+  }
+
+  // One diagram request in progress: its ticket on the job, its cancellation, its deadline.
+  struct Running {
+    JobTicket ticket;
+    std::shared_ptr<std::stop_source> superseded;
+    std::string client;
+    Clock::time_point deadline;
+    Impl* server;
+    std::size_t seen = 0;
+
+    Running(JobTicket t, std::shared_ptr<std::stop_source> s, std::string c, Clock::time_point d, Impl* impl)
+        : ticket(std::move(t)), superseded(std::move(s)), client(std::move(c)), deadline(d), server(impl) {}
+    ~Running() { server->releaseClient(client, superseded); }
+
+    // Waits until `until` for progress events (appended to `events`) or the outcome. The outcome
+    // is a 409 once a newer request of the same page arrived, a 504 past the deadline.
+    std::optional<JobOutcome> poll(std::vector<std::string>& events, Clock::time_point until) {
+      std::optional<JobOutcome> out = ticket.wait(seen, events, std::min(until, deadline), superseded->get_token());
+      if (out) return out;
+      if (superseded->stop_requested()) {
+        return JobOutcome{.status = 409, .body = errorBody("cancelled", "a newer diagram request replaced this one")};
+      }
+      if (Clock::now() >= deadline) {
+        return JobOutcome{.status = 504, .body = errorBody("deadline", fmt::format(
+            "the diagram took longer than {} s and was stopped", server->options.requestTimeout.count()))};
+      }
+      return std::nullopt;
+    }
+    JobOutcome await(std::vector<std::string>& events, Clock::time_point until) {
+      while (true) {
+        if (auto out = poll(events, until)) return *out;
+      }
+    }
+  };
+
+  static std::string cacheNote(const JobOutcome& outcome) {
+    return outcome.status == 200 || outcome.status == 422 ? (outcome.cacheHit ? "hit" : "miss") : "";
+  }
+
+  // The progress stream: one JSON object per line, the stages as they start and end, then
+  // {"type":"result","status":N,"body":{...}} — the body the plain request would have had.
+  void stream(httplib::Response& res, const std::shared_ptr<Running>& running) {
+    res.set_header("Cache-Control", "no-store");
+    res.set_chunked_content_provider("application/x-ndjson", [running](std::size_t, httplib::DataSink& sink) {
+      std::vector<std::string> events;
+      while (true) {
+        events.clear();
+        std::optional<JobOutcome> out = running->poll(events, Clock::now() + kStreamHeartbeat);
+        std::string text;
+        for (const std::string& e : events) text += e + "\n";
+        if (out) {
+          t_note.cache = cacheNote(*out);
+          text += fmt::format(R"({{"type":"result","status":{},"body":{}}})", out->status, out->body) + "\n";
+        }
+        if (text.empty()) text = "\n";  // the heartbeat: a client that left makes this fail
+        if (!sink.write(text.data(), text.size())) return false;
+        if (out) {
+          sink.done();
+          return true;
+        }
+      }
+    });
+  }
+};
+
+AppServer::AppServer(ServeOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+AppServer::~AppServer() {
+  stop();
+}
+
+int AppServer::bind() {
+  const int port = impl_->options.port == 0 ? impl_->http.bind_to_any_port(impl_->options.host)
+                                            : (impl_->http.bind_to_port(impl_->options.host, impl_->options.port)
+                                                   ? impl_->options.port
+                                                   : -1);
+  if (port < 0) {
+    throw std::runtime_error(fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)",
+                                         impl_->options.host, impl_->options.port));
+  }
+  impl_->port = port;
+  if (impl_->options.warmUp) impl_->startWarmUp();
+  return port;
+}
+
+void AppServer::listen() { impl_->http.listen_after_bind(); }
+
+void AppServer::stop() {
+  if (impl_) impl_->http.stop();
+}
+
+bool AppServer::isRunning() const { return impl_->http.is_running(); }
+
+}  // namespace nndna::server

@@ -1,0 +1,252 @@
+// The NN DNA app: the editor, the diagram and everything between them. The page's state is
+// mirrored on <body> for tests and scripts: data-state (idle | running | done | error) and
+// data-diagrams (how many diagrams were drawn).
+import './app.css';
+import { fetchExample, fetchExamples, requestDiagram, type ExampleList } from './api';
+import { DiagramView } from './diagram_view';
+import { download, type DownloadFormat } from './downloads';
+import { SpecEditor } from './editor';
+import { renderHeader } from './header';
+import { Progress } from './progress';
+import { BoxPanel } from './side_panel';
+import { setUpTheme } from './theme';
+import type { DiagramAnswer, ErrorAnswer, Side } from './types';
+
+const SOURCE_KEY = 'nndna.source';
+const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+type Tab = 'train' | 'infer' | 'code' | 'info';
+
+// A random id for this page: the server cancels this page's running request when a newer one
+// arrives (crypto.randomUUID needs a secure context; a LAN address over http is not one).
+function newClientId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+class App {
+  private readonly client = newClientId();
+  private readonly editor: SpecEditor;
+  private readonly view: DiagramView;
+  private readonly panel: BoxPanel;
+  private readonly progress = new Progress($('progress'));
+  private examples: ExampleList = { default: '', examples: [] };
+  private defaultSource = '';
+  private exampleName: string | null = null; // the example the editor holds unchanged
+  private exampleSource = '';
+  private answer: DiagramAnswer | null = null;
+  private drawnSource: string | null = null;
+  private running: AbortController | null = null;
+  private tab: Tab = 'train';
+  private side: Side = 'train';
+  private saveTimer = 0;
+
+  constructor(initialText: string) {
+    this.editor = new SpecEditor($('editor'), initialText, {
+      onRun: () => void this.diagramIt(),
+      onChange: (text) => this.edited(text),
+      onCursorLine: (line) => this.view.highlightLine(line),
+    });
+    this.view = new DiagramView($('canvas'), $('views'), {
+      onSelect: (node, model) => (node && model ? this.panel.show(node, model) : this.panel.hide()),
+    });
+    this.panel = new BoxPanel($('box-panel'), (line) => {
+      this.showTab('code');
+      this.editor.goToLine(line);
+    });
+    for (const b of document.querySelectorAll<HTMLButtonElement>('.tab-btn')) {
+      b.addEventListener('click', () => this.showTab(b.dataset.tab as Tab));
+    }
+    $('diagram-it').addEventListener('click', () => void this.diagramIt());
+    $('reset').addEventListener('click', () => void this.loadExample(this.examples.default));
+    $<HTMLSelectElement>('examples').addEventListener('change', (ev) => {
+      const name = (ev.target as HTMLSelectElement).value;
+      if (name) void this.loadExample(name);
+    });
+    this.setUpDownloads();
+    document.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey) && !this.editor.view.hasFocus) {
+        ev.preventDefault();
+        void this.diagramIt();
+      }
+    });
+    document.body.dataset.state = 'idle';
+    document.body.dataset.diagrams = '0';
+  }
+
+  setExamples(list: ExampleList, defaultSource: string): void {
+    this.examples = list;
+    this.defaultSource = defaultSource;
+    const select = $<HTMLSelectElement>('examples');
+    select.textContent = '';
+    const placeholder = new Option('Load an example…', '');
+    select.appendChild(placeholder);
+    for (const e of list.examples) select.appendChild(new Option(e.label ? `${e.label} (${e.name})` : e.name, e.name));
+  }
+
+  // The editor holds example `name`'s source, unchanged (the URL says so until it is edited).
+  holdsExample(name: string | null, source: string): void {
+    this.exampleName = name;
+    this.exampleSource = source;
+    const url = new URL(window.location.href);
+    if (name && name !== this.examples.default) url.searchParams.set('example', name);
+    else url.searchParams.delete('example');
+    history.replaceState(null, '', url);
+  }
+
+  async loadExample(name: string): Promise<void> {
+    const source = name === this.examples.default && this.defaultSource ? this.defaultSource : (await fetchExample(name)).source;
+    this.editor.text = source;
+    this.holdsExample(name, source);
+    $<HTMLSelectElement>('examples').value = '';
+    await this.diagramIt();
+  }
+
+  private edited(text: string): void {
+    if (this.exampleName && text !== this.exampleSource) this.holdsExample(null, '');
+    window.clearTimeout(this.saveTimer);
+    this.saveTimer = window.setTimeout(() => localStorage.setItem(SOURCE_KEY, text), 300);
+  }
+
+  showTab(tab: Tab): void {
+    this.tab = tab;
+    for (const b of document.querySelectorAll<HTMLButtonElement>('.tab-btn')) {
+      b.classList.toggle('active', b.dataset.tab === tab);
+      b.setAttribute('aria-selected', String(b.dataset.tab === tab));
+    }
+    const graph = tab === 'train' || tab === 'infer';
+    $('tab-graph').hidden = !graph;
+    $('tab-code').hidden = tab !== 'code';
+    $('tab-info').hidden = tab !== 'info';
+    if (graph) {
+      this.side = tab;
+      this.view.setSide(tab);
+      this.view.select(this.view.selected);
+      if (this.answer) renderHeader(this.answer.diagram, tab);
+    }
+    if (tab === 'code') this.editor.view.requestMeasure();
+  }
+
+  // Sends the editor's text to be drawn; a request still running is cancelled first.
+  async diagramIt(): Promise<void> {
+    const source = this.editor.text;
+    localStorage.setItem(SOURCE_KEY, source);
+    this.running?.abort();
+    const controller = new AbortController();
+    this.running = controller;
+    document.body.dataset.state = 'running';
+    $('diagram-it').classList.add('busy');
+    this.progress.begin();
+    try {
+      const result = await requestDiagram(source, this.client, (e) => this.progress.stage(e), controller.signal);
+      if (this.running !== controller) return;
+      if (result.body.ok) this.drawn(source, result.body);
+      else this.failed(result.status, result.body);
+    } catch (e) {
+      if (this.running !== controller) return; // replaced by a newer request
+      this.failed(0, { ok: false, error: { kind: 'network', message: `The server could not be reached: ${(e as Error).message}` } });
+    } finally {
+      if (this.running === controller) {
+        this.running = null;
+        $('diagram-it').classList.remove('busy');
+      }
+    }
+  }
+
+  private drawn(source: string, answer: DiagramAnswer): void {
+    this.answer = answer;
+    this.drawnSource = source;
+    this.progress.end('done');
+    $('error').hidden = true;
+    this.editor.clearDiagnostics();
+    this.panel.hide();
+    const hasInfer = answer.diagram.has_infer;
+    $('tab-graph').hidden = false; // laid out while visible, so the view can measure itself
+    this.view.show(answer);
+    document.querySelector<HTMLButtonElement>('.tab-btn[data-tab="infer"]')!.hidden = !hasInfer;
+    // The drawn diagram is what the user asked to see: show it (on the side shown before).
+    this.showTab(this.side === 'infer' && hasInfer ? 'infer' : 'train');
+    this.view.highlightLine(this.editor.cursorLine());
+    document.body.dataset.state = 'done';
+    document.body.dataset.diagrams = String(Number(document.body.dataset.diagrams) + 1);
+  }
+
+  private failed(status: number, body: ErrorAnswer): void {
+    this.progress.end(body.error.kind === 'cancelled' ? 'cancelled' : 'failed');
+    if (body.error.kind === 'cancelled') return; // a newer request took over
+    const box = $('error');
+    const located = body.error.diagnostics ?? [];
+    box.textContent = body.error.message;
+    box.dataset.kind = body.error.kind;
+    box.dataset.status = String(status);
+    box.hidden = false;
+    this.editor.showDiagnostics(located);
+    this.view.markStale(this.answer !== null);
+    document.body.dataset.state = 'error';
+    // Stay where the user is; errors on lines are seen best in the editor.
+    if (located.length > 0 && this.tab !== 'code') this.showTab('code');
+    if (located.length > 0) this.editor.goToLine(located[0]!.line);
+  }
+
+  private setUpDownloads(): void {
+    const toggle = $('download-toggle');
+    const menu = $('download-menu');
+    const close = () => {
+      menu.hidden = true;
+      toggle.setAttribute('aria-expanded', 'false');
+    };
+    toggle.addEventListener('click', () => {
+      menu.hidden = !menu.hidden;
+      toggle.setAttribute('aria-expanded', String(!menu.hidden));
+    });
+    document.addEventListener('click', (ev) => {
+      if (!(ev.target as Element).closest('.downloads')) close();
+    });
+    for (const b of menu.querySelectorAll<HTMLButtonElement>('[data-format]')) {
+      b.addEventListener('click', async () => {
+        close();
+        try {
+          await download(b.dataset.format as DownloadFormat, {
+            baseName: this.exampleName ?? 'model',
+            editorText: this.editor.text,
+            drawnSource: this.drawnSource,
+            answer: this.answer,
+            inferShown: this.side === 'infer' && this.answer?.infer_svg !== undefined,
+          });
+        } catch (e) {
+          const box = $('error');
+          box.textContent = `Download failed: ${(e as Error).message}`;
+          box.dataset.kind = 'download';
+          box.hidden = false;
+        }
+      });
+    }
+  }
+}
+
+async function start(): Promise<void> {
+  setUpTheme($<HTMLButtonElement>('theme-toggle'));
+  const list = await fetchExamples();
+  const defaultSource = (await fetchExample(list.default)).source;
+  const named = new URL(window.location.href).searchParams.get('example');
+  const saved = localStorage.getItem(SOURCE_KEY);
+  let text = saved ?? defaultSource;
+  let example: string | null = saved === null || saved === defaultSource ? list.default : null;
+  if (named && list.examples.some((e) => e.name === named)) {
+    text = named === list.default ? defaultSource : (await fetchExample(named)).source;
+    example = named;
+  }
+  const app = new App(text);
+  app.setExamples(list, defaultSource);
+  app.holdsExample(example, example ? text : '');
+  await app.diagramIt();
+}
+
+window.addEventListener('DOMContentLoaded', () => {
+  start().catch((e: unknown) => {
+    const box = document.getElementById('error')!;
+    box.textContent = `The page could not start: ${(e as Error).message}`;
+    box.hidden = false;
+    document.body.dataset.state = 'error';
+  });
+});

@@ -1,0 +1,313 @@
+// The app in a real browser: `nndna serve` on a free loopback port, driven by Playwright
+// (playwright-core from the web app's packages) with Debian's Chromium. Every step writes a
+// screenshot to $NNDNA_OUT for review. Run by CTest (tests/server/CMakeLists.txt) with
+// NNDNA (the nndna binary), NNDNA_NODE_MODULES, NNDNA_CACHE and NNDNA_OUT set.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const require = createRequire(join(process.env.NNDNA_NODE_MODULES, '/'));
+const { chromium } = require('playwright-core');
+
+const OUT = process.env.NNDNA_OUT;
+const DOWNLOADS = join(OUT, 'downloads');
+const CHROMIUM = '/usr/bin/chromium';
+const STEP_TIMEOUT = 120_000;
+
+let server;
+let base;
+let browser;
+let context;
+let page;
+const consoleErrors = [];
+const foreignRequests = [];
+let shot = 0;
+
+async function screenshot(name) {
+  shot += 1;
+  await page.screenshot({ path: join(OUT, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+}
+
+// Starts `nndna serve --port 0` and reads the URL it prints.
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.env.NNDNA, ['serve', '--port', '0', '--cache-dir', process.env.NNDNA_CACHE], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+      if (m) resolve({ child, url: m[0] });
+    });
+    child.stderr.on('data', (d) => process.stderr.write(`[serve] ${d}`));
+    child.on('exit', (code) => reject(new Error(`nndna serve exited with ${code}: ${out}`)));
+  });
+}
+
+const diagramsDrawn = () => page.evaluate(() => Number(document.body.dataset.diagrams));
+
+// Waits for the page to finish the request in flight after `count` diagrams were drawn.
+async function waitForState(state, previousDiagrams) {
+  await page.waitForFunction(
+    ([s, n]) => document.body.dataset.state === s && (n === null || Number(document.body.dataset.diagrams) > n),
+    [state, previousDiagrams],
+    { timeout: STEP_TIMEOUT },
+  );
+}
+
+// The text the page last sent or saved (the editor draws only the lines in view).
+async function editorText() {
+  return page.evaluate(() => localStorage.getItem('nndna.source'));
+}
+
+// Replaces the editor's text (on the Code tab) with `text`, as a user pasting it would.
+async function setEditorText(text) {
+  await page.click('.tab-btn[data-tab="code"]');
+  await page.click('.cm-content');
+  await page.keyboard.press('Control+A');
+  await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+  await page.keyboard.press('Control+V');
+}
+
+async function defaultSource() {
+  const r = await fetch(`${base}api/examples/diffusion_denoiser`);
+  return (await r.json()).source;
+}
+
+async function health() {
+  return (await fetch(`${base}api/health`)).json();
+}
+
+// Processes running a compiled spec of this test's cache (their program lives in it).
+function specProcesses() {
+  const bin = join(process.env.NNDNA_CACHE, 'bin');
+  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return out.split('\n').filter((l) => l.includes(bin));
+}
+
+before(async () => {
+  rmSync(OUT, { recursive: true, force: true });
+  mkdirSync(DOWNLOADS, { recursive: true });
+  ({ child: server, url: base } = await startServer());
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.replace(/\/$/, '') });
+  // Nothing may leave loopback: any other request is refused and recorded.
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.hostname === '127.0.0.1' || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
+    foreignRequests.push(url.href);
+    return route.abort();
+  });
+  page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') consoleErrors.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill('SIGTERM');
+});
+
+test('the page opens on the default model, drawn, offline', { timeout: STEP_TIMEOUT }, async () => {
+  await page.goto(base);
+  await waitForState('done', 0);
+  assert.equal(await page.textContent('#model-title'), 'Iterative diffusion denoiser');
+  assert.match(await page.textContent('#views svg'), /×12 \(inference\)/);
+  assert.equal(await page.locator('#metrics .metric-chip').count(), 4);
+  assert.equal(await page.textContent('#metrics .metric-chip >> nth=0'), '24.9K parameters');
+  assert.ok(await page.isVisible('.tab-btn[data-tab="infer"]'));
+  assert.equal(await page.isVisible('#designer'), false); // the designer's slot waits for the designer
+  await screenshot('default-model');
+  assert.deepEqual(foreignRequests, []);
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('an edit (N_STEPS = 5) redraws with ×5', { timeout: STEP_TIMEOUT }, async () => {
+  const source = await defaultSource();
+  await setEditorText(source.replace('N_STEPS = 12', 'N_STEPS = 5'));
+  const before = await diagramsDrawn();
+  await page.keyboard.press('Control+Enter');
+  await waitForState('done', before);
+  assert.ok(await page.isVisible('#tab-graph'));
+  const text = await page.textContent('#views svg');
+  assert.match(text, /×5 \(inference\)/);
+  assert.doesNotMatch(text, /×12/);
+  // The progress shows every stage with its time.
+  assert.deepEqual(await page.$$eval('#progress li.done', (ls) => ls.map((l) => l.dataset.stage)), ['compile', 'run', 'diagram', 'layout']);
+  await screenshot('edited-five-steps');
+});
+
+test('a shape error is marked on its editor line', { timeout: STEP_TIMEOUT }, async () => {
+  const source = await defaultSource();
+  const bad = source.replace('Linear l2{"l2", HIDDEN, HIDDEN};', 'Linear l2{"l2", HIDDEN + 1, HIDDEN};');
+  await setEditorText(bad);
+  await page.click('#diagram-it');
+  await waitForState('error', null);
+  assert.ok(await page.isVisible('#error'));
+  assert.match(await page.textContent('#error'), /matmul/);
+  assert.equal(await page.getAttribute('#error', 'data-kind'), 'trace_error');
+  await page.waitForSelector('.cm-lintRange-error');
+  // The marked line is denoise()'s, whose matmul with l2 fails.
+  const marked = await page.$eval('.cm-lintRange-error', (e) => e.closest('.cm-line').textContent);
+  assert.match(marked, /^Tensor denoise\(/);
+  const expectedLine = bad.split('\n').findIndex((l) => l.startsWith('Tensor denoise(')) + 1;
+  assert.equal(await page.textContent('.cm-activeLineGutter'), String(expectedLine));
+  await screenshot('shape-error');
+});
+
+test('reset, tabs and fading', { timeout: STEP_TIMEOUT }, async () => {
+  const before = await diagramsDrawn();
+  await page.click('#reset');
+  await waitForState('done', before);
+  assert.ok(await page.isHidden('#error'));
+  assert.equal(await editorText(), await defaultSource());
+  const opacity = (cls) => page.$eval(`#views svg .${cls}`, (e) => Number(getComputedStyle(e).opacity));
+  assert.ok(await page.$eval('#canvas', (c) => c.classList.contains('show-train')));
+  assert.ok((await opacity('only-infer')) < 0.5);
+  assert.equal(await opacity('only-train'), 1);
+  assert.equal(await page.textContent('#faded'), 'Faded parts run only at inference.');
+  await screenshot('training-tab');
+  await page.click('.tab-btn[data-tab="infer"]');
+  await page.waitForTimeout(300); // the fade's transition
+  assert.ok(await page.$eval('#canvas', (c) => c.classList.contains('show-infer')));
+  assert.ok((await opacity('only-train')) < 0.5);
+  assert.equal(await opacity('only-infer'), 1);
+  assert.equal(await page.textContent('#faded'), 'Faded parts run only in training.');
+  assert.match(await page.textContent('#metrics'), /FLOPs\/forward/);
+  await screenshot('inference-tab');
+  await page.click('.tab-btn[data-tab="info"]');
+  assert.ok(await page.isVisible('#tab-info'));
+  assert.ok(await page.isHidden('#tab-graph'));
+  await page.click('.tab-btn[data-tab="train"]');
+});
+
+test('hover and click a box: the panel, its line in the editor, and back', { timeout: STEP_TIMEOUT }, async () => {
+  // denoise()'s box: l3(gelu(l2(gelu(l1(x))))), shared by both sides, folded ×12 at inference.
+  const box = page.locator('#views svg g.node', { hasText: 'Tensor denoise(' });
+  await box.hover();
+  assert.ok((await page.locator('#views svg .hi-highlight').count()) >= 2); // the box and its edges
+  await box.click();
+  await page.waitForSelector('#box-panel:not([hidden])');
+  const source = await defaultSource();
+  const denoiseLine = source.split('\n').findIndex((l) => l.startsWith('Tensor denoise(')) + 1;
+  assert.equal(await page.textContent('#box-panel .box-line'), `model.cpp:${denoiseLine}`);
+  assert.equal(await page.textContent('#box-panel .box-shapes'), '[B, D]');
+  // Parameters: 32·128+128 + 128·128+128 + 128·32+32 = 24,864 on each side. FLOPs of one call:
+  // 2·256·(32·128 + 128·128 + 128·32) = 12,582,912; at inference 12 calls: 150,994,944.
+  const row = (side) => page.$$eval(`#box-panel tr[data-side="${side}"] td`, (tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(await row('train'), ['24.9K', '12.6M', '1 call']);
+  assert.deepEqual(await row('infer'), ['24.9K', '151.0M', '×12 iterations']);
+  await screenshot('box-panel');
+  await page.click('#box-panel .box-line');
+  assert.ok(await page.isVisible('#tab-code'));
+  assert.equal(await page.textContent('.cm-activeLineGutter'), String(denoiseLine));
+  // The cursor's line lights up its box.
+  await page.click('.tab-btn[data-tab="train"]');
+  assert.equal(await page.locator('#views svg g.node.line-hit').count(), 1);
+  assert.match(await page.textContent('#views svg g.node.line-hit'), /Tensor denoise\(/);
+  await screenshot('line-highlight');
+});
+
+test('an example loads, and the URL can name one', { timeout: STEP_TIMEOUT }, async () => {
+  const before = await diagramsDrawn();
+  await page.selectOption('#examples', 'mlp_sin');
+  await waitForState('done', before);
+  assert.match(page.url(), /\?example=mlp_sin$/);
+  assert.match(await editorText(), /NNDNA_SPEC/);
+  const title = await page.textContent('#model-title');
+  await screenshot('example-mlp-sin');
+  // A reload keeps the editor's content.
+  await page.reload();
+  await waitForState('done', 0);
+  assert.equal(await page.textContent('#model-title'), title);
+  await page.goto(`${base}?example=gpt2_small`);
+  await waitForState('done', 0);
+  assert.equal(await page.textContent('#model-title'), 'GPT-2 small (124M)');
+  await screenshot('example-gpt2-small');
+});
+
+test('every download produces a valid file', { timeout: STEP_TIMEOUT }, async () => {
+  const files = {};
+  for (const format of ['cpp', 'svg', 'png', 'dot', 'json', 'html']) {
+    await page.click('#download-toggle');
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: STEP_TIMEOUT }), page.click(`#download-menu [data-format="${format}"]`)]);
+    const path = join(DOWNLOADS, download.suggestedFilename());
+    await download.saveAs(path);
+    assert.equal(download.suggestedFilename(), `gpt2_small.${format}`);
+    files[format] = path;
+  }
+  assert.match(readFileSync(files.cpp, 'utf8'), /NNDNA_SPEC/);
+  const png = readFileSync(files.png);
+  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  assert.ok(png.readUInt32BE(16) > 100 && png.readUInt32BE(20) > 100); // IHDR width, height
+  execFileSync('dot', ['-Tsvg', '-o', '/dev/null', files.dot]); // Graphviz reads it
+  const json = JSON.parse(readFileSync(files.json, 'utf8'));
+  assert.equal(json.format, 'nndna-diagram');
+  assert.equal(json.label, 'GPT-2 small (124M)');
+  assert.equal(json.layer_count, json.nodes.filter((n) => !n.input).length);
+  for (const key of ['clusters', 'edges', 'legend', 'metrics', 'dot']) assert.ok(key in json, key);
+  // The SVG parses as XML with an <svg> root; the page opens offline with its script run.
+  const svgOk = await page.evaluate((text) => {
+    const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+    return doc.documentElement.nodeName === 'svg' && doc.getElementsByTagName('parsererror').length === 0;
+  }, readFileSync(files.svg, 'utf8'));
+  assert.ok(svgOk);
+  const html = readFileSync(files.html, 'utf8');
+  assert.ok(html.startsWith('<!doctype html>'));
+  const offline = await browser.newPage();
+  const errors = [];
+  offline.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await offline.goto(`file://${files.html}`);
+  await offline.waitForSelector('body[data-ready="true"]');
+  assert.equal(await offline.textContent('.model-title'), 'GPT-2 small (124M)');
+  assert.deepEqual(errors, []);
+  await offline.close();
+});
+
+test('the theme toggle switches and is remembered', { timeout: STEP_TIMEOUT }, async () => {
+  const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(await theme(), 'light');
+  assert.equal(await background(), 'rgb(255, 255, 255)');
+  await page.click('#theme-toggle');
+  assert.equal(await theme(), 'dark');
+  assert.equal(await background(), 'rgb(12, 12, 14)');
+  await page.reload();
+  await waitForState('done', 0);
+  assert.equal(await theme(), 'dark');
+  await screenshot('dark-theme');
+  await page.click('#theme-toggle');
+  assert.equal(await theme(), 'light');
+});
+
+test('a new Diagram it cancels the running one and kills its process', { timeout: STEP_TIMEOUT }, async () => {
+  const endless = (await defaultSource()).replace(
+    'Tensor lossFn(Denoiser& m, const Inputs& in) {',
+    'Tensor lossFn(Denoiser& m, const Inputs& in) {\n  for (volatile bool forever = true; forever;) {}',
+  );
+  await setEditorText(endless);
+  await page.keyboard.press('Control+Enter');
+  // Its compile done, its program runs (and would for a minute).
+  const deadline = Date.now() + 60_000;
+  while (specProcesses().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(specProcesses().length, 1, 'the spec program runs');
+  assert.equal((await health()).jobs.running, 1);
+  await screenshot('running');
+  const before = await diagramsDrawn();
+  await page.click('#reset');
+  await waitForState('done', before);
+  const gone = Date.now() + 5_000;
+  while (specProcesses().length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(specProcesses(), []);
+  assert.equal((await health()).jobs.running, 0);
+  assert.deepEqual(foreignRequests, []);
+  assert.deepEqual(consoleErrors, []);
+  await screenshot('after-cancel');
+});
