@@ -19,6 +19,9 @@
 namespace nndna::cli {
 namespace {
 
+// A spec to revise is read whole; the spec runner takes at most 4 MiB of source (compile_cache.cpp).
+constexpr std::uintmax_t kMaxSpecFileBytes = std::uintmax_t{4} << 20;
+
 struct DesignArgs {
   std::string prompt;
   std::string output;  // diagram
@@ -54,7 +57,7 @@ void runDesign(const DesignArgs& args) {
   }
   designer::DesignRequest request;
   request.prompt = args.prompt;
-  if (!args.from.empty()) request.source = readTextFile(args.from);
+  if (!args.from.empty()) request.source = readTextFile(args.from, kMaxSpecFileBytes);
   if (!args.save.empty()) {
     request.sourceName = std::filesystem::path(args.save).filename().string();
   } else if (!args.from.empty()) {

@@ -60,8 +60,12 @@ int statusFor(specrun::SpecRunError::Kind kind) {
     case Kind::timeout:
     case Kind::memory_limit:
     case Kind::output_limit:
-    case Kind::invalid_output: return 422;
+    case Kind::invalid_output:
+    case Kind::invalid_ir: return 422;  // the spec program wrote a graph that breaks the IR's rules
     case Kind::cancelled: return 409;
+    // Not a spec run's kinds (the evaluator, Graphviz): the server's own trouble if they appear.
+    case Kind::eval_error:
+    case Kind::render_error:
     case Kind::setup_error: return 500;
   }
   return 500;
