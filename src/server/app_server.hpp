@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 
+#include "server/design_job.hpp"
 #include "server/diagram_job.hpp"
 #include "server/embedded_file.hpp"
 
@@ -26,6 +27,7 @@ struct ServeOptions {
   std::chrono::seconds ioTimeout{10};        // each read of a request, each write of an answer
   std::size_t maxSourceBytes = 256 << 10;    // a larger source answers 413
   DiagramJobSettings jobSettings;
+  DesignSettings design;  // POST /api/design: the endpoint (or offline), its limits
   std::span<const EmbeddedFile> webFiles;      // the page: index.html, app.js, app.css, ...
   std::span<const EmbeddedFile> exampleFiles;  // examples/*.cpp
   std::ostream* log = nullptr;  // one line per request; nullptr: no log
