@@ -150,12 +150,9 @@ void addServeCommand(CLI::App& app) {
   cmd->add_option("--designs-per-minute", args->designsPerMinute,
                   "Design requests one address may start a minute (default 10; 0: no limit)");
   cmd->footer(
-      "The designer asks the model endpoint that NNDNA_LLM_BASE_URL / NNDNA_LLM_MODEL (or --base-url /
-"
-      "--model) name, with the key in NNDNA_LLM_API_KEY (else OPENAI_API_KEY / ANTHROPIC_API_KEY); the key
-"
-      "stays on the server. Without an endpoint, or when it fails, the offline designer answers.
-"
+      "The designer asks the model endpoint that NNDNA_LLM_BASE_URL / NNDNA_LLM_MODEL (or --base-url /\n"
+      "--model) name, with the key in NNDNA_LLM_API_KEY (else OPENAI_API_KEY / ANTHROPIC_API_KEY); the key\n"
+      "stays on the server. Without an endpoint, or when it fails, the offline designer answers.\n"
       "See docs/serve.md and docs/design.md.");
   cmd->callback([args] {
     const int status = serve(*args);
