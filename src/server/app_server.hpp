@@ -11,9 +11,9 @@
 #include <span>
 #include <string>
 
+#include "server/built_in_files.hpp"
 #include "server/design_job.hpp"
 #include "server/diagram_job.hpp"
-#include "server/embedded_file.hpp"
 
 namespace nndna::server {
 

@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "server/embedded_file.hpp"
+#include "server/built_in_files.hpp"
 #include "test_server.hpp"
 
 namespace nndna::server {

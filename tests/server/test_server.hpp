@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "server/app_server.hpp"
-#include "server/embedded_file.hpp"
+#include "server/built_in_files.hpp"
 
 namespace nndna::server::test_support {
 
