@@ -12,8 +12,6 @@
 #include <thread>
 #include <vector>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -302,13 +300,8 @@ TEST(DesignHttp, CancelledWhenTheClientGoesAway) {
   never.delayMs = 120'000;
   model.script({never});
   Server server(designOptions(fakeEndpoint(model)));
-  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int sock = test_support::connectToLoopback(server.port());
   ASSERT_GE(sock, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(server.port()));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   const std::string body = designRequest("a tiny MLP");
   const std::string request = "POST /api/design HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(server.port()) +
                               "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +

@@ -11,8 +11,6 @@
 #include <sstream>
 #include <thread>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -396,13 +394,8 @@ TEST(ServeHttpLimits, SlowClientIsDroppedAndConnectionsAreBounded) {
   o.ioTimeout = std::chrono::seconds(1);
   o.warmUp = false;
   Server server(o);
-  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int sock = test_support::connectToLoopback(server.port());
   ASSERT_GE(sock, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(server.port()));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   const std::string partial = "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n";  // never finished
   ASSERT_EQ(::send(sock, partial.data(), partial.size(), 0), static_cast<ssize_t>(partial.size()));
   std::this_thread::sleep_for(100ms);  // the one connection thread now waits on it

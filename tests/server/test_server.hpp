@@ -13,6 +13,11 @@
 #include <string_view>
 #include <thread>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "server/app_server.hpp"
 #include "server/built_in_files.hpp"
 
@@ -27,6 +32,22 @@ inline std::string exampleSource(std::string_view name) {
   }
   ADD_FAILURE() << "no example " << name;
   return {};
+}
+
+// A plain TCP connection to 127.0.0.1:`port` (for requests no HTTP client would send, or
+// abandon); -1 when it fails. The caller closes it.
+inline int connectToLoopback(int port) {
+  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (sock < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(sock);
+    return -1;
+  }
+  return sock;
 }
 
 // The server answers on 127.0.0.1 with the test's compile cache and the built-in page and

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openPage, setEditorText as pasteIntoEditor, startServer } from './browser_support.mjs';
+import { openPage, screenshots, setEditorText as pasteIntoEditor, startServer } from './browser_support.mjs';
 
 const OUT = process.env.NNDNA_OUT;
 const DOWNLOADS = join(OUT, 'downloads');
@@ -19,12 +19,8 @@ let browser;
 let page;
 let consoleErrors = [];
 let foreignRequests = [];
-let shot = 0;
-
-async function screenshot(name) {
-  shot += 1;
-  await page.screenshot({ path: join(OUT, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
-}
+const shoot = screenshots(OUT);
+const screenshot = (name) => shoot(page, name);
 
 const diagramsDrawn = () => page.evaluate(() => Number(document.body.dataset.diagrams));
 

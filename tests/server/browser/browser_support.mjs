@@ -57,3 +57,12 @@ export async function setEditorText(page, text) {
   await page.evaluate((t) => navigator.clipboard.writeText(t), text);
   await page.keyboard.press('Control+V');
 }
+
+// Numbered full-page screenshots of `page` into `dir` ("01-name.png", ...), for review.
+export function screenshots(dir) {
+  let shot = 0;
+  return async (page, name) => {
+    shot += 1;
+    await page.screenshot({ path: join(dir, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+  };
+}

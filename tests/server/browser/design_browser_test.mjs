@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openPage, setEditorText, startServer } from './browser_support.mjs';
+import { openPage, screenshots, setEditorText, startServer } from './browser_support.mjs';
 
 const OUT = process.env.NNDNA_OUT;
 const STEP_TIMEOUT = 120_000;
@@ -55,12 +55,8 @@ let browser;
 let page;
 let consoleErrors = [];
 let foreignRequests = [];
-let shot = 0;
-
-async function screenshot(name) {
-  shot += 1;
-  await page.screenshot({ path: join(OUT, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
-}
+const shoot = screenshots(OUT);
+const screenshot = (name) => shoot(page, name);
 
 const designsDone = () => page.evaluate(() => Number(document.body.dataset.designs));
 async function waitForDesign(previous) {
