@@ -455,8 +455,9 @@ struct AppServer::Impl {
     return outcome.status == 200 || outcome.status == 422 ? (outcome.cacheHit ? "hit" : "miss") : "";
   }
 
-  // The progress stream: one JSON object per line, the stages as they start and end, then
-  // {"type":"result","status":N,"body":{...}} — the body the plain request would have had.
+  // The progress stream: one JSON object per line — the stages as they start and end (and a
+  // design's events) — then {"type":"result","status":N,"body":{...}}, the body the plain request
+  // would have had.
   void stream(httplib::Response& res, const std::shared_ptr<Running>& running) {
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider("application/x-ndjson", [running](std::size_t, httplib::DataSink& sink) {
