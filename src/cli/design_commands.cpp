@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/diagram_output.hpp"
 #include "cli/files.hpp"
+#include "cli/llm_options.hpp"
 #include "cli/spec_run_options.hpp"
 #include "designer/designer.hpp"
 
@@ -28,17 +29,10 @@ struct DesignArgs {
   std::string save;    // spec
   std::string from;    // an existing spec to change
   bool offline = false;
-  std::string baseUrl, model, apiStyle;
-  int maxRepairs = 3;
-  int retries = 3;
-  double timeout = 180;
+  LlmArgs llm;
   std::string trace;
   SpecRunArgs run;
 };
-
-std::optional<std::string> nonEmpty(const std::string& s) {
-  return s.empty() ? std::nullopt : std::optional<std::string>(s);
-}
 
 // The design session's trace: the viewer (.html) or the trace JSON (.json).
 void writeTrace(const xray::Trace& trace, const std::filesystem::path& path) {
@@ -65,16 +59,12 @@ void runDesign(const DesignArgs& args) {
   }
   request.offline = args.offline;
   if (!args.offline) {
-    designer::EndpointFlags flags{nonEmpty(args.baseUrl), nonEmpty(args.model), std::nullopt};
-    if (!args.apiStyle.empty()) flags.style = designer::parseApiStyle(args.apiStyle);
-    designer::EndpointChoice choice = designer::resolveEndpoint(flags);
+    designer::EndpointChoice choice = resolveEndpoint(args.llm);
     request.endpoint = std::move(choice.endpoint);
     request.whyOffline = std::move(choice.whyOffline);
   }
-  request.maxRepairs = args.maxRepairs;
-  request.http.maxRetries = args.retries;
-  request.http.requestTimeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeout * 1000));
-  request.http.connectTimeout = std::min(request.http.connectTimeout, request.http.requestTimeout);
+  request.maxRepairs = args.llm.maxRepairs;
+  request.http = httpSettings(args.llm);
   request.run = toRunOptions(args.run);
 
   std::optional<xray::Session> session;
@@ -133,18 +123,7 @@ void addDesignCommands(CLI::App& app) {
   cmd->add_option("--save", args->save, "Write the spec here (on failure: the last spec tried, to fix by hand)");
   cmd->add_option("--from", args->from, "Change this existing spec (it may not compile)")->check(CLI::ExistingFile);
   cmd->add_flag("--offline", args->offline, "Use the offline designer even when an endpoint is configured");
-  cmd->add_option("--base-url", args->baseUrl,
-                  "The endpoint's base URL, e.g. https://api.openai.com/v1 (default: $NNDNA_LLM_BASE_URL, "
-                  "else $OPENAI_BASE_URL)");
-  cmd->add_option("--model", args->model, "The model to ask (default: $NNDNA_LLM_MODEL)");
-  cmd->add_option("--api-style", args->apiStyle, "openai (chat completions) or anthropic (Messages API)")
-      ->check(CLI::IsMember({"openai", "anthropic"}));
-  cmd->add_option("--max-repairs", args->maxRepairs, "Rounds of sending an error back to the model (default 3)")
-      ->check(CLI::Range(0, 20));
-  cmd->add_option("--retries", args->retries, "HTTP retries after 429 or 5xx answers (default 3)")
-      ->check(CLI::Range(0, 10));
-  cmd->add_option("--timeout", args->timeout, "Seconds to wait for one answer of the model (default 180)")
-      ->check(CLI::PositiveNumber);
+  addLlmOptions(*cmd, args->llm);
   cmd->add_option("--trace", args->trace, "Write the design session's xray trace: .html (the viewer) or .json");
   addSpecLimitOptions(*cmd, args->run);
   cmd->callback([args] { runDesign(*args); });

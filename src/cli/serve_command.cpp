@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/llm_options.hpp"
 #include "server/app_server.hpp"
 #include "specrun/sandbox.hpp"
 
@@ -34,6 +35,11 @@ struct ServeArgs {
   std::string cacheDir;
   bool quiet = false;
   bool noWarmUp = false;
+  // The designer (POST /api/design).
+  LlmArgs llm;
+  bool offlineDesigner = false;
+  int designTimeout = 600;
+  std::size_t designsPerMinute = 10;
 };
 
 std::atomic<bool> g_stopRequested{false};
@@ -79,12 +85,29 @@ int serve(const ServeArgs& args) {
   options.exampleFiles = server::exampleSourceFiles();
   options.log = args.quiet ? nullptr : &std::cerr;
   options.warmUp = !args.noWarmUp;
+  if (args.offlineDesigner) {
+    options.design.whyOffline = "the server was started with --offline-designer";
+  } else {
+    designer::EndpointChoice choice = resolveEndpoint(args.llm);
+    options.design.endpoint = std::move(choice.endpoint);
+    options.design.whyOffline = std::move(choice.whyOffline);
+  }
+  options.design.maxRepairs = args.llm.maxRepairs;
+  options.design.http = httpSettings(args.llm);
+  options.design.timeout = std::chrono::seconds(args.designTimeout);
+  options.design.perMinute = args.designsPerMinute;
 
   server::AppServer app(options);
   const int port = app.bind();
   const std::string shownHost = args.host.find(':') != std::string::npos ? "[" + args.host + "]" : args.host;
   const std::string url = fmt::format("http://{}:{}/", shownHost, port);
   std::cout << "nndna serve: " << url << "  (" << isolation.describe() << "; Ctrl+C stops)" << std::endl;
+  if (options.design.endpoint) {
+    std::cout << "nndna serve: the designer asks " << options.design.endpoint->model << " at "
+              << designer::displayUrl(options.design.endpoint->requestUrl()) << std::endl;
+  } else {
+    std::cout << "nndna serve: the designer works offline: " << options.design.whyOffline << std::endl;
+  }
   if (args.open) openBrowser(url);
 
   std::signal(SIGINT, onStopSignal);
@@ -118,6 +141,19 @@ void addServeCommand(CLI::App& app) {
                   "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)");
   cmd->add_flag("-q,--quiet", args->quiet, "Do not log requests");
   cmd->add_flag("--no-warm-up", args->noWarmUp, "Do not draw the default example at start-up (benchmarks)");
+  // The designer's flags ("Describe a model": POST /api/design, docs/design.md).
+  addLlmOptions(*cmd, args->llm, "--llm-timeout");
+  cmd->add_flag("--offline-designer", args->offlineDesigner,
+                "Design with the offline designer even when a model endpoint is configured");
+  cmd->add_option("--design-timeout", args->designTimeout, "Seconds a design request may take (default 600)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--designs-per-minute", args->designsPerMinute,
+                  "Design requests one address may start a minute (default 10; 0: no limit)");
+  cmd->footer(
+      "The designer asks the model endpoint that NNDNA_LLM_BASE_URL / NNDNA_LLM_MODEL (or --base-url /\n"
+      "--model) name, with the key in NNDNA_LLM_API_KEY (else OPENAI_API_KEY / ANTHROPIC_API_KEY); the key\n"
+      "stays on the server. Without an endpoint, or when it fails, the offline designer answers.\n"
+      "See docs/serve.md and docs/design.md.");
   cmd->callback([args] {
     const int status = serve(*args);
     if (status != 0) throw CLI::RuntimeError(status);

@@ -1,7 +1,8 @@
 // What the designer reports while it works: one event per step, as plain data.
 //
-// The command line prints each event's `message`; the server (later) streams `toJson(event)` as
-// server-sent events. Every text in an event has already had the API key scrubbed from it.
+// The command line prints each event's `message`; `nndna serve` streams `toJson(event)` as one
+// NDJSON line per event (docs/serve.md). Every text in an event has already had the API key
+// scrubbed from it.
 #pragma once
 
 #include <cstdint>

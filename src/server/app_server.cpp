@@ -5,15 +5,18 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <regex>
 #include <stop_token>
 #include <thread>
 
+#include "server/design_job.hpp"
 #include "server/examples_catalog.hpp"
 #include "server/gzip.hpp"
 #include "server/job_pool.hpp"
+#include "server/rate_limiter.hpp"
 #include "server/static_assets.hpp"
 #include "specrun/sandbox.hpp"
 #include "specrun/sha256.hpp"
@@ -88,6 +91,8 @@ struct AppServer::Impl {
   JobPool pool;
   httplib::Server http;
   int port = 0;
+  RateLimiter designLimiter;
+  std::atomic<std::uint64_t> nextDesign{0};
   std::jthread warmer;  // after the pool: its ticket is released before the pool goes
   std::mutex logMutex;  // request lines are written whole, from many threads
 
@@ -101,7 +106,8 @@ struct AppServer::Impl {
         assets(options.webFiles),
         examples(exampleCatalog(options.exampleFiles)),
         pool(options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency()),
-             options.maxQueued) {
+             options.maxQueued),
+        designLimiter(options.design.perMinute, std::chrono::minutes(1)) {
     configure();
     routes();
   }
@@ -173,6 +179,7 @@ struct AppServer::Impl {
                dumped({{"ok", true},
                        {"version", NNDNA_VERSION},
                        {"isolation", specrun::isolationStatus().describe()},
+                       {"designer", designerInfo()},
                        {"jobs", {{"running", s.running}, {"queued", s.queued}, {"workers", s.workers},
                                  {"max_queued", s.maxQueued}}}}));
     });
@@ -199,10 +206,7 @@ struct AppServer::Impl {
     http.Post("/api/page", [this](const httplib::Request& req, httplib::Response& res) {
       diagramRequest(req, res, DiagramProduct::page);
     });
-    // Reserved for the designer ("Describe a model"): plain English in, a spec out.
-    http.Post("/api/design", [](const httplib::Request& req, httplib::Response& res) {
-      sendError(req, res, 501, "not_implemented", "the designer is not part of this server yet");
-    });
+    http.Post("/api/design", [this](const httplib::Request& req, httplib::Response& res) { designRequest(req, res); });
     http.Get(R"(/[A-Za-z0-9._-]*)", [this](const httplib::Request& req, httplib::Response& res) {
       const StaticAsset* asset = assets.find(req.path);
       if (asset == nullptr) {
@@ -225,6 +229,12 @@ struct AppServer::Impl {
                                  return sink.write(bytes.data() + offset, length);
                                });
     });
+  }
+
+  // Who designs: the model's name, or the offline designer and why (never the endpoint's key or URL).
+  json designerInfo() const {
+    if (options.design.endpoint) return {{"offline", false}, {"model", options.design.endpoint->model}};
+    return {{"offline", true}, {"reason", options.design.whyOffline}};
   }
 
   // Queues the job for `source` (or joins the identical one already queued or running).
@@ -269,64 +279,155 @@ struct AppServer::Impl {
     if (auto it = clients.find(client); it != clients.end() && it->second == mine) clients.erase(it);
   }
 
-  void diagramRequest(const httplib::Request& req, httplib::Response& res, DiagramProduct product) {
+  // The request's JSON object, with a string member `required` (UTF-8); nullopt once an error
+  // answer was sent. `shape` is the request's form, for the error message.
+  std::optional<json> jsonRequest(const httplib::Request& req, httplib::Response& res, std::string_view required,
+                                  std::string_view shape) {
     std::string contentType = req.get_header_value("Content-Type");
     std::transform(contentType.begin(), contentType.end(), contentType.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (!contentType.starts_with("application/json")) {
-      sendError(req, res, 415, "unsupported_media_type", "send the spec as JSON: {\"source\": \"...\"}");
-      return;
+      sendError(req, res, 415, "unsupported_media_type", fmt::format("send the request as JSON: {}", shape));
+      return std::nullopt;
     }
-    const json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
-    if (body.is_discarded() || !body.is_object() || !body.contains("source") || !body["source"].is_string()) {
-      sendError(req, res, 400, "bad_request", "expected a JSON object {\"source\": \"...\"} (UTF-8)");
-      return;
+    json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+    const std::string key(required);
+    if (body.is_discarded() || !body.is_object() || !body.contains(key) || !body[key].is_string()) {
+      sendError(req, res, 400, "bad_request", fmt::format("expected a JSON object {} (UTF-8)", shape));
+      return std::nullopt;
     }
-    std::string source = body["source"].get<std::string>();
+    return body;
+  }
+
+  // The request's optional string member `name` of at most options.maxSourceBytes (413 beyond);
+  // nullopt (and `ok` false once an error answer was sent) when it is absent or wrong.
+  std::optional<std::string> sourceMember(const httplib::Request& req, httplib::Response& res, const json& body,
+                                          const std::string& name, bool& ok) {
+    ok = true;
+    if (!body.contains(name)) return std::nullopt;
+    if (!body[name].is_string()) {
+      sendError(req, res, 400, "bad_request", fmt::format("\"{}\" must be a string", name));
+      ok = false;
+      return std::nullopt;
+    }
+    std::string source = body[name].get<std::string>();
     if (source.size() > options.maxSourceBytes) {
       sendError(req, res, 413, "too_large",
-                fmt::format("the source is {} bytes; the limit is {} KiB", source.size(), options.maxSourceBytes >> 10));
-      return;
+                fmt::format("the {} is {} bytes; the limit is {} KiB", name, source.size(), options.maxSourceBytes >> 10));
+      ok = false;
+      return std::nullopt;
     }
-    std::string client;
-    if (body.contains("client")) {
-      if (!body["client"].is_string() || !validClientId(body["client"].get<std::string>())) {
-        sendError(req, res, 400, "bad_request", "\"client\" must be up to 64 letters, digits or '-'");
-        return;
-      }
-      client = body["client"].get<std::string>();
-    }
+    return source;
+  }
 
-    std::optional<JobTicket> ticket = submit(std::move(source), product);
+  // The request's optional "client" id ("" when absent); nullopt once an error answer was sent.
+  std::optional<std::string> clientMember(const httplib::Request& req, httplib::Response& res, const json& body) {
+    if (!body.contains("client")) return std::string();
+    if (!body["client"].is_string() || !validClientId(body["client"].get<std::string>())) {
+      sendError(req, res, 400, "bad_request", "\"client\" must be up to 64 letters, digits or '-'");
+      return std::nullopt;
+    }
+    return body["client"].get<std::string>();
+  }
+
+  static void sendBusy(const httplib::Request& req, httplib::Response& res, std::string_view what) {
+    res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
+    sendError(req, res, 503, "busy", fmt::format("too many {} are waiting; try again shortly", what));
+  }
+
+  void diagramRequest(const httplib::Request& req, httplib::Response& res, DiagramProduct product) {
+    const std::optional<json> body = jsonRequest(req, res, "source", "{\"source\": \"...\"}");
+    if (!body) return;
+    bool ok = true;
+    std::optional<std::string> source = sourceMember(req, res, *body, "source", ok);
+    if (!ok) return;
+    const std::optional<std::string> client = clientMember(req, res, *body);
+    if (!client) return;
+
+    std::optional<JobTicket> ticket = submit(std::move(*source), product);
     if (!ticket) {
-      res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
-      sendError(req, res, 503, "busy", "too many diagrams are waiting; try again shortly");
+      sendBusy(req, res, "diagrams");
       return;
     }
-    auto shared = std::make_shared<Running>(std::move(*ticket), claimClient(client), client,
-                                            Clock::now() + options.requestTimeout, this);
+    auto shared = std::make_shared<Running>(std::move(*ticket), claimClient(*client), *client,
+                                            options.requestTimeout, "diagram", this);
     if (product == DiagramProduct::diagram && req.get_header_value("Accept").find("application/x-ndjson") != std::string::npos) {
       stream(res, shared);
       return;
     }
     std::vector<std::string> ignored;
-    const JobOutcome outcome = shared->await(ignored, shared->deadline);
+    const JobOutcome outcome = shared->await(ignored);
     t_note.cache = cacheNote(outcome);
     send(req, res, outcome.status, outcome.contentType, outcome.body);
     if (product == DiagramProduct::page) res.set_header("Content-Disposition", "attachment; filename=\"diagram.html\"");
   }
 
-  // One diagram request in progress: its ticket on the job, its cancellation, its deadline.
+  // A design: plain English (and the editor's spec) in; its attempts streamed as they happen, then
+  // the designed spec and its diagram (docs/serve.md). Always streamed: a design takes long.
+  void designRequest(const httplib::Request& req, httplib::Response& res) {
+    const std::optional<json> body = jsonRequest(req, res, "prompt", "{\"prompt\": \"...\", \"source\": \"...\"}");
+    if (!body) return;
+    DesignJobRequest request;
+    request.prompt = (*body)["prompt"].get<std::string>();
+    if (request.prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
+      sendError(req, res, 400, "bad_request", "the prompt is empty: say what the neural network should do");
+      return;
+    }
+    if (request.prompt.size() > designer::kMaxPromptBytes) {
+      sendError(req, res, 413, "too_large",
+                fmt::format("the prompt is {} bytes; the limit is {} KiB", request.prompt.size(),
+                            designer::kMaxPromptBytes >> 10));
+      return;
+    }
+    bool ok = true;
+    request.source = sourceMember(req, res, *body, "source", ok);
+    if (!ok) return;
+    const std::optional<std::string> client = clientMember(req, res, *body);
+    if (!client) return;
+    if (const auto wait = designLimiter.admit(req.remote_addr, Clock::now())) {
+      res.set_header("Retry-After", std::to_string(wait->count()));
+      sendError(req, res, 429, "rate_limited",
+                fmt::format("at most {} designs a minute from one address; try again in {} s",
+                            options.design.perMinute, wait->count()));
+      return;
+    }
+    // Every design is its own job (a model answers the same words differently); it waits in the
+    // same queue as the diagrams and takes a worker while it runs.
+    const std::string key = fmt::format("design:{}", nextDesign.fetch_add(1));
+    std::optional<JobTicket> ticket =
+        pool.submit(key, [this, request = std::move(request)](std::stop_token stop, const ProgressFn& progress) {
+          return runDesignJob(request, options.design, options.jobSettings, stop, progress);
+        });
+    if (!ticket) {
+      sendBusy(req, res, "requests");
+      return;
+    }
+    // A page's new design replaces its running one (its diagram requests are a separate line).
+    const std::string slot = client->empty() ? std::string() : "design:" + *client;
+    stream(res, std::make_shared<Running>(std::move(*ticket), claimClient(slot), slot,
+                                          options.design.timeout, "design", this));
+  }
+
+  // One diagram or design request in progress: its ticket on the job, its cancellation, its deadline.
   struct Running {
     JobTicket ticket;
     std::shared_ptr<std::stop_source> superseded;
     std::string client;
+    std::chrono::seconds timeout;
     Clock::time_point deadline;
+    std::string what;  // "diagram" or "design", for messages
     Impl* server;
     std::size_t seen = 0;
 
-    Running(JobTicket t, std::shared_ptr<std::stop_source> s, std::string c, Clock::time_point d, Impl* impl)
-        : ticket(std::move(t)), superseded(std::move(s)), client(std::move(c)), deadline(d), server(impl) {}
+    Running(JobTicket t, std::shared_ptr<std::stop_source> s, std::string c, std::chrono::seconds limit, std::string w,
+            Impl* impl)
+        : ticket(std::move(t)),
+          superseded(std::move(s)),
+          client(std::move(c)),
+          timeout(limit),
+          deadline(Clock::now() + limit),
+          what(std::move(w)),
+          server(impl) {}
     ~Running() { server->releaseClient(client, superseded); }
 
     // Waits until `until` for progress events (appended to `events`) or the outcome. The outcome
@@ -335,17 +436,17 @@ struct AppServer::Impl {
       std::optional<JobOutcome> out = ticket.wait(seen, events, std::min(until, deadline), superseded->get_token());
       if (out) return out;
       if (superseded->stop_requested()) {
-        return JobOutcome{.status = 409, .body = errorBody("cancelled", "a newer diagram request replaced this one")};
+        return JobOutcome{.status = 409, .body = errorBody("cancelled", fmt::format("a newer {} request replaced this one", what))};
       }
       if (Clock::now() >= deadline) {
         return JobOutcome{.status = 504, .body = errorBody("deadline", fmt::format(
-            "the diagram took longer than {} s and was stopped", server->options.requestTimeout.count()))};
+            "the {} took longer than {} s and was stopped", what, timeout.count()))};
       }
       return std::nullopt;
     }
-    JobOutcome await(std::vector<std::string>& events, Clock::time_point until) {
+    JobOutcome await(std::vector<std::string>& events) {
       while (true) {
-        if (auto out = poll(events, until)) return *out;
+        if (auto out = poll(events, deadline)) return *out;
       }
     }
   };
@@ -354,8 +455,9 @@ struct AppServer::Impl {
     return outcome.status == 200 || outcome.status == 422 ? (outcome.cacheHit ? "hit" : "miss") : "";
   }
 
-  // The progress stream: one JSON object per line, the stages as they start and end, then
-  // {"type":"result","status":N,"body":{...}} — the body the plain request would have had.
+  // The progress stream: one JSON object per line — the stages as they start and end (and a
+  // design's events) — then {"type":"result","status":N,"body":{...}}, the body the plain request
+  // would have had.
   void stream(httplib::Response& res, const std::shared_ptr<Running>& running) {
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider("application/x-ndjson", [running](std::size_t, httplib::DataSink& sink) {
@@ -366,7 +468,7 @@ struct AppServer::Impl {
         std::string text;
         for (const std::string& e : events) text += e + "\n";
         if (out) {
-          t_note.cache = cacheNote(*out);
+          if (running->what == "diagram") t_note.cache = cacheNote(*out);
           text += fmt::format(R"({{"type":"result","status":{},"body":{}}})", out->status, out->body) + "\n";
         }
         if (text.empty()) text = "\n";  // the heartbeat: a client that left makes this fail

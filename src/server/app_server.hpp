@@ -11,8 +11,9 @@
 #include <span>
 #include <string>
 
-#include "server/diagram_job.hpp"
 #include "server/built_in_files.hpp"
+#include "server/design_job.hpp"
+#include "server/diagram_job.hpp"
 
 namespace nndna::server {
 
@@ -26,6 +27,7 @@ struct ServeOptions {
   std::chrono::seconds ioTimeout{10};        // each read of a request, each write of an answer
   std::size_t maxSourceBytes = 256 << 10;    // a larger source answers 413
   DiagramJobSettings jobSettings;
+  DesignSettings design;  // POST /api/design: the endpoint (or offline), its limits
   std::span<const EmbeddedFile> webFiles;      // the page: index.html, app.js, app.css, ...
   std::span<const EmbeddedFile> exampleFiles;  // examples/*.cpp
   std::ostream* log = nullptr;  // one line per request; nullptr: no log

@@ -71,40 +71,8 @@ int statusFor(specrun::SpecRunError::Kind kind) {
   return 500;
 }
 
-}  // namespace
-
-std::string errorBody(std::string_view kind, std::string_view message, std::string_view diagnosticsFrom) {
-  json diagnostics = json::array();
-  for (const SourceDiagnostic& d : locateDiagnostics(diagnosticsFrom, kSpecFileName)) {
-    diagnostics.push_back({{"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message}});
-  }
-  return dumped({{"ok", false}, {"error", {{"kind", kind}, {"message", message}, {"diagnostics", diagnostics}}}});
-}
-
-JobOutcome runDiagramJob(std::string_view source, DiagramProduct product, const DiagramJobSettings& settings,
-                         std::stop_token stop, const ProgressFn& progress) {
-  StageTimer stages{progress};
-  specrun::RunOptions options;
-  options.cacheDir = settings.cacheDir;
-  options.compileLimits = settings.compileLimits;
-  options.runLimits = settings.runLimits;
-  options.stop = stop;
-  options.onStage = [&stages](const specrun::StageEvent& e) {
-    if (e.finished) {
-      stages.done(e.stage, e.seconds, e.cacheHit);
-    } else {
-      stages.start(e.stage);
-    }
-  };
-  ir::TracedModel model;
-  try {
-    model = specrun::runSpecSource(source, kSpecFileName, options);
-  } catch (const specrun::SpecRunError& e) {
-    const std::string_view kind = specrun::kindName(e.kind());
-    return {.status = statusFor(e.kind()), .body = errorBody(kind, e.what(), e.what()), .cacheHit = stages.cacheHit};
-  }
-  if (stop.stop_requested()) return {.status = 409, .body = errorBody("cancelled", "the request was cancelled")};
-
+// Builds the model's diagram and lays it out: the 200 answer, or the error a model can cause.
+JobOutcome drawn(const ir::TracedModel& model, DiagramProduct product, StageTimer& stages, std::stop_token stop) {
   try {
     const diagram::Diagram d = stages.timed("diagram", [&] { return diagram::buildDiagram(model); });
     if (stop.stop_requested()) return {.status = 409, .body = errorBody("cancelled", "the request was cancelled")};
@@ -129,6 +97,53 @@ JobOutcome runDiagramJob(std::string_view source, DiagramProduct product, const 
   } catch (const render::RenderError& e) {
     return {.status = 500, .body = errorBody("layout_error", e.what()), .cacheHit = stages.cacheHit};
   }
+}
+
+}  // namespace
+
+std::string errorBody(std::string_view kind, std::string_view message, std::string_view diagnosticsFrom) {
+  json diagnostics = json::array();
+  for (const SourceDiagnostic& d : locateDiagnostics(diagnosticsFrom, kSpecFileName)) {
+    diagnostics.push_back({{"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message}});
+  }
+  return dumped({{"ok", false}, {"error", {{"kind", kind}, {"message", message}, {"diagnostics", diagnostics}}}});
+}
+
+specrun::RunOptions runOptions(const DiagramJobSettings& settings) {
+  specrun::RunOptions options;
+  options.cacheDir = settings.cacheDir;
+  options.compileLimits = settings.compileLimits;
+  options.runLimits = settings.runLimits;
+  return options;
+}
+
+JobOutcome runDiagramJob(std::string_view source, DiagramProduct product, const DiagramJobSettings& settings,
+                         std::stop_token stop, const ProgressFn& progress) {
+  StageTimer stages{progress};
+  specrun::RunOptions options = runOptions(settings);
+  options.stop = stop;
+  options.onStage = [&stages](const specrun::StageEvent& e) {
+    if (e.finished) {
+      stages.done(e.stage, e.seconds, e.cacheHit);
+    } else {
+      stages.start(e.stage);
+    }
+  };
+  ir::TracedModel model;
+  try {
+    model = specrun::runSpecSource(source, kSpecFileName, options);
+  } catch (const specrun::SpecRunError& e) {
+    const std::string_view kind = specrun::kindName(e.kind());
+    return {.status = statusFor(e.kind()), .body = errorBody(kind, e.what(), e.what()), .cacheHit = stages.cacheHit};
+  }
+  if (stop.stop_requested()) return {.status = 409, .body = errorBody("cancelled", "the request was cancelled")};
+  return drawn(model, product, stages, stop);
+}
+
+JobOutcome diagramAnswer(const ir::TracedModel& model, DiagramProduct product, const ProgressFn& progress,
+                         std::stop_token stop) {
+  StageTimer stages{progress};
+  return drawn(model, product, stages, stop);
 }
 
 }  // namespace nndna::server

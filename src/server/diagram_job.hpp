@@ -24,6 +24,9 @@ struct DiagramJobSettings {
   specrun::SandboxLimits runLimits = specrun::defaultRunLimits();
 };
 
+// The spec runner's options for these settings (compile cache, sandbox limits).
+specrun::RunOptions runOptions(const DiagramJobSettings& settings);
+
 // The name every source from the page is compiled and reported under ("model.cpp:12: ...").
 inline constexpr std::string_view kSpecFileName = "model.cpp";
 
@@ -35,6 +38,11 @@ inline constexpr std::string_view kSpecFileName = "model.cpp";
 // `stop` was triggered. Layout is serialised process-wide (Graphviz is not thread-safe).
 JobOutcome runDiagramJob(std::string_view source, DiagramProduct product, const DiagramJobSettings& settings,
                          std::stop_token stop, const ProgressFn& progress);
+
+// The answer for a model already traced (the designer's result): its diagram built and laid out,
+// reported as the stages diagram and layout. The same answers as runDiagramJob's last stages.
+JobOutcome diagramAnswer(const ir::TracedModel& model, DiagramProduct product, const ProgressFn& progress,
+                         std::stop_token stop);
 
 // The body of an error answer: {"ok":false,"error":{"kind","message","diagnostics":[...]}}.
 std::string errorBody(std::string_view kind, std::string_view message, std::string_view diagnosticsFrom = {});

@@ -11,27 +11,19 @@
 #include <sstream>
 #include <thread>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "server/app_server.hpp"
 #include "server/built_in_files.hpp"
+#include "test_server.hpp"
 
 namespace nndna::server {
 namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
-
-std::string exampleSource(std::string_view name) {
-  for (const EmbeddedFile& f : exampleSourceFiles()) {
-    if (f.name == std::string(name) + ".cpp") return std::string(f.bytes);
-  }
-  ADD_FAILURE() << "no example " << name;
-  return {};
-}
+using test_support::exampleSource;
+using test_support::Server;
 
 // 1-based number of the first line of `text` containing `needle`.
 int lineOf(const std::string& text, std::string_view needle) {
@@ -69,44 +61,6 @@ NNDNA_SPEC(M) { return {.label = "endless", .loss = lossFn, .inputs = {{"x", {2,
 }  // namespace
 )";
 }
-
-class Server {
- public:
-  explicit Server(ServeOptions options) {
-    options.host = "127.0.0.1";
-    options.port = 0;
-    options.jobSettings.cacheDir = std::filesystem::path(NNDNA_TEST_CACHE_DIR);
-    options.webFiles = webAssetFiles();
-    options.exampleFiles = exampleSourceFiles();
-    options.log = &log_;
-    app_ = std::make_unique<AppServer>(options);
-    port_ = app_->bind();
-    thread_ = std::thread([this] { app_->listen(); });
-    for (int i = 0; i < 500 && !app_->isRunning(); ++i) std::this_thread::sleep_for(10ms);
-  }
-  ~Server() {
-    app_->stop();
-    thread_.join();
-  }
-  httplib::Client client() const {
-    httplib::Client c("127.0.0.1", port_);
-    c.set_read_timeout(300, 0);
-    c.set_decompress(false);
-    return c;
-  }
-  int port() const { return port_; }
-  std::string log() const { return log_.str(); }
-  json health() const {
-    auto r = client().Get("/api/health");
-    return r ? json::parse(r->body) : json();
-  }
-
- private:
-  std::ostringstream log_;
-  std::unique_ptr<AppServer> app_;
-  int port_ = 0;
-  std::thread thread_;
-};
 
 class ServeHttp : public ::testing::Test {
  protected:
@@ -312,9 +266,6 @@ TEST_F(ServeHttp, RequestLimits) {
   EXPECT_EQ(post("/api/diagram", R"(["source"])")->status, 400);
   EXPECT_EQ(post("/api/diagram", R"({"source": "x", "client": "a b"})")->status, 400);
   EXPECT_EQ(post("/api/diagram", "{\"source\": \"\xff\xfe\"}")->status, 400);  // not UTF-8
-  auto design = post("/api/design", R"({"description": "a tiny MLP"})");
-  EXPECT_EQ(design->status, 501);
-  EXPECT_EQ(json::parse(design->body)["error"]["kind"], "not_implemented");
 }
 
 TEST_F(ServeHttp, ForeignHostNamesAreRefused) {
@@ -443,13 +394,8 @@ TEST(ServeHttpLimits, SlowClientIsDroppedAndConnectionsAreBounded) {
   o.ioTimeout = std::chrono::seconds(1);
   o.warmUp = false;
   Server server(o);
-  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int sock = test_support::connectToLoopback(server.port());
   ASSERT_GE(sock, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(server.port()));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   const std::string partial = "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n";  // never finished
   ASSERT_EQ(::send(sock, partial.data(), partial.size(), 0), static_cast<ssize_t>(partial.size()));
   std::this_thread::sleep_for(100ms);  // the one connection thread now waits on it

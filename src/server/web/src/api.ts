@@ -1,5 +1,13 @@
 // The server's JSON API (docs/serve.md).
-import type { DiagramAnswer, ErrorAnswer, ExampleInfo, StageEvent } from './types';
+import type {
+  DesignAnswer,
+  DesignErrorAnswer,
+  DesignStreamEvent,
+  DiagramAnswer,
+  ErrorAnswer,
+  ExampleInfo,
+  StageEvent,
+} from './types';
 
 export interface ExampleList {
   default: string;
@@ -19,23 +27,16 @@ export const fetchExample = (name: string): Promise<{ name: string; label: strin
 
 export type DiagramResult = { status: number; body: DiagramAnswer | ErrorAnswer };
 
-// Asks for a diagram and follows its progress: the server streams one JSON object per line —
-// stage events as they happen, then {"type":"result","status","body"}. Aborting `signal` closes
-// the connection, and the server stops the compile or run when no one else waits for it.
-export async function requestDiagram(
-  source: string,
-  client: string,
-  onStage: (e: StageEvent) => void,
-  signal: AbortSignal,
-): Promise<DiagramResult> {
-  const res = await fetch('/api/diagram', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/x-ndjson' },
-    body: JSON.stringify({ source, client }),
-    signal,
-  });
+type ResultLine<B> = { type: 'result'; status: number; body: B };
+
+// Reads a progress stream: one JSON object per line (empty lines are heartbeats) until the
+// {"type":"result","status","body"} line, whose status and body it returns; every other line goes
+// to `onEvent`. A refusal before any work (busy, too large, malformed) is a plain JSON error.
+async function readStream<E extends { type: string }, B>(
+  res: Response,
+  onEvent: (e: E) => void,
+): Promise<{ status: number; body: B | ErrorAnswer }> {
   if (!res.headers.get('Content-Type')?.startsWith('application/x-ndjson') || !res.body) {
-    // Refused before any work (busy, too large, malformed): a plain JSON error.
     return { status: res.status, body: (await res.json()) as ErrorAnswer };
   }
   const reader = res.body.getReader();
@@ -50,12 +51,53 @@ export async function requestDiagram(
       const line = buffered.slice(0, newline).trim();
       buffered = buffered.slice(newline + 1);
       if (line === '') continue; // a heartbeat
-      const event = JSON.parse(line) as StageEvent | { type: 'result'; status: number; body: DiagramAnswer | ErrorAnswer };
-      if (event.type === 'stage') onStage(event);
-      else return { status: event.status, body: event.body };
+      const event = JSON.parse(line) as E | ResultLine<B>;
+      if (event.type === 'result') {
+        const result = event as ResultLine<B>;
+        return { status: result.status, body: result.body };
+      }
+      onEvent(event as E);
     }
   }
   throw new Error('the server closed the progress stream before the result');
+}
+
+// Asks for a diagram and follows its progress: the stage events as they happen, then the result.
+// Aborting `signal` closes the connection, and the server stops the compile or run when no one
+// else waits for it.
+export async function requestDiagram(
+  source: string,
+  client: string,
+  onStage: (e: StageEvent) => void,
+  signal: AbortSignal,
+): Promise<DiagramResult> {
+  const res = await fetch('/api/diagram', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/x-ndjson' },
+    body: JSON.stringify({ source, client }),
+    signal,
+  });
+  return readStream<StageEvent, DiagramAnswer>(res, onStage);
+}
+
+export type DesignResult = { status: number; body: DesignAnswer | DesignErrorAnswer };
+
+// Asks the server's designer for a spec (`source`: the editor's spec, to change) and follows its
+// attempts as they happen (docs/serve.md, POST /api/design). Aborting `signal` cancels the design.
+export async function requestDesign(
+  prompt: string,
+  source: string | null,
+  client: string,
+  onEvent: (e: DesignStreamEvent) => void,
+  signal: AbortSignal,
+): Promise<DesignResult> {
+  const res = await fetch('/api/design', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/x-ndjson' },
+    body: JSON.stringify(source === null ? { prompt, client } : { prompt, source, client }),
+    signal,
+  });
+  return readStream<DesignStreamEvent, DesignAnswer | DesignErrorAnswer>(res, onEvent);
 }
 
 // The self-contained HTML page of the spec's diagram (what `nndna diagram -o x.html` writes).

@@ -1,26 +1,100 @@
-// The designer's slot ("Describe a model"): the box and its button are part of the page; what
-// they call — POST /api/design {description} -> {source}, docs/serve.md — comes with the
-// designer (src/designer). Until then the slot stays hidden and nothing calls showDesigner().
+// The designer ("Diagram a Neural Network Design", the seed's texts): the description box, its
+// Diagram It button (a new design) and Change it… (the editor's spec, changed as the box says),
+// and the log of the attempts as the server reports them (POST /api/design, docs/serve.md).
+// The page's design state is mirrored on <body> for tests: data-design (running | done | error)
+// and data-designs (how many designs succeeded).
+import { requestDesign } from './api';
+import type { DesignAnswer, DesignErrorAnswer, DesignEvent, StageEvent } from './types';
 
 export interface DesignerHandlers {
-  // Called with the description the user typed; resolves to the spec source it yields.
-  design: (description: string) => Promise<string>;
-  // Receives the designed source (loaded into the editor and drawn by the caller).
-  onSource: (source: string) => void;
+  editorText: () => string; // the spec Change it… sends
+  onStart: () => void; // a design began
+  onStage: (e: StageEvent) => void; // the stages of drawing the designed spec
+  onDesigned: (answer: DesignAnswer) => void;
+  onFailed: (status: number, answer: DesignErrorAnswer) => void;
 }
 
-export function showDesigner(handlers: DesignerHandlers): void {
-  const slot = document.getElementById('designer')!;
-  const text = document.getElementById('designer-text') as HTMLTextAreaElement;
-  const button = document.getElementById('designer-submit') as HTMLButtonElement;
-  button.addEventListener('click', async () => {
-    if (text.value.trim() === '') return;
-    button.disabled = true;
-    try {
-      handlers.onSource(await handlers.design(text.value));
-    } finally {
-      button.disabled = false;
+export class Designer {
+  private readonly text = document.getElementById('designer-text') as HTMLTextAreaElement;
+  private readonly log = document.getElementById('designer-log') as HTMLOListElement;
+  private readonly buttons = [
+    document.getElementById('designer-submit') as HTMLButtonElement,
+    document.getElementById('designer-change') as HTMLButtonElement,
+  ];
+  private running: AbortController | null = null;
+
+  constructor(
+    private readonly client: string,
+    private readonly handlers: DesignerHandlers,
+  ) {
+    this.buttons[0]!.addEventListener('click', () => void this.design(false));
+    this.buttons[1]!.addEventListener('click', () => void this.design(true));
+    document.body.dataset.designs = '0';
+    document.getElementById('designer')!.hidden = false;
+  }
+
+  // Describes a new model, or (change) asks for the editor's spec to be changed. A design still
+  // running is cancelled first (the server stops it).
+  async design(change: boolean): Promise<void> {
+    const prompt = this.text.value.trim();
+    this.log.textContent = '';
+    if (prompt === '') {
+      this.line('error', 'Say first what the neural network should do (or, for Change it…, what to change).');
+      return;
     }
-  });
-  slot.hidden = false;
+    this.running?.abort();
+    const controller = new AbortController();
+    this.running = controller;
+    document.body.dataset.design = 'running';
+    for (const b of this.buttons) b.classList.add('busy');
+    this.handlers.onStart();
+    try {
+      const source = change ? this.handlers.editorText() : null;
+      const result = await requestDesign(prompt, source, this.client, (e) => {
+        if (this.running !== controller) return;
+        if (e.type === 'design') this.event(e.event);
+        else this.handlers.onStage(e);
+      }, controller.signal);
+      if (this.running !== controller) return;
+      if (result.body.ok) {
+        document.body.dataset.design = 'done';
+        document.body.dataset.designs = String(Number(document.body.dataset.designs) + 1);
+        this.handlers.onDesigned(result.body);
+      } else {
+        // Refusals before any work (rate limit, busy, bad request) have no events: say why here too.
+        if (this.log.childElementCount === 0) this.line('error', result.body.error.message);
+        document.body.dataset.design = 'error';
+        this.handlers.onFailed(result.status, result.body);
+      }
+    } catch (e) {
+      if (this.running !== controller) return; // replaced by a newer design
+      const message = `The server could not be reached: ${(e as Error).message}`;
+      this.line('error', message);
+      document.body.dataset.design = 'error';
+      this.handlers.onFailed(0, { ok: false, error: { kind: 'network', message } });
+    } finally {
+      if (this.running === controller) {
+        this.running = null;
+        for (const b of this.buttons) b.classList.remove('busy');
+      }
+    }
+  }
+
+  // One step of the design, as the designer's message says it (model text stays text).
+  private event(e: DesignEvent): void {
+    const item = this.line(e.kind, e.message);
+    if (e.attempt) item.dataset.attempt = String(e.attempt);
+    if (e.check) item.dataset.ok = String(e.check.ok);
+    if (e.kind === 'finished') item.dataset.ok = String(e.ok === true);
+  }
+
+  private line(kind: string, message: string): HTMLLIElement {
+    const item = document.createElement('li');
+    item.dataset.kind = kind;
+    item.textContent = message;
+    this.log.appendChild(item);
+    this.log.hidden = false;
+    item.scrollIntoView({ block: 'nearest' });
+    return item;
+  }
 }

@@ -3,6 +3,7 @@
 // data-diagrams (how many diagrams were drawn).
 import './app.css';
 import { fetchExample, fetchExamples, requestDiagram, type ExampleList } from './api';
+import { Designer } from './designer';
 import { DiagramView } from './diagram_view';
 import { download, type DownloadFormat } from './downloads';
 import { SpecEditor } from './editor';
@@ -10,7 +11,7 @@ import { renderHeader } from './header';
 import { Progress } from './progress';
 import { BoxPanel } from './side_panel';
 import { setUpTheme } from './theme';
-import type { DiagramAnswer, ErrorAnswer, Side } from './types';
+import type { DesignAnswer, DesignErrorAnswer, DiagramAnswer, ErrorAnswer, Side } from './types';
 
 const SOURCE_KEY = 'nndna.source';
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -64,6 +65,13 @@ class App {
       if (name) void this.loadExample(name);
     });
     this.setUpDownloads();
+    new Designer(this.client, {
+      editorText: () => this.editor.text,
+      onStart: () => this.designStarted(),
+      onStage: (e) => this.progress.stage(e),
+      onDesigned: (answer) => this.designed(answer),
+      onFailed: (status, answer) => this.designFailed(status, answer),
+    });
     document.addEventListener('keydown', (ev) => {
       if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey) && !this.editor.view.hasFocus) {
         ev.preventDefault();
@@ -151,6 +159,33 @@ class App {
         $('diagram-it').classList.remove('busy');
       }
     }
+  }
+
+  // A design began: its result will replace the diagram, so a diagram request in flight is moot.
+  private designStarted(): void {
+    this.running?.abort();
+    this.running = null;
+    $('diagram-it').classList.remove('busy');
+    this.progress.begin();
+    document.body.dataset.state = 'running';
+  }
+
+  // The designed spec goes into the editor (and the saved text), its diagram on the page.
+  private designed(answer: DesignAnswer): void {
+    this.editor.text = answer.source;
+    this.holdsExample(null, '');
+    localStorage.setItem(SOURCE_KEY, answer.source);
+    this.drawn(answer.source, answer);
+  }
+
+  // A failed design: the last spec tried goes into the editor, to fix by hand, with its error.
+  private designFailed(status: number, answer: DesignErrorAnswer): void {
+    if (answer.source !== undefined) {
+      this.editor.text = answer.source;
+      this.holdsExample(null, '');
+      localStorage.setItem(SOURCE_KEY, answer.source);
+    }
+    this.failed(status, answer);
   }
 
   private drawn(source: string, answer: DiagramAnswer): void {

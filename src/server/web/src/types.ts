@@ -109,6 +109,31 @@ export interface StageEvent {
   cache_hit?: boolean;
 }
 
+// One step of a design as the designer reports it (designer::toJson, docs/design.md).
+export interface DesignEvent {
+  kind: string; // asking_model, attempt_started, llm_answer, check_result, fallback_offline, ...
+  message: string;
+  attempt?: number;
+  model?: string;
+  llm?: { model: string; prompt_tokens: number; completion_tokens: number; latency_seconds: number; cost_usd?: number };
+  check?: { ok: boolean; seconds: number; error_kind?: string; error?: string; line?: number };
+  reason?: string;
+  ok?: boolean;
+}
+
+export type DesignStreamEvent = { type: 'design'; event: DesignEvent } | StageEvent;
+
+export interface DesignInfo {
+  offline: boolean;
+  attempts: number;
+  fallback_reason?: string;
+}
+
+// A design's answer: the diagram answer of the designed spec, with the spec.
+export type DesignAnswer = DiagramAnswer & { source: string; design: DesignInfo };
+// A design that failed: the last spec tried (when there was one), to fix by hand.
+export type DesignErrorAnswer = ErrorAnswer & { source?: string; design?: DesignInfo };
+
 export interface ExampleInfo {
   name: string;
   label: string;

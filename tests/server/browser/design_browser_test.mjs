@@ -1,0 +1,182 @@
+// The describe box in a real browser: `nndna serve` whose designer asks a fake model — an HTTP
+// server on loopback in this test, answering in the OpenAI style from a script and recording
+// what it was sent. Screenshots go to $NNDNA_OUT. Run by CTest (tests/server/CMakeLists.txt) with
+// NNDNA, NNDNA_NODE_MODULES, NNDNA_CACHE and NNDNA_OUT set.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { openPage, screenshots, setEditorText, startServer } from './browser_support.mjs';
+
+const OUT = process.env.NNDNA_OUT;
+const STEP_TIMEOUT = 120_000;
+const KEY = 'sk-browser-test-key-0123456789-SECRET';
+const MODEL = 'gpt-4o-mini';
+
+// A small spec that compiles and traces (97 parameters); `hidden` and `label` vary it.
+function spec({ hidden = 16, label = 'Tiny regression MLP', member = 'l1' } = {}) {
+  return [
+    '#include <nndna/nndna.hpp>',
+    'using namespace nndna;',
+    `constexpr int B = 32, IN = 4, HIDDEN = ${hidden};`,
+    'struct Net : Module {',
+    '  Linear l1{"l1", IN, HIDDEN};',
+    '  Linear l2{"l2", HIDDEN, 1};',
+    '};',
+    `Tensor forward(const Net& m, Tensor x) { return m.l2(relu(m.${member}(x))); }`,
+    'Tensor lossFn(Net& m, const Inputs& in) { return mean(square(sub(forward(m, in["x"]), in["y"]))); }',
+    'Tensor predictFn(Net& m, const Inputs& in) { return forward(m, in["x"]); }',
+    'NNDNA_SPEC(Net) {',
+    `  return {.label = "${label}", .loss = lossFn, .inputs = {{"x", {B, IN}}, {"y", {B, 1}}},`,
+    '          .predict = predictFn, .predictInputs = {{"x", {B, IN}}},',
+    '          .dims = {{B, "B", "batch"}, {HIDDEN, "H", "hidden"}}};',
+    '}',
+    '',
+  ].join('\n');
+}
+
+// The fake model: each request gets the next reply of the script (a function of the request's
+// JSON body returning [status, body]); every request body is kept in `seen`.
+const fake = { script: [], seen: [] };
+function chatAnswer(source) {
+  return [200, {
+    id: 'chatcmpl-1', object: 'chat.completion', model: MODEL,
+    choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify({ source }) }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 1200, completion_tokens: 300 },
+  }];
+}
+const lastUserMessage = (body) => body.messages.filter((m) => m.role === 'user').at(-1).content;
+
+let model;
+let server;
+let base;
+let browser;
+let page;
+let consoleErrors = [];
+let foreignRequests = [];
+const shoot = screenshots(OUT);
+const screenshot = (name) => shoot(page, name);
+
+const designsDone = () => page.evaluate(() => Number(document.body.dataset.designs));
+async function waitForDesign(previous) {
+  await page.waitForFunction(
+    (n) => document.body.dataset.design === 'done' && Number(document.body.dataset.designs) > n,
+    previous,
+    { timeout: STEP_TIMEOUT },
+  );
+}
+const editorText = () => page.evaluate(() => localStorage.getItem('nndna.source'));
+const logLines = () => page.$$eval('#designer-log li', (ls) => ls.map((l) => ({ ...l.dataset, text: l.textContent })));
+
+async function describe(text, button) {
+  await page.fill('#designer-text', text);
+  const before = await designsDone();
+  await page.click(button);
+  await waitForDesign(before);
+}
+
+before(async () => {
+  rmSync(OUT, { recursive: true, force: true });
+  mkdirSync(OUT, { recursive: true });
+  model = createServer((req, res) => {
+    let text = '';
+    req.on('data', (d) => (text += d));
+    req.on('end', () => {
+      const body = JSON.parse(text);
+      fake.seen.push({ authorization: req.headers.authorization, body });
+      const reply = fake.script.length > 1 ? fake.script.shift() : fake.script[0];
+      const [status, answer] = reply ? reply(body) : [500, { error: { message: 'no reply scripted' } }];
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(answer));
+    });
+  });
+  await new Promise((resolve) => model.listen(0, '127.0.0.1', resolve));
+  const env = { ...process.env };
+  for (const name of ['http_proxy', 'https_proxy', 'HTTPS_PROXY', 'HTTP_PROXY', 'all_proxy', 'ALL_PROXY']) delete env[name];
+  Object.assign(env, {
+    NNDNA_LLM_BASE_URL: `http://127.0.0.1:${model.address().port}/v1`,
+    NNDNA_LLM_MODEL: MODEL,
+    NNDNA_LLM_API_KEY: KEY,
+  });
+  ({ child: server, url: base } = await startServer(['--no-warm-up'], env));
+  ({ browser, page, foreignRequests, consoleErrors } = await openPage(base));
+  await page.goto(base);
+  await page.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: STEP_TIMEOUT });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill('SIGTERM');
+  model?.close();
+});
+
+test('a description is designed, drawn and put in the editor; the key stays on the server', { timeout: STEP_TIMEOUT }, async () => {
+  assert.ok(await page.isVisible('#designer'));
+  assert.equal(await page.textContent('#designer h2'), 'Diagram a Neural Network Design');
+  assert.equal(await page.textContent('label[for="designer-text"]'), 'What do you want the neural network to do?');
+  assert.equal(await page.textContent('#designer-submit'), 'Diagram It');
+  // The model quotes the key in its spec: the page gets it scrubbed.
+  const answered = `${spec()}// made with ${KEY}\n`;
+  fake.script = [() => chatAnswer(answered)];
+  fake.seen = [];
+  await describe('a tiny regression MLP', '#designer-submit');
+  assert.equal(await page.textContent('#model-title'), 'Tiny regression MLP');
+  assert.match(await page.textContent('#metrics'), /97 parameters/);
+  assert.equal(await editorText(), `${spec()}// made with [REDACTED]\n`);
+  const kinds = (await logLines()).map((l) => l.kind);
+  assert.deepEqual(kinds, ['asking_model', 'attempt_started', 'llm_answer', 'check_result', 'metrics', 'finished']);
+  const answer = (await logLines()).find((l) => l.kind === 'llm_answer');
+  assert.match(answer.text, /gpt-4o-mini answered in .*1,200 tokens in, 300 out/);
+  assert.equal(fake.seen.length, 1);
+  assert.equal(fake.seen[0].authorization, `Bearer ${KEY}`);
+  assert.match(lastUserMessage(fake.seen[0].body), /a tiny regression MLP/);
+  assert.doesNotMatch(lastUserMessage(fake.seen[0].body), /current nndna spec/); // Diagram It sends no spec
+  assert.ok(!(await page.content()).includes(KEY));
+  await screenshot('designed');
+});
+
+test('broken code, then a fix: both attempts in the log, model text shown as text', { timeout: STEP_TIMEOUT }, async () => {
+  // The broken spec names a member the model lacks, next to markup the compiler quotes back.
+  const broken = spec({ member: 'l3' }).replace('relu(m.l3(x))', 'relu(m.l3(x)) /* <img src=x id=injected> */');
+  const fixed = spec({ label: 'Fixed <b>MLP</b>' });
+  fake.script = [() => chatAnswer(broken), () => chatAnswer(fixed)];
+  fake.seen = [];
+  await describe('a tiny regression MLP, again', '#designer-submit');
+  const lines = await logLines();
+  const first = lines.find((l) => l.kind === 'check_result' && l.attempt === '1');
+  const second = lines.find((l) => l.kind === 'check_result' && l.attempt === '2');
+  assert.equal(first.ok, 'false');
+  assert.match(first.text, /compile_error at line 8/);
+  assert.match(first.text, /<img src=x id=injected>/); // the compiler's quote, as text
+  assert.equal(second.ok, 'true');
+  assert.equal(await page.locator('#injected').count(), 0);
+  assert.equal(await page.textContent('#model-title'), 'Fixed <b>MLP</b>');
+  assert.equal(await page.locator('#model-title b').count(), 0);
+  assert.equal(await editorText(), fixed);
+  assert.equal(fake.seen.length, 2);
+  assert.match(lastUserMessage(fake.seen[1].body), /The error is on line 8/);
+  await screenshot('repaired');
+});
+
+test('Change it… sends the editor\'s content with the instruction', { timeout: STEP_TIMEOUT }, async () => {
+  const mine = `// my own spec\n${spec({ hidden: 24, label: 'Mine' })}`;
+  await setEditorText(page, mine);
+  // The fake model refuses unless the editor's spec came with the instruction.
+  fake.script = [(body) => {
+    const asked = lastUserMessage(body);
+    return asked.includes(mine) && asked.includes('make it wider')
+      ? chatAnswer(spec({ hidden: 32, label: 'Wider' }))
+      : [400, { error: { message: 'the editor\'s spec did not arrive' } }];
+  }];
+  fake.seen = [];
+  await describe('make it wider', '#designer-change');
+  assert.equal(fake.seen.length, 1);
+  assert.ok(lastUserMessage(fake.seen[0].body).includes(mine));
+  assert.equal(await page.textContent('#model-title'), 'Wider');
+  assert.match(await editorText(), /HIDDEN = 32;/);
+  assert.ok(!(await logLines()).some((l) => l.kind === 'fallback_offline'));
+  await screenshot('changed');
+  assert.deepEqual(foreignRequests, []);
+  assert.deepEqual(consoleErrors, []);
+});
