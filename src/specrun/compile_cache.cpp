@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>  // renameat2
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -47,16 +48,21 @@ std::vector<std::string> compilerEnvironment(const fs::path& workDir) {
           "HOME=" + workDir.string(), "LANG=C", "LC_ALL=C"};
 }
 
-// Moves a finished file or directory into the cache; a concurrent writer may have won the race,
-// which is fine (both built the same thing).
+// Moves a finished file or directory into the cache. A concurrent writer may have won the race,
+// which is fine (both built the same thing), but its entry is never replaced: a spec program
+// already running from it would find its own binary deleted (/proc/self/maps says so) and lose
+// its call-site lines.
 void publish(const fs::path& from, const fs::path& to) {
   fs::create_directories(to.parent_path());
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
+  const int error = errno;
   std::error_code ec;
-  fs::rename(from, to, ec);
-  if (ec && !fs::exists(to)) {
-    throw SpecRunError(SpecRunError::Kind::setup_error,
-                       fmt::format("cannot write {}: {}", to.string(), ec.message()));
+  if (fs::exists(to, ec)) {
+    fs::remove_all(from, ec);  // the winner's copy stays; ours is not needed
+    return;
   }
+  throw SpecRunError(SpecRunError::Kind::setup_error,
+                     fmt::format("cannot write {}: {}", to.string(), std::strerror(error)));
 }
 
 void writeFile(const fs::path& file, std::string_view text) {

@@ -175,7 +175,12 @@ test('reset, tabs and fading', { timeout: STEP_TIMEOUT }, async () => {
   assert.equal(await page.textContent('#faded'), 'Faded parts run only at inference.');
   await screenshot('training-tab');
   await page.click('.tab-btn[data-tab="infer"]');
-  await page.waitForTimeout(300); // the fade's transition
+  // The fade is a CSS transition: wait until it has run its course (a fixed wait read it halfway
+  // under load), then check both sides.
+  await page.waitForFunction(() => {
+    const inferOnly = document.querySelector('#views svg .only-infer');
+    return inferOnly !== null && Number(getComputedStyle(inferOnly).opacity) === 1;
+  });
   assert.ok(await page.$eval('#canvas', (c) => c.classList.contains('show-infer')));
   assert.ok((await opacity('only-train')) < 0.5);
   assert.equal(await opacity('only-infer'), 1);
