@@ -1,6 +1,7 @@
 // Writes the seed corpus of an xray fuzz target from real recordings: a small agent run (nested
 // spans, a traced function that throws, a tool on another thread, LLM usage, JSON metadata,
-// a redacted input, a span still open) captured by xray itself.
+// a redacted input, a span left open past the end of its parent: misnested, and open at the end)
+// captured by xray itself.
 //   make_xray_seeds trace-json DIR   the run's trace JSON (pretty and compact)
 //   make_xray_seeds events DIR       its event stream: cut off with a span open (a crashed run),
 //                                    the same with a torn last line, and one that exits normally
@@ -26,7 +27,7 @@ std::string lookUp(const std::string& city) {
   return city + ": 14°C, rain after 16:00";
 }
 
-// One agent turn per call; the last one leaves `open` (when given) inside it.
+// Two agent turns; then opens `open` (when given) inside the agent span, to outlive it.
 void agentRun(std::optional<xray::Span>* open) {
   XRAY_SPAN("agent", {{"question", "weather in Paris?"}, {"api_key", "sk-not-real"}}, {.kind = "agent"});
   for (int turn = 0; turn < 2; ++turn) {
