@@ -1,6 +1,6 @@
 // Fuzz target: the cutter of a large diagram's DOT into bands (src/diagram/bands.cpp), which
 // re-reads the DOT assemble() wrote — user text (names, labels) included, escaped. Input: one
-// byte for the band budget (1-64 boxes, so the examples' diagrams are cut), then the DOT.
+// byte for the band budget (1-64 boxes, so that the examples' diagrams are cut), then the DOT.
 //
 // The cutter's contract is DOT as assemble() writes it; other text may be refused with
 // std::logic_error. Anything else — a crash, a sanitizer report, another exception — is a finding.
