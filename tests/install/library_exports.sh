@@ -9,11 +9,14 @@ xray_lib=$2
 exports() {  # the demangled names of a library's defined dynamic symbols
   nm -D --defined-only -C "$1" | cut -d' ' -f3-
 }
-expect_exported() {  # LIBRARY NAME: a function of the public headers
-  grep -qF "$2(" <<<"$3" || { echo "$(basename "$1") does not export $2"; exit 1; }
+defines() {  # SYMBOLS NAME: NAME is a function among the symbols (a std::string result adds [abi:cxx11])
+  grep -qE "^$2(\[abi:cxx11\])?\(" <<<"$1"
 }
-expect_hidden() {  # LIBRARY NAME: an internal function
-  if grep -qF "$2(" <<<"$3"; then echo "$(basename "$1") exports the internal $2"; exit 1; fi
+expect_exported() {  # LIBRARY NAME SYMBOLS: a function of the public headers
+  defines "$3" "$2" || { echo "$(basename "$1") does not export $2"; exit 1; }
+}
+expect_hidden() {  # LIBRARY NAME SYMBOLS: an internal function
+  if defines "$3" "$2"; then echo "$(basename "$1") exports the internal $2"; exit 1; fi
 }
 
 symbols=$(exports "$nndna_lib")
