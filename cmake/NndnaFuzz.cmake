@@ -8,7 +8,8 @@
 # NAME_fuzz, linked with libnndna and LIBS, and registers the CTest test fuzz.NAME (label
 # "fuzz"), which runs it for NNDNA_FUZZ_SECONDS on its corpus: the committed seeds of
 # tests/fuzz/corpus/NAME/ (when the folder exists), the seeds SEED_GENERATOR writes (it is run
-# as `program [arg...] DIR` at build time), and what earlier runs found (build-fuzz/fuzz/NAME/corpus).
+# as `program [arg...] DIR` at build time), and what earlier runs found
+# (build-fuzz/fuzz/NAME/corpus).
 # DICT is a libFuzzer dictionary (a file in tests/fuzz/, or one SEED_GENERATOR writes as
 # DIR/../NAME.dict when DICT is "generated").
 set(NNDNA_FUZZ_SECONDS 20 CACHE STRING "How long `ctest -L fuzz` runs each fuzz target")
