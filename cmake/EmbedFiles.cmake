@@ -1,10 +1,12 @@
 # nndna_embed_files(<target> NAMESPACE <ns> FUNCTION <fn> FILES <file>...)
 #
-# Adds to <target> a generated source that defines
+# Adds to <target> a generated source defining
 #   std::span<const nndna::EmbeddedFile> <ns>::<fn>();
-# (include/.. src/embedded_file.hpp) holding each file's base name and its bytes, so that a
-# document or a spec file kept in the source tree ships inside the binary. The source is
-# regenerated whenever one of the files changes.
+# (src/embedded_file.hpp): each file's base name and its bytes, built into the binary with the
+# assembler's .incbin, so a document, a spec or a large generated file (the web app's bundle)
+# ships inside the binary at no compile time.
+# The generated source names each file's SHA-256: it changes whenever a file does, so the build
+# and ccache (which does not see .incbin's input) recompile it.
 set(NNDNA_EMBED_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/embed_files_script.cmake)
 
 function(nndna_embed_files target)
@@ -24,7 +26,8 @@ function(nndna_embed_files target)
     COMMAND ${CMAKE_COMMAND} -DOUTPUT=${output} -DNAMESPACE=${EMBED_NAMESPACE}
             -DFUNCTION=${EMBED_FUNCTION} "-DFILES=${joined}" -P ${NNDNA_EMBED_SCRIPT}
     DEPENDS ${absolute} ${NNDNA_EMBED_SCRIPT}
-    COMMENT "Embedding ${EMBED_FUNCTION}: ${EMBED_FILES}"
+    COMMENT "Embedding ${EMBED_FUNCTION}"
     VERBATIM)
   target_sources(${target} PRIVATE ${output})
+  set_source_files_properties(${output} PROPERTIES OBJECT_DEPENDS "${absolute}")
 endfunction()

@@ -1,19 +1,19 @@
-# Run by nndna_embed_files (EmbedFiles.cmake) at build time: writes OUTPUT, a C++ source holding
-# the bytes of FILES ('|'-separated) as arrays, and NAMESPACE::FUNCTION() listing them.
+# Run by nndna_embed_files (EmbedFiles.cmake) at build time: writes OUTPUT, a C++ source whose
+# top-level asm pulls in FILES ('|'-separated) with .incbin, and NAMESPACE::FUNCTION() listing
+# them. Rewritten only when a file's content (its SHA-256) or the list changes.
 string(REPLACE "|" ";" files "${FILES}")
-set(arrays "")
+set(asm "")
+set(decls "")
 set(entries "")
 set(index 0)
 foreach(file ${files})
-  file(READ ${file} hex HEX)
-  string(LENGTH "${hex}" hexLength)
-  math(EXPR size "${hexLength} / 2")
-  # Two hex digits per byte -> "0x..," with a line break every 16 bytes.
-  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
-  string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){16})" "\\1\n" bytes "${bytes}")
+  file(SHA256 ${file} hash)
   get_filename_component(name ${file} NAME)
-  string(APPEND arrays "const unsigned char kFile${index}[${size} + 1] = {\n${bytes}0};\n")
-  string(APPEND entries "    {\"${name}\", std::string_view(reinterpret_cast<const char*>(kFile${index}), ${size})},\n")
+  set(sym "nndna_embedded_${FUNCTION}_${index}")
+  string(APPEND asm "    \".balign 16\\n${sym}_begin:\\n\"\n")
+  string(APPEND asm "    \".incbin \\\"${file}\\\"\\n${sym}_end:\\n\"  // sha256 ${hash}\n")
+  string(APPEND decls "extern \"C\" __attribute__((visibility(\"hidden\"))) const char ${sym}_begin[], ${sym}_end[];\n")
+  string(APPEND entries "      {\"${name}\", std::string_view(${sym}_begin, static_cast<std::size_t>(${sym}_end - ${sym}_begin))},\n")
   math(EXPR index "${index} + 1")
 endforeach()
 file(WRITE ${OUTPUT}.tmp
@@ -23,9 +23,10 @@ file(WRITE ${OUTPUT}.tmp
 
 #include \"embedded_file.hpp\"
 
-namespace {
-${arrays}}  // namespace
+asm(\".pushsection .rodata\\n\"
+${asm}    \".popsection\\n\");
 
+${decls}
 namespace ${NAMESPACE} {
 std::span<const ::nndna::EmbeddedFile> ${FUNCTION}() {
   static const ::nndna::EmbeddedFile files[] = {

@@ -1,4 +1,4 @@
-// A file of the source tree built into the binary (cmake/EmbedFiles.cmake generates the arrays).
+// A file built into the binary (cmake/EmbedFiles.cmake generates the tables).
 #pragma once
 
 #include <string_view>
@@ -6,8 +6,8 @@
 namespace nndna {
 
 struct EmbeddedFile {
-  std::string_view name;  // the file's base name ("design_prompt.md")
-  std::string_view text;  // its bytes, as they were in the source tree
+  std::string_view name;   // the file's base name ("design_prompt.md", "app.js")
+  std::string_view bytes;  // its content, as built (not NUL-terminated)
 };
 
 }  // namespace nndna

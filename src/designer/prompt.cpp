@@ -16,7 +16,7 @@ std::span<const EmbeddedFile> promptFiles();  // generated from docs/design_prom
 std::string_view systemPrompt() {
   const auto files = embedded::promptFiles();
   if (files.size() != 1) throw std::logic_error("the designer's prompt is not built in");
-  return files[0].text;
+  return files[0].bytes;
 }
 
 std::string designRequest(std::string_view description, const std::optional<std::string>& currentSource) {

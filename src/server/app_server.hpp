@@ -12,7 +12,7 @@
 #include <string>
 
 #include "server/diagram_job.hpp"
-#include "server/embedded_file.hpp"
+#include "server/built_in_files.hpp"
 
 namespace nndna::server {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/embedded_file.hpp"
+#include "server/built_in_files.hpp"
 
 namespace nndna::server {
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "server/app_server.hpp"
-#include "server/embedded_file.hpp"
+#include "server/built_in_files.hpp"
 
 namespace nndna::server {
 namespace {

@@ -633,7 +633,7 @@ const TemplateInfo* findTemplate(std::string_view name) {
 std::string_view templateText(std::string_view name) {
   const std::string file = std::string(name) + ".cpp";
   for (const EmbeddedFile& f : embedded::templateFiles()) {
-    if (f.name == file) return f.text;
+    if (f.name == file) return f.bytes;
   }
   throw std::logic_error(fmt::format("no template file {} is built in", file));
 }

@@ -1,15 +1,12 @@
-// A file built into the binary (cmake/IncbinFiles.cmake generates the tables).
+// The server's files built into the binary (cmake/EmbedFiles.cmake generates the tables).
 #pragma once
 
 #include <span>
 #include <string_view>
 
-namespace nndna::server {
+#include "embedded_file.hpp"
 
-struct EmbeddedFile {
-  std::string_view name;   // the file's base name ("app.js", "gpt2_small.cpp")
-  std::string_view bytes;  // its content, as built
-};
+namespace nndna::server {
 
 // The web app: index.html, app.js, app.css (src/server/web, bundled by esbuild at build time).
 std::span<const EmbeddedFile> webAssetFiles();
