@@ -2,13 +2,14 @@
 # NNDNA_FUZZ=ON). docs/fuzzing.md says how to add a target; in short, one line in
 # tests/fuzz/CMakeLists.txt:
 #
-#   nndna_add_fuzz_target(NAME [LIBS lib...] [SEED_GENERATOR program] [DICT file])
+#   nndna_add_fuzz_target(NAME [LIBS lib...] [SEED_GENERATOR program [arg...]] [DICT file])
 #
 # builds tests/fuzz/NAME_fuzz.cpp (it defines LLVMFuzzerTestOneInput) into the program
 # NAME_fuzz, linked with libnndna and LIBS, and registers the CTest test fuzz.NAME (label
 # "fuzz"), which runs it for NNDNA_FUZZ_SECONDS on its corpus: the committed seeds of
 # tests/fuzz/corpus/NAME/ (when the folder exists), the seeds SEED_GENERATOR writes (it is run
-# as `program DIR` at build time), and what earlier runs found (build-fuzz/fuzz/NAME/corpus).
+# as `program [arg...] DIR` at build time), and what earlier runs found
+# (build-fuzz/fuzz/NAME/corpus).
 # DICT is a libFuzzer dictionary (a file in tests/fuzz/, or one SEED_GENERATOR writes as
 # DIR/../NAME.dict when DICT is "generated").
 set(NNDNA_FUZZ_SECONDS 20 CACHE STRING "How long `ctest -L fuzz` runs each fuzz target")
@@ -18,7 +19,7 @@ if(NNDNA_FUZZ)
 endif()
 
 function(nndna_add_fuzz_target name)
-  cmake_parse_arguments(FUZZ "" "SEED_GENERATOR;DICT" "LIBS" ${ARGN})
+  cmake_parse_arguments(FUZZ "" "DICT" "LIBS;SEED_GENERATOR" ${ARGN})
   set(program ${name}_fuzz)
   add_executable(${program} ${CMAKE_CURRENT_SOURCE_DIR}/${name}_fuzz.cpp)
   target_link_libraries(${program} PRIVATE nndna ${FUZZ_LIBS} nndna_warnings)
@@ -29,12 +30,13 @@ function(nndna_add_fuzz_target name)
   set(seeds ${work}/seeds)
   set(dependencies ${program})
   if(FUZZ_SEED_GENERATOR)
+    list(POP_FRONT FUZZ_SEED_GENERATOR generator)
     add_custom_command(OUTPUT ${work}/seeds.stamp
       COMMAND ${CMAKE_COMMAND} -E rm -rf ${seeds}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${seeds}
-      COMMAND $<TARGET_FILE:${FUZZ_SEED_GENERATOR}> ${seeds}
+      COMMAND $<TARGET_FILE:${generator}> ${FUZZ_SEED_GENERATOR} ${seeds}
       COMMAND ${CMAKE_COMMAND} -E touch ${work}/seeds.stamp
-      DEPENDS ${FUZZ_SEED_GENERATOR}
+      DEPENDS ${generator}
       COMMENT "Seed corpus of the ${name} fuzz target")
     add_custom_target(${program}_seeds DEPENDS ${work}/seeds.stamp)
     list(APPEND dependencies ${program}_seeds)

@@ -18,6 +18,10 @@
 #include <string_view>
 #include <utility>
 
+#include "nndna/export.hpp"
+
+NNDNA_API_BEGIN  // the whole header is libnndna's interface (export.hpp)
+
 namespace nndna {
 
 class Error : public std::runtime_error {
@@ -94,3 +98,4 @@ constexpr std::string_view errorKindName(Error::Kind kind) {
 }
 
 }  // namespace nndna
+NNDNA_API_END

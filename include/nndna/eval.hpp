@@ -24,8 +24,11 @@
 #include <vector>
 
 #include "nndna/error.hpp"
+#include "nndna/export.hpp"
 #include "nndna/ir.hpp"
 #include "nndna/nndna.hpp"
+
+NNDNA_API_BEGIN  // the whole header is libnndna's interface (export.hpp)
 
 namespace nndna::eval {
 
@@ -115,3 +118,4 @@ Leaves initialLeaves(const ir::Graph& graph, std::uint64_t seed = 0);
 void applyUpdates(const ir::Graph& graph, const Results& results, Leaves& leaves);
 
 }  // namespace nndna::eval
+NNDNA_API_END

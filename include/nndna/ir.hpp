@@ -13,8 +13,11 @@
 #include <string_view>
 #include <vector>
 
+#include "nndna/export.hpp"
 #include "nndna/nndna.hpp"
 #include "nndna/op_kind.hpp"
+
+NNDNA_API_BEGIN  // the whole header is libnndna's interface (export.hpp)
 
 namespace nndna::ir {
 
@@ -164,3 +167,4 @@ std::string_view dtypeName(DType dtype);
 std::string_view phaseName(Phase phase);
 
 }  // namespace nndna::ir
+NNDNA_API_END

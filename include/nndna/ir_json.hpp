@@ -15,7 +15,10 @@
 #include <string_view>
 
 #include "nndna/error.hpp"
+#include "nndna/export.hpp"
 #include "nndna/ir.hpp"
+
+NNDNA_API_BEGIN  // the whole header is libnndna's interface (export.hpp)
 
 namespace nndna::ir {
 
@@ -65,3 +68,4 @@ TracedModel tracedModelFromFile(const std::filesystem::path& path, const ReadLim
 void validateGraph(const Graph& graph, std::string_view name = "graph");
 
 }  // namespace nndna::ir
+NNDNA_API_END

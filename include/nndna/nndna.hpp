@@ -20,6 +20,10 @@
 #include <variant>
 #include <vector>
 
+#include "nndna/export.hpp"
+
+NNDNA_API_BEGIN  // the whole header is libnndna's interface (export.hpp)
+
 namespace nndna {
 
 // ===== Shapes and dtypes ========================================================================
@@ -684,6 +688,7 @@ void buildSpec(ModelSlot& model, ErasedSpec& spec) {
 }  // namespace detail
 
 }  // namespace nndna
+NNDNA_API_END
 
 // Marks the spec of a source file (one per file): the body returns an nndna::Spec<Model>.
 //

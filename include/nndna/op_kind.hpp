@@ -14,6 +14,10 @@
 #include <optional>
 #include <string_view>
 
+#include "nndna/export.hpp"
+
+NNDNA_API_BEGIN  // the whole header is libnndna's interface (export.hpp)
+
 namespace nndna::ir {
 
 // The attributes a kind uses, as a set. An op's attribute outside its kind's set must keep its
@@ -257,3 +261,4 @@ constexpr bool launchesKernel(OpKind kind) { return !isLeafKind(kind) && !isView
 constexpr bool usesAttr(OpKind kind, AttrSet a) { return (opInfo(kind).attrs & a) == a; }
 
 }  // namespace nndna::ir
+NNDNA_API_END

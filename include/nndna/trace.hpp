@@ -10,8 +10,11 @@
 #include <vector>
 
 #include "nndna/error.hpp"
+#include "nndna/export.hpp"
 #include "nndna/ir.hpp"
 #include "nndna/nndna.hpp"
+
+NNDNA_API_BEGIN  // the whole header is libnndna's interface (export.hpp)
 
 namespace nndna {
 
@@ -109,3 +112,4 @@ ir::Graph traceFunction(const std::vector<InputDecl>& inputs,
                         const std::function<Tensor(const Inputs&)>& fn, bool training = true);
 
 }  // namespace nndna
+NNDNA_API_END

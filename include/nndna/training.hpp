@@ -11,8 +11,11 @@
 #include <vector>
 
 #include "nndna/error.hpp"
+#include "nndna/export.hpp"
 #include "nndna/ir.hpp"
 #include "nndna/nndna.hpp"
+
+NNDNA_API_BEGIN  // the whole header is libnndna's interface (export.hpp)
 
 namespace nndna::training {
 
@@ -55,3 +58,4 @@ std::vector<ir::OpId> kernelOps(const ir::Graph& graph);
 bool isKernelKind(ir::OpKind kind);
 
 }  // namespace nndna::training
+NNDNA_API_END

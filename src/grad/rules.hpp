@@ -6,6 +6,7 @@
 #include <span>
 
 #include "grad/emitter.hpp"
+#include "nndna/export.hpp"
 
 namespace nndna::grad {
 
@@ -22,7 +23,8 @@ using AdjointRule = void (*)(Emitter& e, const AdjointCall& call);
 
 // The adjoint rule of `kind`; nullptr exactly for the kinds the op table marks Grad::blocked or
 // Grad::unsupported (tests/core/op_table_test.cpp checks both directions).
-AdjointRule adjointFor(ir::OpKind kind);
+// Exported (NNDNA_API) for that test, which links the shared libnndna.
+NNDNA_API AdjointRule adjointFor(ir::OpKind kind);
 
 // rules_elementwise.cpp: unary math, activations, arithmetic, where.
 void sqrtAdjoint(Emitter& e, const AdjointCall& call);

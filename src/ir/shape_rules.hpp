@@ -16,6 +16,7 @@
 #include <string>
 
 #include "nndna/error.hpp"
+#include "nndna/export.hpp"
 #include "nndna/ir.hpp"
 
 namespace nndna::ir {
@@ -45,7 +46,8 @@ TensorType inferOutput(OpKind kind, const OpAttrs& attrs, std::span<const Tensor
 std::string arityProblem(OpKind kind, std::size_t count);
 
 // Whether `kind` has a shape rule: every kind but the leaves (tests enumerate the table with it).
-bool hasShapeRule(OpKind kind);
+// Exported (NNDNA_API) for tests/core/op_table_test.cpp, which links the shared libnndna.
+NNDNA_API bool hasShapeRule(OpKind kind);
 
 // The JSON name of the first attribute `attrs` sets (differs from its default) that `kind` does
 // not use, or "" when there is none.

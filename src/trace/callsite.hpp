@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
+
+#include "nndna/export.hpp"
 
 namespace nndna::tracing {
 
@@ -32,6 +35,7 @@ const ResolvedFrame& resolveReturnAddress(std::uintptr_t address);
 
 // "denoise(Denoiser&, nndna::Tensor)" -> "denoise"; "Block::fwd(nndna::Tensor) const" ->
 // "Block::fwd"; lambdas keep their enclosing function: "lossFn::{lambda#1}".
-std::string shortFunctionName(std::string_view demangled);
+// Exported (NNDNA_API) for tests/core/callsite_test.cpp, which links the shared libnndna.
+NNDNA_API std::string shortFunctionName(std::string_view demangled);
 
 }  // namespace nndna::tracing

@@ -73,17 +73,19 @@ std::string describeThrown(void* object, std::type_info* type) {
 
 }  // namespace
 
+// The three are noreturn by their first declarations (cxxabi.h, exception_ptr.h); clang refuses
+// a [[noreturn]] that is not on the first declaration, so the definitions do not repeat it.
 namespace __cxxabiv1 {
 extern "C" {
 // NOLINTNEXTLINE: the ABI's name and signature.
-[[noreturn]] NNDNA_API void __cxa_throw(void* object, std::type_info* type, void (*destructor)(void*)) {
+NNDNA_API void __cxa_throw(void* object, std::type_info* type, void (*destructor)(void*)) {
   if (nndna::xray::enabled()) note([&] { return describeThrown(object, type); });
   realCxaThrow()(object, type, destructor);
   __builtin_unreachable();
 }
 
 // NOLINTNEXTLINE: the ABI's name and signature.
-[[noreturn]] NNDNA_API void __cxa_rethrow() {
+NNDNA_API void __cxa_rethrow() {
   // The exception rethrown is the one being handled: describe it as a catch would see it.
   if (nndna::xray::enabled()) note([] { return nndna::xray::detail::describeCurrentException(); });
   realCxaRethrow()();
@@ -94,7 +96,7 @@ extern "C" {
 
 namespace std {
 // NOLINTNEXTLINE: the standard library's name and signature, interposed.
-[[noreturn]] NNDNA_API void rethrow_exception(exception_ptr exception) {
+NNDNA_API void rethrow_exception(exception_ptr exception) {
   if (nndna::xray::enabled() && exception)
     note([&] {
       // Thrown and caught here, with the hooks off, to read it as a catch would.

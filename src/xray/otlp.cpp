@@ -2,7 +2,11 @@
 // Collector's otlpjsonfile receiver, Jaeger and Phoenix load it. OTLP/JSON differs from the
 // protobuf JSON mapping in two ways that matter here: trace and span ids are lowercase hex (not
 // base64), and 64-bit integers (times, int attributes) are strings.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <unordered_set>
 
 #include "xray/recorder.hpp"
@@ -61,6 +65,21 @@ std::string openInferenceKind(std::string_view kind) {
   return "CHAIN";
 }
 
+// Nanoseconds since the Unix epoch of the time `ms` after a trace's start, as OTLP writes it (a
+// decimal string; its field is unsigned). Trace files are untrusted: a start in the year 2539 or
+// a latency of 1e300 ms is a wrong number, not an overflow (found by the xray_trace_json fuzz
+// target), so the sum saturates at [0, 2^63).
+std::string unixNanoText(std::int64_t startUnixMs, double ms) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr double kMaxOffsetNs = 9.0e18;  // a double below 2^63: the cast below is defined
+  const double offsetNs = std::isnan(ms) ? 0.0 : std::clamp(ms * 1e6, -kMaxOffsetNs, kMaxOffsetNs);
+  std::int64_t origin = 0;
+  if (__builtin_mul_overflow(startUnixMs, std::int64_t{1'000'000}, &origin)) origin = startUnixMs < 0 ? -kMax : kMax;
+  std::int64_t total = 0;
+  if (__builtin_add_overflow(origin, static_cast<std::int64_t>(offsetNs), &total)) total = offsetNs < 0 ? 0 : kMax;
+  return std::to_string(std::max<std::int64_t>(total, 0));
+}
+
 }  // namespace
 
 json toOtlpJson(const Trace& trace, const OtlpOptions& options) {
@@ -76,8 +95,7 @@ json toOtlpJson(const Trace& trace, const OtlpOptions& options) {
     spanIds[i] = hex16(h);
     used.insert(spanIds[i]);
   }
-  const std::int64_t originNs = trace.startUnixMs * 1'000'000;
-  auto unixNano = [&](double ms) { return std::to_string(originNs + static_cast<std::int64_t>(ms * 1e6)); };
+  auto unixNano = [&](double ms) { return unixNanoText(trace.startUnixMs, ms); };
 
   json spans = json::array();
   for (std::size_t i = 0; i < trace.nodes.size(); ++i) {

@@ -296,6 +296,21 @@ TEST(Otlp, SpansWithIdsParentsNanosecondTimesAndGenAiAttributes) {
   EXPECT_EQ(attributes(spans[1])["xray.input.q"]["stringValue"], "x");
 }
 
+TEST(Otlp, TimesOfAWrongStartOrLatencySaturateInsteadOfOverflowing) {
+  // Found by the xray_trace_json fuzz target: a start in the year 2539 overflowed 64 bits in ns.
+  xr::Trace trace = handMade();
+  trace.startUnixMs = 17'961'277'057'695;
+  trace.nodes[1].latencyMs = 1e300;
+  json spans = xr::toOtlpJson(trace)["resourceSpans"][0]["scopeSpans"][0]["spans"];
+  EXPECT_EQ(spans[0]["startTimeUnixNano"], "9223372036854775807");  // 2^63 - 1
+  trace.startUnixMs = 1'700'000'000'000;
+  spans = xr::toOtlpJson(trace)["resourceSpans"][0]["scopeSpans"][0]["spans"];
+  EXPECT_EQ(spans[1]["endTimeUnixNano"], "9223372036854775807");
+  trace.startUnixMs = -17'961'277'057'695;
+  spans = xr::toOtlpJson(trace)["resourceSpans"][0]["scopeSpans"][0]["spans"];
+  EXPECT_EQ(spans[0]["startTimeUnixNano"], "0");  // the field is unsigned
+}
+
 // --- Value -------------------------------------------------------------------------------------------
 
 TEST(Value, BackwardCanAccumulateLikeFlowXraysZeroFirstFalse) {
