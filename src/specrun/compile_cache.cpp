@@ -48,17 +48,21 @@ std::vector<std::string> compilerEnvironment(const fs::path& workDir) {
           "HOME=" + workDir.string(), "LANG=C", "LC_ALL=C"};
 }
 
-// Moves a finished file or directory into the cache. A concurrent writer may have won the race,
-// which is fine (both built the same thing), but its entry is never replaced: a spec program
-// already running from it would find its own binary deleted (/proc/self/maps says so) and lose
-// its call-site lines.
-void publish(const fs::path& from, const fs::path& to) {
+// Whether publish may replace what is already in the cache.
+enum class Publish { keepExisting, replaceExisting };
+
+// Moves a finished file or directory into the cache. With keepExisting, a concurrent writer that
+// won the race keeps its entry (both built the same thing): replacing it would pull the binary
+// from under a spec program already running from it (/proc/self/maps then says "(deleted)" and
+// its call sites lose their lines). replaceExisting is for an entry known to be stale.
+void publish(const fs::path& from, const fs::path& to, Publish mode = Publish::keepExisting) {
   fs::create_directories(to.parent_path());
-  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
+  const unsigned flags = mode == Publish::keepExisting ? RENAME_NOREPLACE : 0;
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), flags) == 0) return;
   const int error = errno;
   std::error_code ec;
   if (fs::exists(to, ec)) {
-    fs::remove_all(from, ec);  // the winner's copy stays; ours is not needed
+    fs::remove_all(from, ec);  // the entry in the cache stays; ours is not needed
     return;
   }
   throw SpecRunError(SpecRunError::Kind::setup_error,
@@ -294,6 +298,9 @@ CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunR
                      .cacheHit = cacheHit});
   };
   if (options.onStage) options.onStage({.stage = "compile"});
+  // An entry there now is stale (a header changed) or unwanted (no cache): this compile replaces
+  // it. None there: a concurrent compile of the same text may publish first, and it stays.
+  const Publish mode = fs::exists(compiled.binary) ? Publish::replaceExisting : Publish::keepExisting;
   if (options.useCache && fs::exists(compiled.binary) && fs::exists(compiled.source)) {
     if (std::optional<std::vector<fs::path>> headers = unchangedDependencies(compiled.binary)) {
       if (report != nullptr) report->cacheHit = true;
@@ -362,9 +369,9 @@ CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunR
     }
   }
   // The binary last: its presence is what makes a cache hit.
-  publish(snapshot, compiled.source);
-  publish(work.path() / "spec.deps", fs::path(compiled.binary.string() + ".deps"));
-  publish(binary, compiled.binary);
+  publish(snapshot, compiled.source, mode);
+  publish(work.path() / "spec.deps", fs::path(compiled.binary.string() + ".deps"), mode);
+  publish(binary, compiled.binary, mode);
   pruneCache(cache, compiled.binary);  // only after a compile: a cache hit stays a hash and a stat
   return compiled;
 }
