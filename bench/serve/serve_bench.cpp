@@ -105,6 +105,7 @@ struct Answer {
   json body;
   double seconds = 0;
   int retries = 0;
+  std::string transportError;  // when no answer came
 };
 
 Answer diagram(int port, const std::string& source) {
@@ -121,7 +122,10 @@ Answer diagram(int port, const std::string& source) {
       continue;
     }
     a.seconds = secondsSince(t0);
-    if (!r) return a;
+    if (!r) {
+      a.transportError = httplib::to_string(r.error());
+      return a;
+    }
     a.status = r->status;
     a.body = json::parse(r->body, nullptr, false);
     return a;
@@ -193,7 +197,14 @@ int main() {
     std::vector<double> latencies;
     for (int i = 0; i < 100; ++i) {
       const Answer& a = answers[static_cast<std::size_t>(i)];
-      ok += correct(a, 20 + i % 20);
+      if (correct(a, 20 + i % 20)) {
+        ++ok;
+      } else {
+        // What a lost request got instead, so a regression names itself.
+        const std::string kind = a.body.is_object() && a.body.contains("error") ? a.body["error"].value("kind", "") : "";
+        std::cout << fmt::format("  request {} (N_STEPS = {}): status {} {}{}\n", i, 20 + i % 20, a.status, kind,
+                                 a.transportError);
+      }
       retries += a.retries;
       latencies.push_back(a.seconds);
     }

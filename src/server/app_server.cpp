@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <sys/socket.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <system_error>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -33,6 +36,9 @@ constexpr std::size_t kGzipAbove = 1024;
 // A streamed answer writes at least this often (an empty line) so a client that went away is
 // noticed — its write fails — and its job cancelled, even while a stage runs long.
 constexpr std::chrono::milliseconds kStreamHeartbeat{500};
+// Connections the kernel queues before the server accepts them.
+constexpr int kListenBacklog = 1024;
+
 // Seconds a client is told to wait after a 503.
 constexpr int kRetryAfterSeconds = 2;
 
@@ -90,6 +96,8 @@ struct AppServer::Impl {
   std::vector<ExampleSpec> examples;
   JobPool pool;
   httplib::Server http;
+  // The listening socket, as cpp-httplib made it (see configure()).
+  std::atomic<int> listenSocket{-1};
   int port = 0;
   RateLimiter designLimiter;
   std::atomic<std::uint64_t> nextDesign{0};
@@ -120,6 +128,14 @@ struct AppServer::Impl {
     http.set_read_timeout(io, 0);
     http.set_write_timeout(io, 0);
     http.set_keep_alive_timeout(5);
+    // Debian's cpp-httplib 0.11 is compiled with a listen backlog of 5: a burst of connections
+    // (100 at once in bench/serve) overflowed the accept queue and some clients read a reset
+    // instead of an answer. Its socket is remembered here so that bind() can listen() on it
+    // again with a deeper queue.
+    http.set_socket_options([this](socket_t sock) {
+      httplib::default_socket_options(sock);
+      listenSocket = sock;
+    });
     // The JSON form of a source may be larger than the source (escapes); the source's own limit
     // is checked after decoding.
     http.set_payload_max_length(options.maxSourceBytes * 4 + 4096);
@@ -498,6 +514,10 @@ int AppServer::bind() {
                                          impl_->options.host, impl_->options.port));
   }
   impl_->port = port;
+  // Linux takes a second listen() on a listening socket as a new backlog (capped by somaxconn).
+  if (const int sock = impl_->listenSocket; sock >= 0 && ::listen(sock, kListenBacklog) != 0) {
+    throw std::system_error(errno, std::generic_category(), "listen() with a deeper backlog");
+  }
   if (impl_->options.warmUp) impl_->startWarmUp();
   return port;
 }
