@@ -11,6 +11,8 @@ packages=(
   libdw-dev libelf-dev libssl-dev libcurl4-openssl-dev libseccomp-dev zlib1g-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # ss: a test reads the server's listen backlog
+  iproute2
   # fuzzing: clang with libFuzzer (build-fuzz/, scripts/fuzz.sh)
   clang-16 libclang-rt-16-dev
   # browser for the web-page tests; node (with npm) runs playwright-core for some of them

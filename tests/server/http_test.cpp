@@ -5,9 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -100,6 +102,24 @@ TEST_F(ServeHttp, HealthAndSecurityHeaders) {
     EXPECT_EQ(res->get_header_value("X-Content-Type-Options"), "nosniff") << path;
     EXPECT_EQ(res->get_header_value("Referrer-Policy"), "no-referrer") << path;
   }
+}
+
+// Debian's cpp-httplib listens with a backlog of 5, and a burst of 100 connections lost requests
+// to the overflowing accept queue (bench/serve): the server listens again with 1,024. `ss` (from
+// iproute2) shows a listening socket's backlog as its Send-Q.
+TEST_F(ServeHttp, ListensWithADeepAcceptQueue) {
+  const std::string command = "ss -Hltn 'sport = :" + std::to_string(server_->port()) + "'";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
+  ASSERT_TRUE(pipe) << command;
+  std::string out;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe.get()) != nullptr) out += buffer;
+  std::istringstream fields(out);
+  std::string state;
+  long queued = -1, backlog = -1;
+  fields >> state >> queued >> backlog;
+  EXPECT_EQ(state, "LISTEN") << command << " printed: " << out;
+  EXPECT_EQ(backlog, 1024) << command << " printed: " << out;
 }
 
 TEST_F(ServeHttp, StaticAssetsWithEtagAndGzip) {
