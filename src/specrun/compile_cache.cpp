@@ -298,8 +298,9 @@ CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunR
                      .cacheHit = cacheHit});
   };
   if (options.onStage) options.onStage({.stage = "compile"});
-  // An entry there now is stale (a header changed) or unwanted (no cache): this compile replaces
-  // it. None there: a concurrent compile of the same text may publish first, and it stays.
+  // A binary there now is stale (a header changed) or unwanted (no cache): this compile replaces
+  // it. None there: a concurrent compile of the same text may publish first, and its binary
+  // stays (a spec may already run from it).
   const Publish mode = fs::exists(compiled.binary) ? Publish::replaceExisting : Publish::keepExisting;
   if (options.useCache && fs::exists(compiled.binary) && fs::exists(compiled.source)) {
     if (std::optional<std::vector<fs::path>> headers = unchangedDependencies(compiled.binary)) {
@@ -368,9 +369,10 @@ CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunR
       compiled.userHeaders.push_back(dep);
     }
   }
-  // The binary last: its presence is what makes a cache hit.
-  publish(snapshot, compiled.source, mode);
-  publish(work.path() / "spec.deps", fs::path(compiled.binary.string() + ".deps"), mode);
+  // The binary last: its presence is what makes a cache hit. Its companions are always replaced
+  // (a binary's may be left from an interrupted compile); nothing runs from them.
+  publish(snapshot, compiled.source, Publish::replaceExisting);
+  publish(work.path() / "spec.deps", fs::path(compiled.binary.string() + ".deps"), Publish::replaceExisting);
   publish(binary, compiled.binary, mode);
   pruneCache(cache, compiled.binary);  // only after a compile: a cache hit stays a hash and a stat
   return compiled;
