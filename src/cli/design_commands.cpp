@@ -16,12 +16,10 @@
 #include "cli/llm_options.hpp"
 #include "cli/spec_run_options.hpp"
 #include "designer/designer.hpp"
+#include "specrun/compile_cache.hpp"
 
 namespace nndna::cli {
 namespace {
-
-// A spec to revise is read whole; the spec runner takes at most 4 MiB of source (compile_cache.cpp).
-constexpr std::uintmax_t kMaxSpecFileBytes = std::uintmax_t{4} << 20;
 
 struct DesignArgs {
   std::string prompt;
@@ -51,7 +49,7 @@ void runDesign(const DesignArgs& args) {
   }
   designer::DesignRequest request;
   request.prompt = args.prompt;
-  if (!args.from.empty()) request.source = readTextFile(args.from, kMaxSpecFileBytes);
+  if (!args.from.empty()) request.source = specrun::readSpecSource(args.from, args.from).text;  // a regular file, bounded
   if (!args.save.empty()) {
     request.sourceName = std::filesystem::path(args.save).filename().string();
   } else if (!args.from.empty()) {
