@@ -15,6 +15,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nndna/xray.hpp>
+#include <nndna/xray_traced.hpp>
+#include <nndna/xray_trace.hpp>
+#include <nndna/xray_value.hpp>
 #include <string>
 
 namespace xr = nndna::xray;

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
+#include <nndna/xray_value.hpp>
 
 #include "run_program.hpp"
 

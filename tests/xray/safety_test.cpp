@@ -15,6 +15,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
