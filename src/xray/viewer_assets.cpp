@@ -79,9 +79,14 @@ section[hidden]{display:none!important}
 
 std::string_view traceViewerJs() {
   return R"JS(
-(() => {
+(async () => {
 "use strict";
-const D = JSON.parse(document.getElementById("xray-data").textContent);
+// Marks of how the page opened (bench/xray/open_viewer.mjs reads them): the HTML read up to this
+// script, the data parsed and decoded, the views ready.
+performance.mark("xray-script");
+// The data is gzip in base64 (trace_html.cpp): the browser decodes and inflates it natively.
+const packed = await fetch("data:application/gzip;base64," + document.getElementById("xray-data").textContent);
+const D = JSON.parse(await new Response(packed.body.pipeThrough(new DecompressionStream("gzip"))).text());
 const N = D.count, G = D.groups;
 // The columns arrive encoded (trace_html.cpp): runs of small values, differences, ids as a prefix
 // and numbers. They become typed arrays here, so a million spans take a few MB of memory.
@@ -102,6 +107,7 @@ function sums(col) {
   D.start = start; D.lat = lat; D.parent = parent;
   ["name", "kind", "thread", "flags", "group"].forEach((c) => { D[c] = decode(D[c], Int32Array); });
 }
+performance.mark("xray-data");
 const idNumbers = Array.isArray(D.id) ? null : sums(D.id.numbers);
 const idOf = (i) => idNumbers ? D.id.prefix + idNumbers[i] : D.id[i];
 let byIdMap = null;  // made on first use (a deep link to a span id)
@@ -471,6 +477,7 @@ for (const part of decodeURIComponent(location.hash.slice(1)).split("&")) {
   if (key === "search") { $("search").value = value; runSearch(); }
   if (key === "node" && byId(value) !== undefined) select(byId(value), true);
 }
+performance.mark("xray-ready");
 document.body.dataset.ready = "1";
 })();
 )JS";
