@@ -123,6 +123,12 @@ struct Diagram {
 // Builds the diagram of a traced model. Never caps the size.
 Diagram buildDiagram(const ir::TracedModel& model, const Options& options = {});
 
+// The header metrics of each side the model has (docs/diagram.md "Metrics"): what buildDiagram
+// puts in Diagram::metrics, without drawing. Builds the training step (FLOPs/step, kernels):
+// throws nndna::Error when it cannot be built (an invalid optimizer setting, an op without an
+// adjoint rule).
+PerSide<std::vector<Metric>> modelMetrics(const ir::TracedModel& model);
+
 // Lays out the DOT and returns the SVG document: in one piece up to 1,000 boxes + clusters, in
 // stacked bands beyond (docs/diagram.md). The DOT carries Graphviz's speed settings for large
 // diagrams itself, so a `.dot` output renders alike with the `dot` command.

@@ -111,12 +111,18 @@ Diagram buildDiagram(const ir::TracedModel& model, const Options& options) {
   }
   detail::assemble(models, dims, d);
 
+  d.metrics = modelMetrics(model);
+  return d;
+}
+
+PerSide<std::vector<Metric>> modelMetrics(const ir::TracedModel& model) {
   // FLOPs/step and kernels count the whole training step. A model whose step cannot be built
   // is an error, reported as such (an invalid optimizer setting, an op without an adjoint).
   const ir::Graph step = training::buildTrainingStep(model.train, model.spec.optimizer);
-  d.metrics.train = detail::sideMetrics(model.train, &step, model.train, false);
-  if (model.hasInfer) d.metrics.infer = detail::sideMetrics(model.train, nullptr, model.infer, true);
-  return d;
+  PerSide<std::vector<Metric>> metrics;
+  metrics.train = detail::sideMetrics(model.train, &step, model.train, false);
+  if (model.hasInfer) metrics.infer = detail::sideMetrics(model.train, nullptr, model.infer, true);
+  return metrics;
 }
 
 }  // namespace nndna::diagram
