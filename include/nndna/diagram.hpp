@@ -98,6 +98,8 @@ struct Metric {
   std::string tooltip;
 };
 
+struct Summary;  // summary.hpp
+
 struct Diagram {
   std::string label, description;
   bool merged = false;  // both sides drawn as one picture
@@ -114,6 +116,8 @@ struct Diagram {
   // When the sides share no layer (a flow's inverse pass), this diagram draws the training side
   // and the inference side is drawn alone here (the seed's two separate diagrams).
   std::shared_ptr<const Diagram> inferAlone;
+  // The model's summary (summary.hpp, default memory options): the page's Summary tab.
+  std::shared_ptr<const Summary> summary;
 
   // Boxes drawn, inputs not counted (the seed's count).
   std::size_t layerCount() const;

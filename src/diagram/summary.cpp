@@ -29,7 +29,10 @@ int bytesPerElement(MemoryDtype dtype) { return dtype == MemoryDtype::f32 ? 4 : 
 Summary summarize(const ir::TracedModel& model, const MemoryOptions& memory) {
   ir::validateGraph(model.train, "train");
   if (model.hasInfer) ir::validateGraph(model.infer, "infer");
-  const ir::Graph step = training::buildTrainingStep(model.train, model.spec.optimizer);
+  return detail::summarizeWithStep(model, training::buildTrainingStep(model.train, model.spec.optimizer), memory);
+}
+
+Summary detail::summarizeWithStep(const ir::TracedModel& model, const ir::Graph& step, const MemoryOptions& memory) {
   Summary s;
   s.label = model.spec.label;
   s.params = detail::countParams(model.train);

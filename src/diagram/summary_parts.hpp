@@ -22,6 +22,9 @@ std::vector<std::string> moduleOfOps(const ir::Graph& graph, const std::vector<c
 // The table of one side. `params` lists the model's parameters (the training graph's).
 SideSummary sideSummary(const ir::Graph& graph, const ir::Graph& paramsGraph, Side side);
 
+// summarize() with the training step of model.train already built.
+Summary summarizeWithStep(const ir::TracedModel& model, const ir::Graph& step, const MemoryOptions& memory);
+
 // The memory estimate. `step` is the training step of model.train.
 MemoryEstimate memoryEstimate(const ir::TracedModel& model, const ir::Graph& step,
                               const MemoryOptions& options);
