@@ -19,7 +19,7 @@ std::string moduleOfParam(std::string_view paramName);
 // reads none deferring to its caller; the spec's entry function is the model ("").
 std::vector<std::string> moduleOfOps(const ir::Graph& graph, const std::vector<char>& forwardMask);
 
-// The table of one side. `params` lists the model's parameters (the training graph's).
+// The table of one side. `paramsGraph` lists the model's parameters (the training graph).
 SideSummary sideSummary(const ir::Graph& graph, const ir::Graph& paramsGraph, Side side);
 
 // summarize() with the training step of model.train already built.
