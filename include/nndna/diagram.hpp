@@ -98,6 +98,8 @@ struct Metric {
   std::string tooltip;
 };
 
+struct Summary;  // summary.hpp
+
 struct Diagram {
   std::string label, description;
   bool merged = false;  // both sides drawn as one picture
@@ -114,6 +116,8 @@ struct Diagram {
   // When the sides share no layer (a flow's inverse pass), this diagram draws the training side
   // and the inference side is drawn alone here (the seed's two separate diagrams).
   std::shared_ptr<const Diagram> inferAlone;
+  // The model's summary (summary.hpp, default memory options): the page's Summary tab.
+  std::shared_ptr<const Summary> summary;
 
   // Boxes drawn, inputs not counted (the seed's count).
   std::size_t layerCount() const;
@@ -122,6 +126,12 @@ struct Diagram {
 
 // Builds the diagram of a traced model. Never caps the size.
 Diagram buildDiagram(const ir::TracedModel& model, const Options& options = {});
+
+// The header metrics of each side the model has (docs/diagram.md "Metrics"): what buildDiagram
+// puts in Diagram::metrics, without drawing. Builds the training step (FLOPs/step, kernels):
+// throws nndna::Error when it cannot be built (an invalid optimizer setting, an op without an
+// adjoint rule).
+PerSide<std::vector<Metric>> modelMetrics(const ir::TracedModel& model);
 
 // Lays out the DOT and returns the SVG document: in one piece up to 1,000 boxes + clusters, in
 // stacked bands beyond (docs/diagram.md). The DOT carries Graphviz's speed settings for large

@@ -14,6 +14,9 @@ namespace nndna::cli {
 // `nndna trace`, `nndna examples`: trace a built-in example and print its summary.
 void addTraceCommands(CLI::App& app);
 
+// `nndna summary`: a model's table of modules and its memory estimate (summary_command.cpp).
+void addSummaryCommand(CLI::App& app);
+
 // `nndna ir`: compile a spec file, run it in the sandbox, write its IR (spec_commands.cpp).
 void addSpecCommands(CLI::App& app);
 

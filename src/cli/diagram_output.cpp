@@ -42,14 +42,18 @@ std::string writeDiagram(const diagram::Diagram& d, const std::filesystem::path&
       fmt::format("wrote {} ({}, {}, {}{})", out.string(), counted(d.layerCount(), "box", "boxes"),
                   counted(d.clusters.size(), "cluster", "clusters"), counted(d.edges.size(), "edge", "edges"),
                   d.merged ? ", training and inference merged" : "");
-  // The page header's figures, with the same display strings (and units).
+  return report + "\n" + metricsLines(d.metrics);
+}
+
+std::string metricsLines(const diagram::PerSide<std::vector<diagram::Metric>>& metrics) {
+  std::string out;
   for (diagram::Side side : {diagram::Side::train, diagram::Side::infer}) {
-    if (!d.metrics[side]) continue;
+    if (!metrics[side]) continue;
     std::string line;
-    for (const diagram::Metric& m : *d.metrics[side]) line += (line.empty() ? "" : " · ") + m.display;
-    report += fmt::format("\n{}: {}", side == diagram::Side::train ? "training" : "inference", line);
+    for (const diagram::Metric& m : *metrics[side]) line += (line.empty() ? "" : " · ") + m.display;
+    out += fmt::format("{}{}: {}", out.empty() ? "" : "\n", side == diagram::Side::train ? "training" : "inference", line);
   }
-  return report;
+  return out;
 }
 
 }  // namespace nndna::cli

@@ -17,4 +17,9 @@ void checkDiagramOutput(const std::filesystem::path& out);
 // per side with the page header's figures ("training: 1.2 M params · …").
 std::string writeDiagram(const diagram::Diagram& diagram, const std::filesystem::path& out);
 
+// One line per side with the page header's figures, the same display strings and units:
+// "training: 24.9K parameters · 928.0 KiB activations · 35.7M FLOPs/step · 44 kernels" (no final
+// newline). What `nndna diagram`, `nndna ir`, `nndna trace` and `nndna summary` print.
+std::string metricsLines(const diagram::PerSide<std::vector<diagram::Metric>>& metrics);
+
 }  // namespace nndna::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   nndna::cli::addTraceCommands(app);
   nndna::cli::addSpecCommands(app);
   nndna::cli::addDiagramCommands(app);
+  nndna::cli::addSummaryCommand(app);
   nndna::cli::addDesignCommands(app);
   nndna::cli::addServeCommand(app);
   try {

@@ -10,8 +10,10 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/diagram_output.hpp"
 #include "cli/files.hpp"
 #include "cli/spec_run_options.hpp"
+#include "nndna/diagram.hpp"
 #include "nndna/ir_json.hpp"
 #include "render/escape.hpp"
 #include "specrun/spec_runner.hpp"
@@ -206,11 +208,14 @@ void addSpecCommands(CLI::App& app) {
     const std::string json = ir::toJson(model, 1);
     if (args->output.empty() || args->output == "-") {
       std::cout << json << "\n";
+      std::cerr << metricsLines(diagram::modelMetrics(model)) << "\n";  // stdout holds the IR alone
       return;
     }
     writeTextFile(args->output, json + "\n");
-    std::cerr << fmt::format("wrote {} ({} training ops{})\n", args->output, model.train.ops.size(),
-                             model.hasInfer ? fmt::format(", {} inference ops", model.infer.ops.size()) : "");
+    // The IR is on its way to a file, so the report goes to stdout, as `nndna diagram`'s does.
+    std::cout << fmt::format("wrote {} ({} training ops{})\n", args->output, model.train.ops.size(),
+                             model.hasInfer ? fmt::format(", {} inference ops", model.infer.ops.size()) : "")
+              << metricsLines(diagram::modelMetrics(model)) << "\n";
   });
 }
 

@@ -1,37 +1,25 @@
-// `nndna examples` and `nndna trace`: list the built-in specs, trace one and summarise it.
+// `nndna examples` and `nndna trace`: list the built-in specs, trace one (or a spec file, or read
+// an IR file) and summarise it.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/diagram_output.hpp"
 #include "cli/files.hpp"
+#include "cli/model_source.hpp"
+#include "diagram/metrics.hpp"
+#include "nndna/diagram.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
 
 namespace nndna::cli {
 
 namespace {
-
-std::string withThousands(std::int64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  const int len = static_cast<int>(digits.size());
-  for (int i = 0; i < len; ++i) {
-    out += digits[static_cast<std::size_t>(i)];
-    const int rest = len - 1 - i;
-    if (rest > 0 && rest % 3 == 0 && digits[static_cast<std::size_t>(i)] != '-') out += ',';
-  }
-  return out;
-}
-
-std::int64_t parameterCount(const ir::Graph& g) {
-  std::int64_t total = 0;
-  for (const ir::Param& p : g.params) total += ir::numel(g.tensor(p.tensor).shape);
-  return total;
-}
 
 void printGraphSummary(std::ostream& out, std::string_view title, const ir::Graph& g) {
   std::map<std::string_view, int> byKind;
@@ -73,30 +61,35 @@ void addTraceCommands(CLI::App& app) {
   });
 
   struct TraceArgs {
-    std::string spec;
+    ModelSource model;
     std::string json;
   };
   auto args = std::make_shared<TraceArgs>();
   CLI::App* trace = app.add_subcommand(
-      "trace", "Trace a built-in model spec and print its summary (parameters, ops, shapes)");
-  trace->add_option("spec", args->spec, "Spec name (see `nndna examples`)")->required();
+      "trace", "Trace a model spec (built-in NAME, a .cpp spec file or an IR .json) and print its "
+               "summary (parameters, ops, shapes, metrics)");
+  trace->add_option("model", args->model.input,
+                    "A built-in spec's name (see `nndna examples`), a spec file (.cpp) or an IR (.json)");
+  addSpecRunOptions(*trace, args->model.run);
   trace->add_option("--json", args->json, "Also write the IR as JSON to this file");
   trace->callback([args] {
-    const RegisteredSpec* registered = findSpec(args->spec);
-    if (registered == nullptr) {
-      throw CLI::ValidationError("spec", "no built-in spec named '" + args->spec +
-                                             "' (see `nndna examples`)");
-    }
-    const LoadedSpec loaded = loadSpec(*registered);
-    const ir::TracedModel model = traceModel(loaded);
-    std::cout << fmt::format("{} ({})\n", model.spec.label, registered->name);
-    std::cout << fmt::format("parameters: {}\n", withThousands(parameterCount(model.train)));
+    if (args->model.input.empty()) throw CLI::ValidationError("model", "give a spec name, a spec file or an IR .json");
+    ModelSource source = args->model;
+    // A bare name (no such file, no extension) is a built-in spec.
+    const std::filesystem::path path(source.input);
+    if (!path.has_extension() && !std::filesystem::exists(path)) std::swap(source.input, source.example);
+    const ir::TracedModel model = loadModel(source);
+    std::cout << fmt::format("{} ({})\n", model.spec.label,
+                             source.example.empty() ? source.input : source.example);
+    std::cout << fmt::format("parameters: {}\n",
+                             diagram::detail::formatGrouped(diagram::detail::countParams(model.train)));
     printGraphSummary(std::cout, "training graph (forward of the loss)", model.train);
     if (model.hasInfer) printGraphSummary(std::cout, "inference graph", model.infer);
     if (!args->json.empty()) {
       writeTextFile(args->json, ir::toJson(model, 1));
       std::cout << "wrote " << args->json << "\n";
     }
+    std::cout << metricsLines(diagram::modelMetrics(model)) << "\n";
   });
 }
 

@@ -10,6 +10,7 @@
 #include "diagram/loops.hpp"
 #include "diagram/metrics.hpp"
 #include "diagram/side_model.hpp"
+#include "diagram/summary_parts.hpp"
 #include "nndna/diagram.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/training.hpp"
@@ -34,6 +35,13 @@ struct SideParts {
     dag = detail::buildDag(tree, detail::allLeaves(tree));
   }
 };
+
+PerSide<std::vector<Metric>> metricsWithStep(const ir::TracedModel& model, const ir::Graph& step) {
+  PerSide<std::vector<Metric>> metrics;
+  metrics.train = detail::sideMetrics(model.train, &step, model.train, false);
+  if (model.hasInfer) metrics.infer = detail::sideMetrics(model.train, nullptr, model.infer, true);
+  return metrics;
+}
 
 }  // namespace
 
@@ -111,12 +119,17 @@ Diagram buildDiagram(const ir::TracedModel& model, const Options& options) {
   }
   detail::assemble(models, dims, d);
 
-  // FLOPs/step and kernels count the whole training step. A model whose step cannot be built
-  // is an error, reported as such (an invalid optimizer setting, an op without an adjoint).
+  // FLOPs/step, kernels and the summary's optimizer state count the whole training step. A model
+  // whose step cannot be built is an error, reported as such (an invalid optimizer setting, an op
+  // without an adjoint).
   const ir::Graph step = training::buildTrainingStep(model.train, model.spec.optimizer);
-  d.metrics.train = detail::sideMetrics(model.train, &step, model.train, false);
-  if (model.hasInfer) d.metrics.infer = detail::sideMetrics(model.train, nullptr, model.infer, true);
+  d.metrics = metricsWithStep(model, step);
+  d.summary = std::make_shared<const Summary>(detail::summarizeWithStep(model, step, {}));
   return d;
+}
+
+PerSide<std::vector<Metric>> modelMetrics(const ir::TracedModel& model) {
+  return metricsWithStep(model, training::buildTrainingStep(model.train, model.spec.optimizer));
 }
 
 }  // namespace nndna::diagram

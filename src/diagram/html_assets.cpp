@@ -61,6 +61,24 @@ body { font-family: ui-sans-serif, system-ui, sans-serif; margin: 0; padding: 0 
   line-height: 1.45; box-shadow: 0 4px 12px rgba(0, 0, 0, 0.12); pointer-events: none; }
 .tooltip .tt-code { font-family: ui-monospace, monospace; white-space: pre-wrap; word-break: break-word; }
 .tooltip .tt-muted { color: var(--muted); }
+.tab-sep { width: 1px; background: var(--border); margin: 0.35rem 0.2rem 0.45rem; }
+.panel.show-summary .canvas, .panel.show-summary .diagram-legend,
+.panel.show-summary .diagram-legend-note, .panel.show-summary .diagram-faded-note { display: none; }
+.summary { padding: 0.85rem 1rem 1rem; background: var(--canvas); font-size: 0.84rem; overflow-x: auto; }
+.summary h2 { font-size: 0.95rem; margin: 0.9rem 0 0.4rem; font-weight: 600; }
+.summary h2:first-child { margin-top: 0; }
+.summary table { border-collapse: collapse; margin: 0 auto 0 0; }
+.summary th, .summary td { padding: 0.18rem 0.7rem; border-bottom: 1px solid var(--border);
+  white-space: nowrap; text-align: right; }
+.summary th { color: var(--muted); font-weight: 600; }
+.summary th:first-child, .summary td:first-child, .summary td.text { text-align: left; }
+.summary td.shape { font-family: ui-monospace, monospace; font-size: 0.78rem; text-align: left; }
+.summary td.derivation { color: var(--muted); text-align: left; }
+.summary tr.total td { font-weight: 600; border-bottom: none; }
+.summary tr.model td { font-weight: 600; }
+.summary-controls { color: var(--muted); margin-bottom: 0.5rem; }
+.summary table.summary-memory { margin-bottom: 0.7rem; }
+.summary-controls select { font: inherit; }
 )CSS";
 
 // Every string from the spec reaches the page through textContent or setAttribute, never as
@@ -90,6 +108,89 @@ const std::string_view kPageScript = R"JS(
   const fmtFlops = (n) => scaled(n, ['', 'K', 'M', 'G', 'T', 'P', 'E']);
 
   const diagramOf = (view) => view.dataset.view === 'infer' ? data.infer_alone : data;
+  // Binary units, named as such (the header's activations and `nndna summary` use the same).
+  const fmtBytes = (n) => {
+    const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+    let v = n, mag = 0;
+    while (v >= 1024 && mag < units.length - 1) { v /= 1024; mag++; }
+    return mag === 0 ? n + ' bytes' : v.toFixed(mag >= 3 ? 2 : 1) + ' ' + units[mag];
+  };
+  const grouped = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+  // The Summary tab: the side's table of modules (rows down to the chosen depth), then memory.
+  let summaryDepth = 3;
+  function renderSummary() {
+    const box = $('summary');
+    box.textContent = '';
+    const s = data.summary;
+    if (!s) return;
+    const table = s[side] || s.train;
+    const maxDepth = Math.max(...table.rows.map((r) => r.depth));
+    const controls = make('div', 'summary-controls', 'Depth ');
+    const select = make('select');
+    select.id = 'summary-depth';
+    for (let d = 0; d <= maxDepth; d++) {
+      const o = make('option', '', String(d));
+      o.value = String(d);
+      if (d === Math.min(summaryDepth, maxDepth)) o.selected = true;
+      select.appendChild(o);
+    }
+    select.addEventListener('change', () => { summaryDepth = Number(select.value); renderSummary(); });
+    controls.appendChild(select);
+    box.appendChild(make('h2', '', (side === 'infer' && s.infer ? 'Inference graph' : 'Training graph (forward of the loss)') + ': modules'));
+    box.appendChild(controls);
+    const t = make('table', 'summary-modules');
+    const head = make('tr');
+    for (const h of ['Module', 'Output shape', 'Params', 'FLOPs/forward', 'Activations']) head.appendChild(make('th', '', h));
+    t.appendChild(head);
+    for (const r of table.rows) {
+      if (r.depth > summaryDepth) continue;
+      const tr = make('tr', r.depth === 0 ? 'model' : '');
+      tr.dataset.path = r.path;
+      const name = make('td', 'text', r.depth === 0 ? '(model)' : r.name);
+      name.style.paddingLeft = (0.7 + 1.1 * Math.max(0, r.depth - 1)) + 'rem';
+      tr.appendChild(name);
+      tr.appendChild(make('td', 'shape', r.output ? '[' + r.output.join(', ') + ']' : '—'));
+      tr.appendChild(make('td', '', grouped(r.params)));
+      tr.appendChild(make('td', '', fmtFlops(r.flops)));
+      tr.appendChild(make('td', '', fmtBytes(r.activation_bytes)));
+      t.appendChild(tr);
+    }
+    box.appendChild(t);
+    const m = s.memory;
+    box.appendChild(make('h2', '', 'Memory (' + m.dtype + (m.mixed_precision ? ', mixed precision' : '') + ')'));
+    for (const [title, part] of [['Training step', m.training], ['Inference', m.inference]]) {
+      const mt = make('table', 'summary-memory');
+      const caption = make('tr');
+      caption.appendChild(make('th', '', title));
+      caption.appendChild(make('th', '', ''));
+      caption.appendChild(make('th', '', ''));
+      mt.appendChild(caption);
+      for (const i of part.items) {
+        const tr = make('tr');
+        tr.dataset.key = i.key;
+        tr.appendChild(make('td', 'text', i.key.replace(/_/g, ' ')));
+        tr.appendChild(make('td', '', fmtBytes(i.bytes)));
+        tr.appendChild(make('td', 'derivation', i.derivation));
+        mt.appendChild(tr);
+      }
+      const total = make('tr', 'total');
+      total.appendChild(make('td', 'text', 'total'));
+      total.appendChild(make('td', '', fmtBytes(part.total)));
+      total.appendChild(make('td', 'derivation', grouped(part.total) + ' bytes'));
+      mt.appendChild(total);
+      box.appendChild(mt);
+    }
+  }
+
+  let view = 'diagram';
+  function showView(v) {
+    view = v;
+    for (const b of document.querySelectorAll('.view-btn')) b.classList.toggle('active', b.dataset.view === v);
+    document.querySelector('.panel').classList.toggle('show-summary', v === 'summary');
+    $('summary').hidden = v !== 'summary';
+    if (v === 'summary') renderSummary();
+  }
 
   function renderMetrics() {
     const box = $('metrics');
@@ -143,7 +244,7 @@ const std::string_view kPageScript = R"JS(
     side = s;
     canvas.classList.toggle('show-train', s === 'train');
     canvas.classList.toggle('show-infer', s === 'infer');
-    for (const b of document.querySelectorAll('.tab-btn')) b.classList.toggle('active', b.dataset.side === s);
+    for (const b of document.querySelectorAll('.tab-btn[data-side]')) b.classList.toggle('active', b.dataset.side === s);
     for (const view of views) view.hidden = data.infer_alone ? (view.dataset.view === 'infer') !== (s === 'infer') : false;
     for (const view of views) {
       for (const c of diagramOf(view).clusters) {
@@ -158,6 +259,7 @@ const std::string_view kPageScript = R"JS(
       : s === 'infer' && data.has_train_only ? 'Faded parts run only in training.' : '';
     faded.hidden = faded.textContent === '';
     renderMetrics();
+    if (view === 'summary') renderSummary();
   }
 
   // Hover: a node or an edge lights up with everything sharing its ti- class.
@@ -275,7 +377,8 @@ const std::string_view kPageScript = R"JS(
   renderLegend();
   alignPairLabels();
   for (const view of views) { attachHover(view); attachTooltips(view); attachPanZoom(view); }
-  for (const b of document.querySelectorAll('.tab-btn')) b.addEventListener('click', () => show(b.dataset.side));
+  for (const b of document.querySelectorAll('.tab-btn[data-side]')) b.addEventListener('click', () => show(b.dataset.side));
+  for (const b of document.querySelectorAll('.view-btn')) b.addEventListener('click', () => showView(b.dataset.view));
   for (const b of document.querySelectorAll('[data-zoom]')) {
     b.addEventListener('click', () => {
       const view = views.find((v) => !v.hidden);

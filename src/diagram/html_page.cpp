@@ -4,6 +4,7 @@
 #include "diagram/html_assets.hpp"
 #include "diagram/text.hpp"
 #include "nndna/diagram.hpp"
+#include "nndna/summary.hpp"
 
 namespace nndna::diagram {
 
@@ -18,6 +19,7 @@ std::string renderHtml(const Diagram& d, const std::string& svg) {
   nlohmann::json data = nlohmann::json::parse(toJson(d, -1));
   data.erase("dot");
   if (data.contains("infer_alone")) data["infer_alone"].erase("dot");
+  if (d.summary) data["summary"] = nlohmann::json::parse(toJson(*d.summary, -1));
   const std::string dataJson = detail::escapeJsonForScript(
       data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 
@@ -37,10 +39,16 @@ std::string renderHtml(const Diagram& d, const std::string& svg) {
     html += "<p class=\"model-description\">" + escapeXml(d.description) + "</p>\n";
   }
   html += "</header>\n";
+  // Side tabs when both sides are drawn; view tabs (the diagram, the summary table) always.
+  html += "<nav class=\"tabs\">";
   if (d.hasInfer && (d.merged || d.inferAlone)) {
-    html += "<nav class=\"tabs\"><button class=\"tab-btn active\" data-side=\"train\">Training graph"
-            "</button><button class=\"tab-btn\" data-side=\"infer\">Inference graph</button></nav>\n";
+    html += "<button class=\"tab-btn active\" data-side=\"train\">Training graph</button>"
+            "<button class=\"tab-btn\" data-side=\"infer\">Inference graph</button>"
+            "<span class=\"tab-sep\"></span>";
   }
+  html += "<button class=\"tab-btn view-btn active\" data-view=\"diagram\">Diagram</button>";
+  if (d.summary) html += "<button class=\"tab-btn view-btn\" data-view=\"summary\">Summary</button>";
+  html += "</nav>\n";
   html += "<div class=\"diagram-legend\" id=\"legend\"></div>\n";
   html += "<div class=\"diagram-legend-note\" id=\"collisions\" hidden></div>\n";
   html += "<div class=\"diagram-faded-note\" id=\"faded\" hidden></div>\n";
@@ -52,7 +60,10 @@ std::string renderHtml(const Diagram& d, const std::string& svg) {
   if (d.inferAlone) {
     html += "<div class=\"view\" data-view=\"infer\" hidden>\n" + renderSvg(*d.inferAlone) + "\n</div>\n";
   }
-  html += "</div>\n</div>\n<div class=\"tooltip\" id=\"tooltip\" hidden></div>\n";
+  html += "</div>\n";
+  // Filled by the script from the data's summary (the same JSON as `nndna summary --json`).
+  html += "<div class=\"summary\" id=\"summary\" hidden></div>\n";
+  html += "</div>\n<div class=\"tooltip\" id=\"tooltip\" hidden></div>\n";
   html += "<script type=\"application/json\" id=\"nndna-data\">" + dataJson + "</script>\n";
   html += "<script>";
   html += detail::kPageScript;

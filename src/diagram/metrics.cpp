@@ -115,13 +115,16 @@ std::int64_t countFlops(const ir::Graph& g, const std::vector<char>& mask) {
   return total;
 }
 
+std::int64_t activationElements(const ir::Graph& g, const ir::Op& op) {
+  // Leaves are data already in memory; views (the op table's definition) hold none of their own.
+  if (ir::isLeafKind(op.kind) || ir::isViewKind(op.kind)) return 0;
+  return numelOf(g, op.out);
+}
+
 std::int64_t countActivationBytes(const ir::Graph& g, const std::vector<char>& forwardMask) {
   std::int64_t total = 0;
   for (std::size_t i = 0; i < g.ops.size(); ++i) {
-    const ir::Op& op = g.ops[i];
-    // Leaves are data already in memory; views (the op table's definition) hold none of their own.
-    if (!forwardMask[i] || ir::isLeafKind(op.kind) || ir::isViewKind(op.kind)) continue;
-    total = checkedAdd(total, checkedMul(4, numelOf(g, op.out)));
+    if (forwardMask[i]) total = checkedAdd(total, checkedMul(4, activationElements(g, g.ops[i])));
   }
   return total;
 }
@@ -139,6 +142,17 @@ std::string formatBytes(std::int64_t n) {
   // bytes / 1024³ would be neither GB nor GiB).
   static constexpr std::array<std::string_view, 6> kUnits{"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
   return formatScaled(n, kUnits, 1024, " ");
+}
+
+std::string formatGrouped(std::int64_t n) {
+  const std::string digits = std::to_string(n);
+  const std::size_t first = n < 0 ? 1 : 0;  // after a minus sign
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > first && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 std::vector<Metric> sideMetrics(const ir::Graph& trainGraph, const ir::Graph* trainStep,

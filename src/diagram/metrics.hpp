@@ -21,12 +21,16 @@ bool countsFlops(ir::OpKind kind);
 // Trainable scalars (the optimizer's moments are not model parameters).
 std::int64_t countParams(const ir::Graph& graph);
 std::int64_t countFlops(const ir::Graph& graph, const std::vector<char>& opMask);
-// Bytes of forward intermediates: 4 per element, leaves and views (ir::isViewKind) excluded.
+// Elements of forward intermediates an op holds: its output's, 0 for leaves (data already in
+// memory) and views (ir::isViewKind: they hold none of their own). The one activation definition.
+std::int64_t activationElements(const ir::Graph& graph, const ir::Op& op);
+// Bytes of forward intermediates: 4 per activation element of the masked ops.
 std::int64_t countActivationBytes(const ir::Graph& graph, const std::vector<char>& forwardMask);
 
 std::string formatCount(std::int64_t n);  // 24864 -> "24.9K"
 std::string formatFlops(std::int64_t n);  // "2.2M"
 std::string formatBytes(std::int64_t n);  // "1.5 MiB" (binary units: 1 MiB = 1024² bytes)
+std::string formatGrouped(std::int64_t n);  // 13476831232 -> "13,476,831,232"
 
 // The four header metrics of one side. `trainStep` is the whole training step (forward, backward,
 // optimizer) of the training side (required when !inference).

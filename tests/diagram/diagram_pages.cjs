@@ -4,7 +4,8 @@
 //   node diagram_pages.cjs REPORT.json FILE...
 // Per file: console errors, whether the page script ran to its end, the text of every box by id,
 // the collision note, and the computed opacity of a training-only, an inference-only and a shared
-// box (in a page: in the Training view, then in the Inference view).
+// box (in a page: in the Training view, then in the Inference view); a page's Summary tab (the
+// rows of its modules table and memory items, FILE.summary.png).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -27,6 +28,23 @@ function probe() {
       onlyInfer: opacityOf('g.node.only-infer'),
       shared: opacityOf('g.node:not(.only-train):not(.only-infer)'),
     },
+  };
+}
+
+// In the browser: the Summary tab as shown (rows of the modules table, memory items), and
+// whether the diagram is hidden behind it.
+function summaryProbe() {
+  const cells = (tr) => Array.from(tr.cells).map((td) => td.textContent);
+  const canvas = document.getElementById('canvas');
+  const box = document.getElementById('summary');
+  return {
+    shown: !box.hidden && getComputedStyle(box).display !== 'none',
+    canvasShown: getComputedStyle(canvas).display !== 'none',
+    heading: box.querySelector('h2') ? box.querySelector('h2').textContent : null,
+    rows: Array.from(box.querySelectorAll('table.summary-modules tr[data-path]')).map((tr) =>
+      ({ path: tr.dataset.path, cells: cells(tr) })),
+    memory: Array.from(box.querySelectorAll('table.summary-memory tr[data-key]')).map((tr) =>
+      ({ key: tr.dataset.key, cells: cells(tr) })),
   };
 }
 
@@ -55,6 +73,23 @@ async function main() {
           await page.waitForSelector('#canvas.show-infer');
           entry.infer = await page.evaluate(probe);
           await page.screenshot({ path: base + '.infer.png', fullPage: true });
+        }
+        // The Summary tab (FILE.summary.png): the training table, at depth 0, then the inference
+        // table when the page has both sides.
+        const summaryTab = await page.$('.view-btn[data-view="summary"]');
+        if (summaryTab) {
+          const trainTab = await page.$('.tab-btn[data-side="train"]');
+          if (trainTab) await trainTab.click();
+          await summaryTab.click();
+          await page.waitForSelector('#summary table.summary-modules');
+          entry.summary = await page.evaluate(summaryProbe);
+          await page.screenshot({ path: base + '.summary.png', fullPage: true });
+          await page.selectOption('#summary-depth', '0');
+          entry.summaryDepth0 = await page.evaluate(summaryProbe);
+          if (inferTab) {
+            await inferTab.click();
+            entry.summaryInfer = await page.evaluate(summaryProbe);
+          }
         }
       } else {
         entry.svg = await page.evaluate(probe);

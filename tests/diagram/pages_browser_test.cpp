@@ -159,6 +159,41 @@ TEST_F(DiagramPages, ResNet18StageLoopShowsEveryShape) {
   EXPECT_EQ(boxText(shown.page.at("train"), first), boxText(shown.svg, first));
 }
 
+// The Summary tab shows summarize()'s table (derivations: tests/diagram/summary_test.cpp): the
+// cnn_digits model, its six layers, conv1's figures as `nndna summary` prints them, the memory
+// items; the diagram hidden behind it; depth 0 keeps the model's row; the inference side's table
+// ends in the prediction.
+TEST_F(DiagramPages, CnnSummaryTab) {
+  const Diagram d = buildDiagram(testing::traced("cnn_digits"));
+  const Shown shown = showInBrowser(d, "cnn_digits");
+  EXPECT_GT(fs::file_size(fs::path(NNDNA_OUT_DIR) / "diagrams" / "cnn_digits.html.summary.png"), 0u);
+  const json& s = shown.page.at("summary");
+  EXPECT_TRUE(s.at("shown").get<bool>());
+  EXPECT_FALSE(s.at("canvasShown").get<bool>());
+  EXPECT_EQ(s.at("heading"), "Training graph (forward of the loss): modules");
+  const json& rows = s.at("rows");
+  ASSERT_EQ(rows.size(), 7u);
+  std::vector<std::string> paths;
+  for (const json& r : rows) paths.push_back(r.at("path"));
+  EXPECT_EQ(paths, (std::vector<std::string>{"", "conv1", "bn1", "conv2", "bn2", "fc1", "fc2"}));
+  // 421,738 parameters; 2,171,469,824 FLOPs = 2.17G; 31,446,017 activation values · 4 bytes =
+  // 125,784,068 bytes = 120.0 MiB.
+  EXPECT_EQ(rows[0].at("cells"), json({"(model)", "[]", "421,738", "2.17G", "120.0 MiB"}));
+  // 288 parameters, 2·(256·32·28·28)·9 = 115,605,504 FLOPs, 6,422,528 · 4 bytes = 24.5 MiB.
+  EXPECT_EQ(rows[1].at("cells"), json({"conv1", "[256, 32, 28, 28]", "288", "115.6M", "24.5 MiB"}));
+  std::vector<std::string> keys;
+  for (const json& m : s.at("memory")) keys.push_back(m.at("key"));
+  EXPECT_EQ(keys, (std::vector<std::string>{"parameters", "gradients", "optimizer_state", "buffers", "activations",
+                                            "weights", "buffers", "activations"}));
+  // SGD momentum: 421,738 values · 4 bytes = 1,686,952 bytes = 1.6 MiB.
+  EXPECT_EQ(s.at("memory")[2].at("cells"),
+            json({"optimizer state", "1.6 MiB", "421,738 optimizer state values × 4 bytes (f32)"}));
+  EXPECT_EQ(shown.page.at("summaryDepth0").at("rows").size(), 1u);
+  const json& infer = shown.page.at("summaryInfer");
+  EXPECT_EQ(infer.at("heading"), "Inference graph: modules");
+  EXPECT_EQ(infer.at("rows")[0].at("cells")[1], "[256, 10]");
+}
+
 // Point 1: the split line hands on three pieces.
 TEST_F(DiagramPages, FusedQkvSplitShowsItsPieces) {
   const Diagram d = buildDiagram(testing::traced("fused_qkv"));

@@ -1,0 +1,36 @@
+#include "cli/model_source.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+
+#include "nndna/ir_json.hpp"
+#include "nndna/trace.hpp"
+
+namespace nndna::cli {
+
+void addModelSourceOptions(CLI::App& cmd, ModelSource& source) {
+  auto* input = cmd.add_option("model", source.input, "A model spec (.cpp) or a traced IR (.json)");
+  auto* example = cmd.add_option("--example", source.example, "A built-in spec (see `nndna examples`)");
+  input->excludes(example);
+  addSpecRunOptions(cmd, source.run);
+}
+
+ir::TracedModel loadModel(const ModelSource& source) {
+  if (source.input.empty() && source.example.empty()) {
+    throw CLI::ValidationError("model", "give a spec file, an IR .json, or --example NAME");
+  }
+  if (!source.example.empty()) {
+    const RegisteredSpec* registered = findSpec(source.example);
+    if (registered == nullptr) {
+      throw CLI::ValidationError("--example", "no built-in spec named '" + source.example +
+                                                  "' (see `nndna examples`)");
+    }
+    return traceModel(loadSpec(*registered));
+  }
+  const std::filesystem::path path(source.input);
+  if (path.extension() == ".json") return ir::tracedModelFromFile(path);
+  return runSpecForCli(source.input, source.run);
+}
+
+}  // namespace nndna::cli
