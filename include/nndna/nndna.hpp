@@ -488,11 +488,15 @@ LearningRate multiStep(double initial, std::vector<std::int64_t> milestones, dou
 // The rate at a 0-based training step.
 double learningRateAt(const LearningRate& rate, std::int64_t step);
 
+// Every optimizer takes `clipGradNorm`: before the update, the gradients of all parameters are
+// scaled by min(1, clipGradNorm / (‖g‖ + 1e-6)), ‖g‖ their joint L2 norm (PyTorch's
+// clip_grad_norm_); 0 = no clipping. The clipping is ops of the training graph.
 struct Adam {
   LearningRate lr = 1e-3;
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
+  double clipGradNorm = 0.0;
 };
 struct AdamW {
   LearningRate lr = 1e-3;
@@ -500,11 +504,16 @@ struct AdamW {
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
+  double clipGradNorm = 0.0;
 };
 struct SGD {
   LearningRate lr = 1e-2;
   double momentum = 0.0;
   bool nesterov = false;
+  // L2 penalty added to the gradient (g + weightDecay · p) of the parameters that decay
+  // (ParamOptions::decay: matrices by default), as PyTorch's SGD weight_decay.
+  double weightDecay = 0.0;
+  double clipGradNorm = 0.0;
 };
 using Optimizer = std::variant<Adam, AdamW, SGD>;
 
