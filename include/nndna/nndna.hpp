@@ -141,8 +141,16 @@ Tensor argmin(Tensor x, std::int64_t axis = -1);
 Tensor reshape(Tensor x, Shape shape);
 Tensor permute(Tensor x, std::vector<std::int64_t> axes);
 Tensor swapAxes(Tensor x, std::int64_t a, std::int64_t b);
+// NumPy broadcasting to `shape` (a view, no copy): `broadcastTo(cls, {B, 1, D})`. `expand` is
+// PyTorch's spelling, where -1 keeps an axis: `expand(cls, {B, -1, -1})`.
+Tensor broadcastTo(Tensor x, Shape shape);
+Tensor expand(Tensor x, Shape shape);
+// Grouped-query attention: [..., Hkv, T, Dh] -> [..., Hkv·repeats, T, Dh], each key/value head
+// repeated for the `repeats` query heads that share it (LLaMA's repeat_kv).
+Tensor repeatKv(Tensor x, std::int64_t repeats);
 
-// Linear algebra: [..., M, K] · [K, N], or batched [..., M, K] · [..., K, N] (equal batch dims).
+// Linear algebra: [..., M, K] · [..., K, N]; the batch axes broadcast as in PyTorch
+// ([B, Hkv, G, T, Dh] · [B, Hkv, 1, Dh, T], [B, M, K] · [K, N]).
 Tensor matmul(Tensor a, Tensor b);
 
 // Indexing.

@@ -1,4 +1,5 @@
-// Shape and layout ops: reshape, permute, swapAxes, narrow, concat, stack, split, heads.
+// Shape and layout ops: reshape, permute, swapAxes, broadcastTo, expand, narrow, concat, stack,
+// split, heads, repeatKv.
 #include <fmt/ranges.h>
 
 #include <numeric>
@@ -57,6 +58,63 @@ Tensor swapAxes(Tensor x, std::int64_t a, std::int64_t b) {
   std::swap(axes[static_cast<std::size_t>(first)], axes[static_cast<std::size_t>(second)]);
   op.attrs().dims = std::move(axes);
   return op.finish();
+}
+
+namespace {
+Tensor broadcastAs(std::string_view api, Tensor x, Shape shape) {
+  OpBuilder op(OpKind::broadcast_to, api);
+  op.input(x);
+  op.attrs().dims = std::move(shape);
+  return op.finish();
+}
+}  // namespace
+
+Tensor broadcastTo(Tensor x, Shape shape) { return broadcastAs("broadcastTo", x, std::move(shape)); }
+
+Tensor expand(Tensor x, Shape shape) {
+  // PyTorch's expand: -1 keeps the size of the (trailing-aligned) axis of x.
+  {
+    OpBuilder check(OpKind::broadcast_to, "expand");
+    const ir::TensorInfo& in = check.input(x);
+    if (shape.size() < in.shape.size()) {
+      check.fail("cannot expand {} to fewer axes, got {}", ir::formatShape(in.shape), ir::formatShape(shape));
+    }
+    const std::size_t lead = shape.size() - in.shape.size();
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] != -1) continue;
+      if (i < lead) check.fail("-1 is only allowed for an existing axis, got {}", ir::formatShape(shape));
+      shape[i] = in.shape[i - lead];
+    }
+  }
+  return broadcastAs("expand", x, std::move(shape));
+}
+
+Tensor repeatKv(Tensor x, std::int64_t repeats) {
+  // [..., Hkv, T, Dh] -> [..., Hkv, 1, T, Dh] -> broadcast [..., Hkv, repeats, T, Dh] -> merge the
+  // two head axes: query head h reads key/value head h / repeats (LLaMA's repeat_kv).
+  Shape in;
+  {
+    OpBuilder check(OpKind::broadcast_to, "repeatKv");
+    in = check.input(x).shape;
+    if (in.size() < 3) check.fail("x must be [..., heads, T, headDim], got {}", ir::formatShape(in));
+    if (repeats <= 0) check.fail("repeats must be positive, got {}", repeats);
+  }
+  if (repeats == 1) return x;
+  const std::size_t h = in.size() - 3;
+  Shape unsqueezed = in;
+  unsqueezed.insert(unsqueezed.begin() + static_cast<std::ptrdiff_t>(h) + 1, 1);
+  Shape broadcast = unsqueezed;
+  broadcast[h + 1] = repeats;
+  Shape merged = in;
+  merged[h] = in[h] * repeats;
+  OpBuilder first(OpKind::reshape, "repeatKv");
+  first.input(x);
+  first.attrs().dims = std::move(unsqueezed);
+  const Tensor wide = broadcastAs("repeatKv", first.finish(), std::move(broadcast));
+  OpBuilder last(OpKind::reshape, "repeatKv");
+  last.input(wide);
+  last.attrs().dims = std::move(merged);
+  return last.finish();
 }
 
 namespace {

@@ -160,11 +160,56 @@ TEST(LinearAlgebra, MatmulPlainAndBatched) {
   EXPECT_EQ(errorOf({{"a", {256, 32}}, {"b", {64, 128}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
             "matmul: inner dimensions differ: [256, 32] · [64, 128]");
   EXPECT_EQ(errorOf({{"a", {2, 7, 3}}, {"b", {4, 3, 9}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
-            "matmul: batch dimensions differ (no broadcasting): [2, 7, 3] · [4, 3, 9]");
-  EXPECT_EQ(errorOf({{"a", {2, 7, 3}}, {"b", {2, 2, 3, 9}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
-            "matmul: the right operand must be [K, N] or batched like the left: [2, 7, 3] · [2, 2, 3, 9]");
+            "matmul: batch dimensions do not broadcast: [2, 7, 3] · [4, 3, 9] (batch axis -1: 2 vs 4)");
+  EXPECT_EQ(errorOf({{"a", {3, 2, 7, 3}}, {"b", {2, 2, 3, 9}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            "matmul: batch dimensions do not broadcast: [3, 2, 7, 3] · [2, 2, 3, 9] (batch axis -2: 3 vs 2)");
+  EXPECT_EQ(errorOf({{"a", {2, 3}}, {"b", {3}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            "matmul: the right operand must have rank >= 2, got [3]");
   EXPECT_EQ(errorOf({{"a", {3}}, {"b", {3, 9}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
             "matmul: the left operand must have rank >= 2, got [3]");
+}
+
+TEST(LinearAlgebra, MatmulBroadcastsSizeOneBatchAxes) {
+  // Grouped-query attention: [B, Hkv, G, T, Dh] · [B, Hkv, 1, Dh, T] -> [B, Hkv, G, T, T].
+  EXPECT_EQ(shapeOf({{"q", {2, 4, 3, 16, 8}}, {"kt", {2, 4, 1, 8, 16}}},
+                    [](const Inputs& in) { return matmul(in["q"], in["kt"]); }),
+            (Shape{2, 4, 3, 16, 16}));
+  // Both operands broadcast, and ranks differ.
+  EXPECT_EQ(shapeOf({{"a", {5, 1, 7, 3}}, {"b", {6, 3, 2}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            (Shape{5, 6, 7, 2}));
+  EXPECT_EQ(shapeOf({{"a", {7, 3}}, {"b", {4, 3, 2}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            (Shape{4, 7, 2}));
+}
+
+TEST(ShapeOps, BroadcastToExpandRepeatKv) {
+  const std::vector<InputDecl> cls = {{"cls", {1, 1, 8}}, {"x", {4, 16, 8}}, {"kv", {2, 3, 5, 4}}};
+  EXPECT_EQ(shapeOf(cls, [](const Inputs& in) { return broadcastTo(in["cls"], {4, 1, 8}); }), (Shape{4, 1, 8}));
+  EXPECT_EQ(shapeOf(cls, [](const Inputs& in) { return broadcastTo(in["cls"], {2, 4, 3, 8}); }), (Shape{2, 4, 3, 8}));
+  EXPECT_EQ(shapeOf(cls, [](const Inputs& in) { return expand(in["cls"], {4, -1, -1}); }), (Shape{4, 1, 8}));
+  // ViT: the class token joins the batch with one concat (the broadcast is a view).
+  const ir::Graph vit = traceFunction(cls, [](const Inputs& in) {
+    return concat({expand(in["cls"], {in["x"].dim(0), -1, -1}), in["x"]}, 1);
+  });
+  EXPECT_EQ(vit.tensor(vit.outputs[0]).shape, (Shape{4, 17, 8}));
+  EXPECT_EQ(vit.producer(vit.producer(vit.outputs[0]).inputs[0]).kind, ir::OpKind::broadcast_to);
+  // repeatKv: [B, Hkv, T, Dh] -> [B, Hkv·3, T, Dh] by reshape, broadcast_to, reshape.
+  const ir::Graph gqa = traceFunction(cls, [](const Inputs& in) { return repeatKv(in["kv"], 3); });
+  EXPECT_EQ(gqa.tensor(gqa.outputs[0]).shape, (Shape{2, 9, 5, 4}));
+  const ir::Op& merged = gqa.producer(gqa.outputs[0]);
+  EXPECT_EQ(merged.kind, ir::OpKind::reshape);
+  EXPECT_EQ(gqa.producer(merged.inputs[0]).attrs.dims, (Shape{2, 3, 3, 5, 4}));
+  EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return broadcastTo(in["x"], {4, 1, 8}); }),
+            "broadcastTo: cannot broadcast [4, 16, 8] to [4, 1, 8]");
+  EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return broadcastTo(in["cls"], {8}); }),
+            "broadcastTo: cannot broadcast [1, 1, 8] to [8]");
+  EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return broadcastTo(in["cls"], {0, 1, 8}); }),
+            "broadcastTo: sizes must be positive, got [0, 1, 8]");
+  EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return expand(in["cls"], {-1, 4, -1, -1}); }),
+            "expand: -1 is only allowed for an existing axis, got [-1, 4, -1, -1]");
+  EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return repeatKv(in["kv"], 0); }),
+            "repeatKv: repeats must be positive, got 0");
+  EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return repeatKv(reshape(in["cls"], {1, 8}), 2); }),
+            "repeatKv: x must be [..., heads, T, headDim], got [1, 8]");
 }
 
 TEST(Convolution, Conv2dPoolUpsample) {

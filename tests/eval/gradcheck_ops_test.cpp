@@ -133,6 +133,24 @@ TEST(GradCheck, Matmul) {
                            [](const Inputs& in) { return matmul(in["a"], in["b"]); }));
 }
 
+TEST(GradCheck, MatmulBroadcastingBatchAxes) {
+  // [2, 1, 2, 3] · [3, 2] broadcast on the left's size-1 axis against [1, 2, 3, 2] on the right.
+  checkGradients(opProblem({{"a", randomF32({2, 1, 2, 3}, 30)}, {"b", randomF32({1, 2, 3, 2}, 31)}},
+                           [](const Inputs& in) { return matmul(in["a"], in["b"]); }));
+  // A shared left matrix against a batch, and a lower-rank right operand with batch axes.
+  checkGradients(opProblem({{"a", randomF32({2, 3}, 32)}, {"b", randomF32({2, 3, 2}, 33)}},
+                           [](const Inputs& in) { return matmul(in["a"], in["b"]); }));
+  checkGradients(opProblem({{"a", randomF32({2, 2, 2, 3}, 34)}, {"b", randomF32({2, 3, 2}, 35)}},
+                           [](const Inputs& in) { return matmul(in["a"], in["b"]); }));
+}
+
+TEST(GradCheck, BroadcastToExpandRepeatKv) {
+  const Feeds feeds = {{"x", randomF32({2, 1, 3}, 36)}, {"kv", randomF32({1, 2, 2, 3}, 37)}};
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return broadcastTo(in["x"], {2, 2, 4, 3}); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return expand(in["x"], {-1, 3, -1}); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return repeatKv(in["kv"], 3); }));
+}
+
 TEST(GradCheck, EmbeddingAndTakeAlongAxisWithRepeatedIndices) {
   checkGradients(opProblem({{"t", randomF32({4, 3}, 18)}, {"i", i32({2, 3}, {1, 3, 1, 0, 1, 3})}},
                            [](const Inputs& in) { return embedding(in["t"], in["i"]); }));

@@ -52,6 +52,10 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
   use(permute(h, {0, 2, 1}));
   Tensor scores = matmul(h, swapAxes(h, -1, -2));  // [B, T, T]
   use(softmaxCausal(scores));
+  // Broadcasting: a view, a size-1 batch axis in matmul, repeated key/value heads.
+  use(concat({expand(reshape(m.gain, {1, 1, D}), {B, -1, -1}), h}, 1));
+  use(matmul(reshape(h, {B, 1, T, D}), broadcastTo(reshape(m.gain, {D, 1}), {2, D, 1})));
+  use(repeatKv(splitHeads(h, H), 2));
   use(softmax(whereCausal(scores)));  // the masked -inf become 0
   // Indexing.
   use(mul(h, m.emb(in["tokens"])));
