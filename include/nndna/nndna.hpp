@@ -292,6 +292,7 @@ class Module {
   // `count` children named `name.0`, `name.1`, ... (`list<Linear>("layers", 8, D, D)` gives
   // parameters "layers.3.weight"; `list<Block>("layers", 12)` gives "layers.3.<block params>").
   template <class M, class... Args>
+    requires(!(sizeof...(Args) == 1 && (std::is_invocable_r_v<M, const Args&, std::int64_t> && ...)))
   std::vector<M> list(std::string_view name, std::int64_t count, const Args&... args) {
     std::vector<M> out;
     out.reserve(static_cast<std::size_t>(count));
@@ -308,6 +309,24 @@ class Module {
     return out;
   }
 
+  // `count` children made by `make(i)`, so that they may differ (a ResNet stage whose first block
+  // downsamples, an MLP of widths [784, 256, 64, 10]). Child i is named `name.i`; a built-in
+  // layer made by the factory takes the empty name, which makes it the entry itself:
+  //   list<Bottleneck>("layer2", 4, [](std::int64_t i) { return Bottleneck(i == 0 ? 256 : 512, 128, i == 0 ? 2 : 1); })
+  //   list<Linear>("fc", 3, [&](std::int64_t i) { return Linear("", widths[i], widths[i + 1]); })
+  template <class M, class Factory>
+    requires std::is_invocable_r_v<M, Factory&, std::int64_t>
+  std::vector<M> list(std::string_view name, std::int64_t count, Factory make) {
+    std::vector<M> out;
+    out.reserve(static_cast<std::size_t>(count));
+    const std::string base = qualify(name);
+    for (std::int64_t i = 0; i < count; ++i) {
+      PathScope scope(base + "." + std::to_string(i), /*listEntry=*/true);
+      out.push_back(make(i));
+    }
+    return out;
+  }
+
   // Layers are named relative to the module that is being built.
   explicit Module(std::string_view name);
 
@@ -315,13 +334,16 @@ class Module {
   // Sets the path that modules constructed in its lifetime take (restores the old one after).
   class PathScope {
    public:
-    explicit PathScope(std::string path);
+    // `listEntry`: the first module constructed in the scope is a list entry, which a built-in
+    // layer given the empty name becomes (list with a factory).
+    explicit PathScope(std::string path, bool listEntry = false);
     ~PathScope();
     PathScope(const PathScope&) = delete;
     PathScope& operator=(const PathScope&) = delete;
 
    private:
     std::string previous_;
+    bool previousEntry_ = false;
   };
   std::string qualify(std::string_view name) const;
 

@@ -33,8 +33,23 @@ TEST(Modules, EveryParameterHasADottedPath) {
       "layers.3.ln.weight", "layers.3.ln.bias", "layers.3.rms.weight",
       "emb.weight", "conv.weight", "conv.bias",
       "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var",
-      "heads.0.weight", "heads.0.bias", "heads.1.weight", "heads.1.bias", "proj.weight"};
+      "heads.0.weight", "heads.0.bias", "heads.1.weight", "heads.1.bias", "proj.weight",
+      "mlp.0.weight", "mlp.0.bias", "mlp.1.weight", "mlp.1.bias", "mlp.2.weight", "mlp.2.bias",
+      "widen.0.fc.weight", "widen.0.fc.bias", "widen.0.proj.weight",
+      "widen.1.fc.weight", "widen.1.fc.bias"};
   EXPECT_EQ(names, expected);
+}
+
+TEST(Modules, AFactoryListBuildsChildrenOfDifferentShapes) {
+  const auto p = paramsByName(loadSpec(*findSpec("modules")));
+  EXPECT_EQ(p.at("mlp.0.weight").shape, (Shape{16, 8}));
+  EXPECT_EQ(p.at("mlp.1.weight").shape, (Shape{8, 4}));
+  EXPECT_EQ(p.at("mlp.2.weight").shape, (Shape{4, 2}));
+  EXPECT_EQ(p.at("mlp.2.bias").shape, (Shape{2}));
+  // The optional child exists only where the factory made it (the first block widens).
+  EXPECT_EQ(p.at("widen.0.proj.weight").shape, (Shape{16, 32}));
+  EXPECT_EQ(p.at("widen.1.fc.weight").shape, (Shape{32, 32}));
+  EXPECT_FALSE(p.contains("widen.1.proj.weight"));
 }
 
 TEST(Modules, LayerShapesAndDecayDefaults) {
@@ -63,7 +78,7 @@ TEST(Modules, LayerShapesAndDecayDefaults) {
 TEST(Modules, TracedGraphsListParamsAndState) {
   const LoadedSpec spec = loadSpec(*findSpec("modules"));
   const ir::Graph train = trace(spec);
-  EXPECT_EQ(train.params.size(), 37u);
+  EXPECT_EQ(train.params.size(), 37u + 11u);  // + mlp (6) and widen (5)
   ASSERT_EQ(train.state.size(), 2u);
   EXPECT_EQ(train.state[0].name, "bn.running_mean");
   EXPECT_EQ(train.producer(train.state[0].tensor).kind, ir::OpKind::state_input);

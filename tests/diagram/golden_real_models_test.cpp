@@ -191,6 +191,29 @@ TEST(DiagramGoldenRealModels, ResNet50StageCallsFoldEachStageOnItsOwn) {
   }
 }
 
+// Issue 14: the stages as factory lists (`list<Bottleneck>("layer2", 4, [](i) { ... })`), blocks
+// of different shapes in one list, the shortcut an optional child of the first block only.
+TEST(DiagramGoldenRealModels, ResNet50FromFactoryListsHasTorchvisionsParameters) {
+  const ir::TracedModel model = traced("resnet50_factory");
+  std::vector<std::string> names;
+  for (const ir::Param& p : model.train.params) names.push_back(p.name);
+  auto has = [&](std::string_view name) { return std::find(names.begin(), names.end(), name) != names.end(); };
+  // Stage 1's first block projects 64 → 256 at stride 1; every stage's first block downsamples,
+  // no later one does.
+  for (const char* stage : {"layer1", "layer2", "layer3", "layer4"}) {
+    EXPECT_TRUE(has(std::string(stage) + ".0.downsample.conv.weight")) << stage;
+    EXPECT_FALSE(has(std::string(stage) + ".1.downsample.conv.weight")) << stage;
+  }
+  EXPECT_TRUE(has("layer3.5.conv3.weight"));
+  EXPECT_FALSE(has("layer3.6.conv1.weight"));
+  const Diagram d = buildDiagram(model);
+  const Figures f = resnet50Figures();
+  EXPECT_EQ(f.params, 25'557'032);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 25'557'032);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), kB * f.flops);
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), (kB * f.acts + kB) * 4);
+}
+
 // ---------------------------------------------------------------------------------------------
 // ResNet-18: [2, 2, 2, 2] basic blocks (two 3×3 convs). Stage 1 is two plain blocks; stages 2-4
 // are a downsampling block and a plain one each: one structure at three widths, so they fold as
