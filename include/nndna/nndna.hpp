@@ -134,6 +134,9 @@ Tensor mean(Tensor x);
 Tensor mean(Tensor x, std::int64_t axis, ReduceOptions options = {});
 Tensor sum(Tensor x);
 Tensor sum(Tensor x, std::int64_t axis, ReduceOptions options = {});
+// Over several axes: `mean(x, {-2, -1})` (the spatial mean of NCHW).
+Tensor mean(Tensor x, std::vector<std::int64_t> axes, ReduceOptions options = {});
+Tensor sum(Tensor x, std::vector<std::int64_t> axes, ReduceOptions options = {});
 Tensor argmax(Tensor x, std::int64_t axis = -1);
 Tensor argmin(Tensor x, std::int64_t axis = -1);
 
@@ -195,6 +198,13 @@ struct Conv2dOptions {
   std::int64_t groups = 1;
 };
 Tensor conv2d(Tensor input, Tensor weight, Conv2dOptions options = {});
+// NCL: input [N, C, L], weight [outC, inC/groups, K].
+struct Conv1dOptions {
+  std::int64_t stride = 1;
+  std::int64_t padding = 0;
+  std::int64_t groups = 1;
+};
+Tensor conv1d(Tensor input, Tensor weight, Conv1dOptions options = {});
 struct MaxPool2dOptions {
   std::optional<Hw> stride;  // default: the kernel size
   Hw padding = 0;
@@ -428,6 +438,37 @@ class Conv2d : public Module {
   Tensor weight;  // [outC, inC/groups, kH, kW]
   Tensor bias;    // [outC], undefined when bias = false
   Conv2dOptions conv;
+};
+
+struct Conv1dLayerOptions {
+  std::int64_t stride = 1;
+  std::int64_t padding = 0;
+  std::int64_t groups = 1;
+  bool bias = true;
+  Init init = {};
+  std::optional<bool> decay;  // weight decay of the kernel (default yes; the bias never)
+};
+class Conv1d : public Module {
+ public:
+  Conv1d() = default;
+  Conv1d(std::string_view name, std::int64_t inChannels, std::int64_t outChannels,
+         std::int64_t kernel, Conv1dLayerOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  Tensor weight;  // [outC, inC/groups, K]
+  Tensor bias;    // [outC], undefined when bias = false
+  Conv1dOptions conv;
+};
+
+// Dropout with probability p while training (isTraining()), the identity at inference, as
+// PyTorch's nn.Dropout in train() and eval() mode. No parameters.
+class Dropout : public Module {
+ public:
+  Dropout() = default;
+  Dropout(std::string_view name, double p);
+  Tensor operator()(Tensor x) const;
+
+  double p = 0.5;
 };
 
 struct BatchNorm2dOptions {

@@ -1,6 +1,7 @@
 // Modules: dotted parameter paths, layer shapes, weight-decay defaults, state, misuse errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <type_traits>
@@ -144,6 +145,22 @@ TEST(Modules, InvalidLayerSizesNameTheLayer) {
     EXPECT_EQ(e.message(), "Linear: layer 'l': in must be positive, got 0");
     EXPECT_EQ(std::filesystem::path(e.file()).filename(), "module_test.cpp");
   }
+}
+
+TEST(Modules, Conv1dAndDropoutLayers) {
+  const LoadedSpec spec = loadSpec(*findSpec("all_ops"));
+  const auto p = paramsByName(spec);
+  // Conv1d(D = 8, D, 3, groups 2): weight [outC, inC/groups, K], bias [outC].
+  EXPECT_EQ(p.at("conv1.weight").shape, (Shape{8, 4, 3}));
+  EXPECT_EQ(p.at("conv1.bias").shape, (Shape{8}));
+  EXPECT_TRUE(p.at("conv1.weight").decay);
+  EXPECT_FALSE(p.contains("drop.p"));
+  // Dropout draws only while training: dropout(h, 0.1) and the layer in the loss, none in predict.
+  auto dropouts = [](const ir::Graph& g) {
+    return std::count_if(g.ops.begin(), g.ops.end(), [](const ir::Op& op) { return op.kind == ir::OpKind::dropout; });
+  };
+  EXPECT_EQ(dropouts(trace(spec)), 2);
+  EXPECT_EQ(dropouts(traceForward(spec)), 0);
 }
 
 TEST(Modules, LearningRateSchedulesFollowPyTorch) {

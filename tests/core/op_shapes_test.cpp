@@ -212,6 +212,37 @@ TEST(ShapeOps, BroadcastToExpandRepeatKv) {
             "repeatKv: x must be [..., heads, T, headDim], got [1, 8]");
 }
 
+TEST(Reductions, OverSeveralAxes) {
+  const std::vector<InputDecl> img = {{"x", {8, 6, 28, 30}}};
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return mean(in["x"], {-2, -1}); }), (Shape{8, 6}));
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return sum(in["x"], {-1, 1}, {.keepDims = true}); }),
+            (Shape{8, 1, 28, 1}));
+  // Adjacent axes: one reshape (a view) and one reduction, as one kernel would.
+  const ir::Graph g = traceFunction(img, [](const Inputs& in) { return mean(in["x"], {2, 3}); });
+  const ir::Op& reduce = g.producer(g.outputs[0]);
+  EXPECT_EQ(reduce.kind, ir::OpKind::mean);
+  EXPECT_EQ(g.tensor(reduce.inputs[0]).shape, (Shape{8, 6, 840}));
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return mean(in["x"], {1, -3}); }),
+            "mean: axes [1, 1] repeat an axis");
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return sum(in["x"], {4}); }),
+            "sum: axis 4 is out of range for rank 4 (expected -4..3)");
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return sum(in["x"], std::vector<std::int64_t>{}); }),
+            "sum: axes must not be empty");
+}
+
+TEST(Convolution, Conv1dIsAConv2dOfHeightOne) {
+  const std::vector<InputDecl> seq = {{"x", {4, 6, 50}}, {"w", {12, 3, 5}}};
+  // L: (50 + 2·2 - 5)/3 + 1 = 17.
+  EXPECT_EQ(shapeOf(seq, [](const Inputs& in) {
+              return conv1d(in["x"], in["w"], {.stride = 3, .padding = 2, .groups = 2});
+            }),
+            (Shape{4, 12, 17}));
+  EXPECT_EQ(errorOf(seq, [](const Inputs& in) { return conv1d(in["w"], reshape(in["x"], {4, 6, 5, 10})); }),
+            "conv1d: weight must be [outC, C/groups, K], got [4, 6, 5, 10]");
+  EXPECT_EQ(errorOf(seq, [](const Inputs& in) { return conv1d(reshape(in["x"], {24, 50}), in["w"]); }),
+            "conv1d: input must be [N, C, L], got [24, 50]");
+}
+
 TEST(Convolution, Conv2dPoolUpsample) {
   const std::vector<InputDecl> img = {{"x", {8, 6, 28, 30}}, {"w", {12, 3, 5, 3}}};
   // H: (28 + 2·2 - 5)/2 + 1 = 14; W: (30 + 2·1 - 3)/2 + 1 = 15.

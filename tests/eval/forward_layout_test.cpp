@@ -34,6 +34,15 @@ TEST(EvalLayout, BroadcastToRepeatKvAndBroadcastMatmul) {
             {1, 3, 2, 4});
 }
 
+TEST(EvalLayout, MeanAndSumOverSeveralAxes) {
+  const Feeds feeds = {{"x", iota({2, 2, 3})}};  // x[i, j, k] = 6i + 3j + k
+  // Over j and k: the mean of 0..5 and of 6..11.
+  expectF32(run(feeds, [](const Inputs& in) { return mean(in["x"], {-2, -1}); }), {2}, {2.5, 8.5});
+  // Over i and k (not adjacent): Σ_{i,k} = 2·3·(3j) + 3·(0 + 6) + 2·(0 + 1 + 2) = 18j + 24.
+  expectF32(run(feeds, [](const Inputs& in) { return sum(in["x"], {0, 2}, {.keepDims = true}); }),
+            {1, 2, 1}, {24, 42});
+}
+
 TEST(EvalLayout, NarrowConcatStackSplit) {
   const Feeds feeds = {{"x", iota({2, 3})}, {"y", f32({2, 1}, {10, 11})}};
   expectF32(run(feeds, [](const Inputs& in) { return narrow(in["x"], -1, 1, 2); }), {2, 2},

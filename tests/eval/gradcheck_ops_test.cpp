@@ -151,6 +151,16 @@ TEST(GradCheck, BroadcastToExpandRepeatKv) {
   checkGradients(opProblem(feeds, [](const Inputs& in) { return repeatKv(in["kv"], 3); }));
 }
 
+TEST(GradCheck, ReductionsOverSeveralAxesAndConv1d) {
+  const Feeds feeds = one({2, 3, 2, 2});
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return mean(in["x"], {-2, -1}); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return sum(in["x"], {0, 2}, {.keepDims = true}); }));
+  const Feeds conv = {{"x", randomF32({2, 4, 7}, 40)}, {"w", randomF32({4, 2, 3}, 41)}};
+  checkGradients(opProblem(conv, [](const Inputs& in) {
+    return conv1d(in["x"], in["w"], {.stride = 2, .padding = 1, .groups = 2});
+  }));
+}
+
 TEST(GradCheck, EmbeddingAndTakeAlongAxisWithRepeatedIndices) {
   checkGradients(opProblem({{"t", randomF32({4, 3}, 18)}, {"i", i32({2, 3}, {1, 3, 1, 0, 1, 3})}},
                            [](const Inputs& in) { return embedding(in["t"], in["i"]); }));
