@@ -1,9 +1,9 @@
 // xray's costs, printed as figures: a span with tracing off, with a Session on (no arguments and
 // two arguments), streaming to a file, Value forward + backward on a million-node graph; the
-// scale of a 1M-span trace (Session::finish time and bytes per span, the viewer page); and what
-// including xray.hpp costs a file. Aims: disabled span <= 2 ns, enabled span without arguments
-// <= 100 ns, finish <= 1 s and <= 200 bytes per span at 1M spans, the header < 0.3 s above an
-// empty file.
+// scale of a 1M-span trace (Session::finish time and bytes per span, the viewer page: its size and
+// how long Chromium takes to open it); and what including xray.hpp costs a file. Aims: disabled
+// span <= 2 ns, enabled span without arguments <= 100 ns, finish <= 1 s and <= 200 bytes per span
+// at 1M spans, the viewer open in a few seconds, the header < 0.3 s above an empty file.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -15,6 +15,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nndna/xray.hpp>
+#include <nndna/xray_traced.hpp>
+#include <nndna/xray_trace.hpp>
+#include <nndna/xray_value.hpp>
 #include <string>
 
 namespace xr = nndna::xray;
@@ -160,8 +163,26 @@ void BM_Finish1MSpans(benchmark::State& state) {
 }
 BENCHMARK(BM_Finish1MSpans)->Unit(benchmark::kMillisecond)->Iterations(2);
 
-// The viewer page of 1M spans: seconds to make it and its size (how long Chromium takes to open
-// it is measured by hand, docs/xray.md).
+// The output of a shell command (empty when it fails).
+std::string commandOutput(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = ::popen(command.c_str(), "r")) {
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+    if (::pclose(pipe) != 0) out.clear();
+  }
+  return out;
+}
+
+// A number field of open_viewer.mjs's one-line JSON ({"ready_ms":1234,...}); -1 when missing.
+double jsonField(const std::string& line, const std::string& key) {
+  auto at = line.find("\"" + key + "\":");
+  return at == std::string::npos ? -1 : std::atof(line.c_str() + at + key.size() + 3);
+}
+
+// The viewer page of 1M spans: seconds to make it, its size, and (when node and the web app's
+// playwright-core were found at configure time) how long Chromium takes to open it, with the
+// page's own marks: HTML read up to the viewer's script, data parsed and decoded, views ready.
 void BM_Html1MSpans(benchmark::State& state) {
   xr::Trace trace;
   {
@@ -182,6 +203,22 @@ void BM_Html1MSpans(benchmark::State& state) {
   }
   state.counters["page_MB"] = static_cast<double>(bytes) / 1e6;
   if (const char* keep = std::getenv("XRAY_BENCH_PAGE")) std::ofstream(keep) << xr::toHtml(trace);
+#ifdef XRAY_BENCH_NODE
+  auto page = std::filesystem::temp_directory_path() / ("xray_1m_" + std::to_string(::getpid()) + ".html");
+  std::ofstream(page) << xr::toHtml(trace);
+  std::string line = commandOutput(std::string("NNDNA_NODE_MODULES='") + XRAY_BENCH_NODE_MODULES + "' '" +
+                                   XRAY_BENCH_NODE + "' '" + XRAY_BENCH_SOURCE + "/bench/xray/open_viewer.mjs' '" +
+                                   page.string() + "'");
+  std::filesystem::remove(page);
+  if (line.empty()) {
+    state.SkipWithError("open_viewer.mjs failed (see its stderr)");
+    return;
+  }
+  state.counters["open_s"] = jsonField(line, "ready_ms") / 1e3;
+  state.counters["html_read_s"] = jsonField(line, "script_ms") / 1e3;
+  state.counters["data_decoded_s"] = jsonField(line, "data_ms") / 1e3;
+  state.counters["views_ready_s"] = jsonField(line, "views_ms") / 1e3;
+#endif
 }
 BENCHMARK(BM_Html1MSpans)->Unit(benchmark::kMillisecond)->Iterations(1);
 

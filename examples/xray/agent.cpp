@@ -11,6 +11,8 @@
 #include <future>
 #include <iostream>
 #include <nndna/xray.hpp>
+#include <nndna/xray_traced.hpp>
+#include <nndna/xray_trace.hpp>
 #include <stdexcept>
 #include <string>
 #include <thread>

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
 
 #include <chrono>
 #include <filesystem>

@@ -13,6 +13,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
+#include <nndna/xray_value.hpp>
 #include <optional>
 #include <string>
 #include <vector>

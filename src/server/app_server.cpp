@@ -17,7 +17,8 @@
 
 #include "server/design_job.hpp"
 #include "server/examples_catalog.hpp"
-#include "server/gzip.hpp"
+#include "compress/gzip.hpp"
+#include "server/accept_encoding.hpp"
 #include "server/job_pool.hpp"
 #include "server/rate_limiter.hpp"
 #include "server/static_assets.hpp"
@@ -59,7 +60,7 @@ void send(const httplib::Request& req, httplib::Response& res, int status, std::
   res.status = status;
   auto bytes = std::make_shared<std::string>(std::move(body));
   if (bytes->size() > kGzipAbove && acceptsGzip(req.get_header_value("Accept-Encoding"))) {
-    *bytes = gzip(*bytes);
+    *bytes = compress::gzip(*bytes);
     res.set_header("Content-Encoding", "gzip");
   }
   res.set_header("Vary", "Accept-Encoding");

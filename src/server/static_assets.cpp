@@ -1,6 +1,6 @@
 #include "server/static_assets.hpp"
 
-#include "server/gzip.hpp"
+#include "compress/gzip.hpp"
 #include "specrun/sha256.hpp"
 
 namespace nndna::server {
@@ -30,7 +30,7 @@ StaticAssets::StaticAssets(std::span<const EmbeddedFile> files) {
     a.bytes = f.bytes;
     const bool text = a.contentType.starts_with("text/") || a.contentType == "image/svg+xml" ||
                       a.contentType == "application/json";
-    if (text && f.bytes.size() > kCompressAbove) a.gzipped = gzip(f.bytes);
+    if (text && f.bytes.size() > kCompressAbove) a.gzipped = compress::gzip(f.bytes);
     a.etag = "\"" + specrun::sha256Hex(f.bytes).substr(0, 32) + "\"";
     assets_.push_back(std::move(a));
   }

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
 
 #include <optional>
 #include <string>

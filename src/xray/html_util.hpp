@@ -16,4 +16,9 @@ std::string escapeHtml(std::string_view text);
 // invalid UTF-8 is replaced.
 std::string jsonForScript(const nlohmann::json& value);
 
+// JSON to embed as gzip in base64 (the viewer of a large trace: a million spans' columns compress
+// about tenfold, and a browser reads an HTML page's bytes far slower than it inflates them). The
+// page decodes it with fetch("data:…;base64,") and DecompressionStream("gzip").
+std::string gzipBase64ForScript(const nlohmann::json& value);
+
 }  // namespace nndna::xray::detail

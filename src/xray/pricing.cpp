@@ -94,11 +94,11 @@ std::optional<double> estimateCostUsd(const LlmUsage& usage) {
 namespace detail {
 
 void setUsageMeta(nlohmann::json& meta, std::string_view model, std::int64_t promptTokens,
-                  std::int64_t completionTokens, std::optional<std::int64_t> totalTokens) {
+                  std::int64_t completionTokens, std::int64_t totalTokens) {
   if (!model.empty()) meta["model"] = std::string(model);
   meta["prompt_tokens"] = promptTokens;
   meta["completion_tokens"] = completionTokens;
-  meta["total_tokens"] = totalTokens.value_or(promptTokens + completionTokens);
+  meta["total_tokens"] = totalTokens >= 0 ? totalTokens : promptTokens + completionTokens;
   if (auto cost = estimateCostUsd({.model = model, .promptTokens = promptTokens, .completionTokens = completionTokens}))
     meta["estimated_cost_usd"] = *cost;
 }

@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
+#include <nndna/xray_traced.hpp>
 
 #include <array>
 #include <atomic>
@@ -450,13 +452,18 @@ void finishTrace(Trace& trace);
 // Adds a warning to the trace when spans in it were closed out of order (meta "xray.misnested").
 void noteMisnestedSpans(Trace& trace);
 
+// Cuts text longer than maxTextLength() on a UTF-8 character boundary and ends it in "…".
+std::string truncateText(std::string text);
+// A type's readable name from its mangled one (the mangled name when it cannot be demangled).
+std::string demangle(const char* mangledName);
+
 // Text as a span records it (never throws): the value's text or "<TypeName>" when it cannot be
 // made, secret keys of JSON redacted at any depth (plus `redact`), normalised when that is on,
 // truncated.
 std::string recordedText(const ErasedValue& value, std::span<const std::string> redact) noexcept;
-// Its parts: the value's untruncated text ("<TypeName>" when it cannot be made; JSON values with
-// their secret keys already redacted), and what is done to a text before it is kept.
-std::string rawText(const ErasedValue& value, std::span<const std::string> redact) noexcept;
+// Its parts: the value's untruncated text ("<TypeName>" when it cannot be made), and what is done
+// to a text before it is kept.
+std::string rawText(const ErasedValue& value) noexcept;
 std::string finishText(std::string text, std::span<const std::string> redact) noexcept;
 // Model and token counts of an OpenAI- or Anthropic-style response (JSON with "usage"), given as
 // JSON or as its text; none for anything else.
@@ -464,14 +471,14 @@ struct ResponseUsage {
   std::string model;
   std::int64_t promptTokens = 0;
   std::int64_t completionTokens = 0;
-  std::optional<std::int64_t> totalTokens;
+  std::int64_t totalTokens = -1;  // below 0: prompt + completion
 };
 std::optional<ResponseUsage> usageOfResponse(const nlohmann::json& response) noexcept;
 std::optional<ResponseUsage> usageOfResponseText(std::string_view text) noexcept;
 // Writes model, prompt_tokens, completion_tokens, total_tokens and estimated_cost_usd into meta
 // (an object).
 void setUsageMeta(nlohmann::json& meta, std::string_view model, std::int64_t promptTokens,
-                  std::int64_t completionTokens, std::optional<std::int64_t> totalTokens);
+                  std::int64_t completionTokens, std::int64_t totalTokens);
 // Parses JSON text no deeper than maxDepth; none when it is not JSON or too deep.
 std::optional<nlohmann::json> parseJsonBounded(std::string_view text, std::size_t maxDepth) noexcept;
 // The deepest nesting of a JSON value (iterative).

@@ -11,7 +11,7 @@
 namespace nndna::xray {
 namespace detail {
 
-std::atomic<bool> g_enabled{false};
+bool g_enabled = false;  // read and written with __atomic builtins (see xray.hpp)
 
 namespace {
 
@@ -59,7 +59,9 @@ nlohmann::json metaJson(const MetaValue& value) {
     case MetaValue::Kind::value: break;
   }
   // JSON stays JSON (within the depth the writers can print without deep recursion).
-  if (value.value.json != nullptr && jsonDepth(*value.value.json) <= ReadLimits{}.maxValueDepth) return *value.value.json;
+  if (value.value.json) {
+    if (auto parsed = parseJsonBounded(rawText(value.value), ReadLimits{}.maxValueDepth)) return *parsed;
+  }
   return recordedText(value.value, {});
 }
 
@@ -220,16 +222,9 @@ void Span::setOutput(const detail::ErasedValue& value) noexcept {
     if (slot.details) redact = slot.details->redact;
     // An LLM response: its model and tokens (read before the text is cut), unless the span was
     // annotated already.
-    std::optional<detail::ResponseUsage> usage;
-    std::string text;
-    if (value.json != nullptr) {
-      usage = detail::usageOfResponse(*value.json);
-      text = detail::recordedText(value, redact);
-    } else {
-      std::string raw = detail::rawText(value, redact);
-      usage = detail::usageOfResponseText(raw);
-      text = detail::finishText(std::move(raw), redact);
-    }
+    std::string raw = detail::rawText(value);
+    std::optional<detail::ResponseUsage> usage = detail::usageOfResponseText(raw);
+    std::string text = detail::finishText(std::move(raw), redact);
     auto& extra = slot.more().extra();
     extra.output = std::move(text);
     if (usage && !(extra.meta.is_object() && extra.meta.contains("total_tokens")))

@@ -119,7 +119,7 @@ nlohmann::json inputsObject(const SpanDetails* details) {
 std::atomic<int> g_streamFd{-1};
 
 void refreshEnabled() noexcept {
-  g_enabled.store(activeGeneration() != 0 || streamingActive(), std::memory_order_relaxed);
+  __atomic_store_n(&g_enabled, activeGeneration() != 0 || streamingActive(), __ATOMIC_RELAXED);
 }
 
 void streamBegin(const StreamedBegin& span) {

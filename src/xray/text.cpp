@@ -19,9 +19,6 @@ namespace nndna::xray {
 namespace {
 std::atomic<std::size_t> g_maxText{2000};
 
-// Deeper JSON than this is not printed (nlohmann's printer recurses once per level).
-constexpr std::size_t kMaxPrintedJsonDepth = 256;
-
 bool envSwitchedOn(const char* name) {
   const char* value = std::getenv(name);
   return value != nullptr && (std::string_view(value) == "1" || std::string_view(value) == "true");
@@ -75,25 +72,6 @@ bool redactJson(nlohmann::json& value, std::span<const std::string> extra) {
     }
   }
   return changed;
-}
-
-// True when a key at any depth is to be redacted. Iterative.
-bool hasRedactedKey(const nlohmann::json& value, std::span<const std::string> extra) {
-  std::vector<const nlohmann::json*> stack{&value};
-  while (!stack.empty()) {
-    const nlohmann::json* at = stack.back();
-    stack.pop_back();
-    if (at->is_object()) {
-      for (auto it = at->begin(); it != at->end(); ++it) {
-        if (isRedactedKey(it.key(), extra)) return true;
-        if (it->is_structured()) stack.push_back(&*it);
-      }
-    } else if (at->is_array()) {
-      for (const auto& element : *at)
-        if (element.is_structured()) stack.push_back(&element);
-    }
-  }
-  return false;
 }
 
 bool isHex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
@@ -228,26 +206,48 @@ std::string demangle(const char* mangledName) {
   return status == 0 && name ? std::string(name.get()) : std::string(mangledName);
 }
 
-std::string integerText(long long value) {
-  char buffer[24];
-  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, end);
+// --- TextOut: the buffer the header's templates write a value's text into ---
+
+void TextOut::put(std::string_view text) { buffer_->append(text); }
+void TextOut::put(char c) { buffer_->push_back(c); }
+
+void TextOut::putInteger(long long value) {
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+  buffer_->append(digits, end);
 }
 
-std::string unsignedText(unsigned long long value) {
-  char buffer[24];
-  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, end);
+void TextOut::putUnsigned(unsigned long long value) {
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+  buffer_->append(digits, end);
 }
 
-std::string floatText(double value) {
-  char buffer[32];  // the shortest text that reads back as the same double, as fmt's "{}"
-  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, end);
+void TextOut::putFloat(double value) {
+  char digits[32];  // the shortest text that reads back as the same double, as fmt's "{}"
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+  buffer_->append(digits, end);
 }
 
-std::string quotedText(std::string_view text) {
-  return nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+void TextOut::putQuoted(std::string_view text) {
+  *buffer_ += nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void TextOut::putStreamed(void (*write)(std::ostream&, const void*), const void* value) {
+  std::ostringstream out;
+  write(out, value);
+  *buffer_ += std::move(out).str();
+}
+
+void TextOut::putTypeName(const std::type_info& type) { *buffer_ += "<" + demangle(type.name()) + ">"; }
+
+bool TextOut::full() const noexcept { return buffer_->size() > maxTextLength(); }
+
+std::string textOf(const ErasedValue& value) {
+  std::string text;
+  TextOut out(text);
+  value.write(out, value.value);
+  return truncateText(std::move(text));
 }
 
 std::size_t jsonDepth(const nlohmann::json& value) noexcept {
@@ -268,20 +268,6 @@ std::size_t jsonDepth(const nlohmann::json& value) noexcept {
   }
   return deepest;
 }
-
-std::string jsonText(const nlohmann::json& value) {
-  if (jsonDepth(value) > kMaxPrintedJsonDepth)
-    return "<JSON nested deeper than " + std::to_string(kMaxPrintedJsonDepth) + " levels>";
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-std::string streamedText(void (*write)(std::ostream&, const void*), const void* value) {
-  std::ostringstream out;
-  write(out, value);
-  return std::move(out).str();
-}
-
-std::string typeNameText(const std::type_info& type) { return "<" + demangle(type.name()) + ">"; }
 
 std::string_view defaultArgName(std::size_t index) noexcept {
   static constexpr std::array<std::string_view, 16> names{"arg0", "arg1", "arg2",  "arg3",  "arg4",  "arg5",
@@ -307,19 +293,16 @@ std::optional<nlohmann::json> parseJsonBounded(std::string_view text, std::size_
   }
 }
 
-std::string rawText(const ErasedValue& value, std::span<const std::string> redact) noexcept {
+std::string rawText(const ErasedValue& value) noexcept {
   try {
-    if (value.json == nullptr) return value.text(value.value);
-    if (jsonDepth(*value.json) <= kMaxPrintedJsonDepth && hasRedactedKey(*value.json, redact)) {
-      nlohmann::json copy = *value.json;
-      redactJson(copy, redact);
-      return copy.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    }
-    return jsonText(*value.json);
+    std::string text;
+    TextOut out(text);
+    value.write(out, value.value);
+    return text;
   } catch (...) {
     // The conversion threw (or memory ran out): the type's name stands in for the value.
     try {
-      return typeNameText(*value.type);
+      return "<" + demangle(value.type->name()) + ">";
     } catch (...) {
       return "<value>";
     }
@@ -329,7 +312,7 @@ std::string rawText(const ErasedValue& value, std::span<const std::string> redac
 std::string finishText(std::string text, std::span<const std::string> redact) noexcept {
   try {
     if (mayHoldSecretKeys(text, redact)) {
-      if (auto parsed = parseJsonBounded(text, kMaxPrintedJsonDepth); parsed && redactJson(*parsed, redact))
+      if (auto parsed = parseJsonBounded(text, static_cast<std::size_t>(kMaxPrintedJsonDepth)); parsed && redactJson(*parsed, redact))
         text = parsed->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
     if (normalizePreviews()) text = normalizePreview(text);
@@ -340,17 +323,7 @@ std::string finishText(std::string text, std::span<const std::string> redact) no
 }
 
 std::string recordedText(const ErasedValue& value, std::span<const std::string> redact) noexcept {
-  // JSON values were redacted as values by rawText: no need to parse their text again.
-  if (value.json != nullptr) {
-    try {
-      std::string text = rawText(value, redact);
-      if (normalizePreviews()) text = normalizePreview(text);
-      return truncateText(std::move(text));
-    } catch (...) {
-      return "<value>";
-    }
-  }
-  return finishText(rawText(value, redact), redact);
+  return finishText(rawText(value), redact);
 }
 
 }  // namespace detail

@@ -1,11 +1,11 @@
 // The trace viewer: one offline HTML file. The call graph is laid out here, in C++, with
 // Graphviz (no CDN, no WASM); overview, timeline, details and search are an inline script.
 //
-// Built for large traces: the spans travel as columns (name and kind as indices into tables,
-// numbers as arrays), and what few spans carry (inputs, output, error, tags, metadata) only for
-// those that have it, up to a budget of bytes (errors first): the page of a million plain spans
-// is tens of MB and opens in seconds (bench/xray measures it). Spans past the budget show their
-// name, time and status, and say that their details are in the trace JSON.
+// Built for large traces: the spans travel as encoded columns (below), and what few spans carry
+// (inputs, output, error, tags, metadata) only for those that have it, up to a budget of bytes
+// (errors first); the whole is gzip in base64, which the page inflates natively. The page of a
+// million plain spans is about 1 MB and opens in seconds (bench/xray measures it). Spans past
+// the budget show their name, time and status, and say that their details are in the trace JSON.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -30,8 +30,60 @@ constexpr std::size_t kDetailsBudget = std::size_t{64} << 20;
 // Errors listed in the overview (all are counted).
 constexpr std::size_t kOverviewErrors = 200;
 
-// Milliseconds rounded to 0.1 µs: plenty for a timeline, and fewer digits to carry.
-double rounded(double ms) { return std::round(ms * 1e4) / 1e4; }
+// Times travel as whole units of 0.1 µs: plenty for a timeline, and few digits to carry.
+long long tenthsOfUs(double ms) { return std::llround(ms * 1e4); }
+
+// The page's columns are encoded so that a million spans stay a few bytes each (the viewer
+// decodes them into typed arrays, kTraceViewerJs's `decode`):
+//   - a small-valued column (name, kind, thread, flags, group) as runs {"runs": [v, n, v, n, …]}
+//     when that is shorter than the plain array, else the plain array;
+//   - a column of increasing values (start times, parents) as differences from the row before.
+json smallValues(const std::vector<long long>& column) {
+  json runs = json::array();
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < column.size(); i += count) {
+    count = 1;
+    while (i + count < column.size() && column[i + count] == column[i]) ++count;
+    runs.push_back(column[i]);
+    runs.push_back(count);
+  }
+  if (runs.size() < column.size()) return {{"runs", std::move(runs)}};
+  return column;
+}
+
+json differences(const std::vector<long long>& column) {
+  json out = json::array();
+  long long before = 0;
+  for (long long v : column) {
+    out.push_back(v - before);
+    before = v;
+  }
+  return out;
+}
+
+// Span ids as a prefix and numbers ({"prefix": "s", "numbers": differences}) when every id is
+// the same letters followed by a number without leading zeros (as the recorder makes them),
+// else the ids themselves.
+json encodedIds(const std::vector<TraceNode>& nodes) {
+  std::string prefix;
+  std::vector<long long> numbers;
+  numbers.reserve(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    std::string_view id = nodes[i].id;
+    std::size_t digits = id.find_first_of("0123456789");
+    bool numbered = digits != std::string_view::npos && id.size() - digits <= 15 &&
+                    id.find_first_not_of("0123456789", digits) == std::string_view::npos &&
+                    (id[digits] != '0' || id.size() - digits == 1);
+    if (numbered && i == 0) prefix = id.substr(0, digits);
+    if (!numbered || id.substr(0, digits) != prefix) {
+      json ids = json::array();
+      for (const auto& n : nodes) ids.push_back(n.id);
+      return ids;
+    }
+    numbers.push_back(std::stoll(std::string(id.substr(digits))));
+  }
+  return {{"prefix", prefix}, {"numbers", differences(numbers)}};
+}
 
 json detailsOf(const TraceNode& n) {
   json d = json::object();
@@ -57,8 +109,8 @@ json viewerData(const Trace& trace, const std::vector<detail::CallGroup>& groups
   std::unordered_map<std::string_view, std::size_t> nameIndex, kindIndex;
   json names = json::array(), kinds = json::array({""}), kindColors = json::array({detail::kindColor("")});
   kindIndex.emplace("", 0);
-  json id = json::array(), name = json::array(), kind = json::array(), start = json::array(), latency = json::array(),
-       parent = json::array(), thread = json::array(), flags = json::array(), group = json::array();
+  std::vector<long long> name, kind, start, latency, parent, thread, flags, group;
+  for (auto* column : {&name, &kind, &start, &latency, &parent, &thread, &flags, &group}) column->reserve(nodes.size());
   double origin = nodes.empty() ? 0.0 : nodes.front().startMs;
   for (const auto& n : nodes) origin = std::min(origin, n.startMs);
 
@@ -88,15 +140,15 @@ json viewerData(const Trace& trace, const std::vector<detail::CallGroup>& groups
       kinds.push_back(n.kind());
       kindColors.push_back(detail::kindColor(n.kind()));
     }
-    id.push_back(n.id);
-    name.push_back(nameAt->second);
-    kind.push_back(kindAt->second);
-    start.push_back(rounded(n.startMs - origin));
-    latency.push_back(rounded(n.latencyMs));
-    parent.push_back(n.parent ? static_cast<long long>(*n.parent) : -1LL);
+    name.push_back(static_cast<long long>(nameAt->second));
+    kind.push_back(static_cast<long long>(kindAt->second));
+    start.push_back(tenthsOfUs(n.startMs - origin));
+    latency.push_back(tenthsOfUs(n.latencyMs));
+    // Parents come before their children: i - parent is a small positive number (0: a root).
+    parent.push_back(n.parent ? static_cast<long long>(i - *n.parent) : 0LL);
     thread.push_back(n.thread);
     flags.push_back((n.error() ? 1 : 0) | (n.open ? 2 : 0));
-    group.push_back(groupOf[i]);
+    group.push_back(static_cast<long long>(groupOf[i]));
     if (!n.error()) addDetails(i);
   }
 
@@ -123,15 +175,16 @@ json viewerData(const Trace& trace, const std::vector<detail::CallGroup>& groups
           {"names", std::move(names)},
           {"kinds", std::move(kinds)},
           {"kind_colors", std::move(kindColors)},
-          {"id", std::move(id)},
-          {"name", std::move(name)},
-          {"kind", std::move(kind)},
-          {"start", std::move(start)},
-          {"lat", std::move(latency)},
-          {"parent", std::move(parent)},
-          {"thread", std::move(thread)},
-          {"flags", std::move(flags)},
-          {"group", std::move(group)},
+          {"count", nodes.size()},
+          {"id", encodedIds(nodes)},
+          {"name", smallValues(name)},
+          {"kind", smallValues(kind)},
+          {"start", differences(start)},
+          {"lat", latency},
+          {"parent", parent},
+          {"thread", smallValues(thread)},
+          {"flags", smallValues(flags)},
+          {"group", smallValues(group)},
           {"groups", std::move(groupList)},
           {"details", std::move(details)},
           {"details_omitted", omitted},
@@ -215,8 +268,8 @@ std::string toHtml(const Trace& trace, const GraphOptions& options) {
           "<div class=\"hm\">latency</div></div>"
           "<div id=\"tl-scroll\"><div id=\"tl-inner\"></div></div></section>\n"
           "<aside id=\"det\"><p class=\"hint\">Click a box or a timeline row to inspect it</p></aside>\n"
-          "</div>\n<script type=\"application/json\" id=\"xray-data\">";
-  html += detail::jsonForScript(viewerData(trace, groups, options, s));
+          "</div>\n<script type=\"application/octet-stream\" id=\"xray-data\" data-encoding=\"gzip+base64\">";
+  html += detail::gzipBase64ForScript(viewerData(trace, groups, options, s));
   html += "</script>\n<script>";
   html += detail::traceViewerJs();
   html += "</script>\n</body>\n</html>\n";

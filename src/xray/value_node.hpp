@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_value.hpp>
 
 #include <array>
 #include <cstdint>

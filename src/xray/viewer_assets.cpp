@@ -79,10 +79,42 @@ section[hidden]{display:none!important}
 
 std::string_view traceViewerJs() {
   return R"JS(
-(() => {
+(async () => {
 "use strict";
-const D = JSON.parse(document.getElementById("xray-data").textContent);
-const N = D.id.length, G = D.groups;
+// Marks of how the page opened (bench/xray/open_viewer.mjs reads them): the HTML read up to this
+// script, the data parsed and decoded, the views ready.
+performance.mark("xray-script");
+// The data is gzip in base64 (trace_html.cpp): the browser decodes and inflates it natively.
+const packed = await fetch("data:application/gzip;base64," + document.getElementById("xray-data").textContent);
+const D = JSON.parse(await new Response(packed.body.pipeThrough(new DecompressionStream("gzip"))).text());
+const N = D.count, G = D.groups;
+// The columns arrive encoded (trace_html.cpp): runs of small values, differences, ids as a prefix
+// and numbers. They become typed arrays here, so a million spans take a few MB of memory.
+function decode(col, Kind) {
+  const out = new Kind(N);
+  if (Array.isArray(col)) { out.set(col); return out; }
+  for (let k = 0, at = 0; k < col.runs.length; k += 2) { out.fill(col.runs[k], at, at + col.runs[k + 1]); at += col.runs[k + 1]; }
+  return out;
+}
+function sums(col) {
+  const out = new Float64Array(N);
+  for (let i = 0, total = 0; i < N; i++) { total += col[i]; out[i] = total; }
+  return out;
+}
+{
+  const start = sums(D.start), lat = new Float64Array(N), parent = new Int32Array(N);
+  for (let i = 0; i < N; i++) { start[i] /= 1e4; lat[i] = D.lat[i] / 1e4; parent[i] = D.parent[i] ? i - D.parent[i] : -1; }
+  D.start = start; D.lat = lat; D.parent = parent;
+  ["name", "kind", "thread", "flags", "group"].forEach((c) => { D[c] = decode(D[c], Int32Array); });
+}
+performance.mark("xray-data");
+const idNumbers = Array.isArray(D.id) ? null : sums(D.id.numbers);
+const idOf = (i) => idNumbers ? D.id.prefix + idNumbers[i] : D.id[i];
+let byIdMap = null;  // made on first use (a deep link to a span id)
+function byId(id) {
+  if (!byIdMap) { byIdMap = new Map(); for (let i = 0; i < N; i++) byIdMap.set(idOf(i), i); }
+  return byIdMap.get(id);
+}
 const $ = (id) => document.getElementById(id);
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -112,15 +144,17 @@ for (let i = 0; i < N; i++) if (D.parent[i] >= 0) depth[i] = depth[D.parent[i]] 
 const members = G.map(() => []);
 for (let i = 0; i < N; i++) members[D.group[i]].push(i);
 const rollTok = new Float64Array(N), rollCost = new Float64Array(N);
+for (const key in D.details) {  // only spans with details can carry tokens and cost
+  const m = D.details[key].meta;
+  if (!m) continue;
+  if (typeof m.total_tokens === "number") rollTok[key] += m.total_tokens;
+  if (typeof m.estimated_cost_usd === "number") rollCost[key] += m.estimated_cost_usd;
+}
 for (let i = N - 1; i >= 0; i--) {
-  const m = det(i).meta || {};
-  if (typeof m.total_tokens === "number") rollTok[i] += m.total_tokens;
-  if (typeof m.estimated_cost_usd === "number") rollCost[i] += m.estimated_cost_usd;
   const p = D.parent[i];
   if (p >= 0) { rollTok[p] += rollTok[i]; rollCost[p] += rollCost[i]; }
 }
 const threads = [...new Set(D.thread)].sort((a, b) => a - b);
-const byId = new Map(); for (let i = 0; i < N; i++) byId.set(D.id[i], i);
 
 // ---- details panel ----
 let selected = -1;
@@ -147,10 +181,10 @@ function nodeButton(i, text) {
 }
 function rawJson(i) {
   const d = det(i), kids = [];
-  for (let c = childStart[i]; c < childStart[i + 1]; c++) kids.push(D.id[childList[c]]);
-  return JSON.stringify({id: D.id[i], name: nameOf(i), inputs: d.inputs || {}, output: d.output ?? null,
+  for (let c = childStart[i]; c < childStart[i + 1]; c++) kids.push(idOf(childList[c]));
+  return JSON.stringify({id: idOf(i), name: nameOf(i), inputs: d.inputs || {}, output: d.output ?? null,
     error: d.error ?? null, start_ms: D.start[i], latency_ms: D.lat[i], kind: kindOf(i) || null, tags: d.tags || [],
-    meta: d.meta || {}, open: isOpen(i), thread: D.thread[i], parent: D.parent[i] >= 0 ? D.id[D.parent[i]] : null,
+    meta: d.meta || {}, open: isOpen(i), thread: D.thread[i], parent: D.parent[i] >= 0 ? idOf(D.parent[i]) : null,
     children: kids}, null, 2);
 }
 function copyText(text, button) {
@@ -185,7 +219,7 @@ function showNode(i) {
   box.append(section("Status", STATUS_TEXT[st], st));
   box.append(section("Latency", fmtMs(D.lat[i]) + (isOpen(i) ? " (never finished)" : "")));
   box.append(section("Where", "start +" + fmtMs(D.start[i]) + " \u00b7 thread " + D.thread[i] +
-                     (kindOf(i) ? " \u00b7 kind " + kindOf(i) : "") + " \u00b7 id " + D.id[i]));
+                     (kindOf(i) ? " \u00b7 kind " + kindOf(i) : "") + " \u00b7 id " + idOf(i)));
   if (!D.details[i] && D.details_omitted) box.append(el("p", "muted", "Details of this span are not in the page (it is large): read them in the trace JSON."));
   if (d.tags && d.tags.length) box.append(section("Tags", d.tags.join(", ")));
   if (d.error != null) box.append(section("Error", d.error, "err"));
@@ -294,8 +328,9 @@ function select(i, scrollTo) {
 
 // ---- search over names, inputs, outputs, errors and metadata ----
 let query = "", hits = [], hitSet = new Set(), hitAt = -1;
+const namesLower = D.names.map((n) => n.toLowerCase());
 function matches(i, q) {
-  if (nameOf(i).toLowerCase().includes(q)) return true;
+  if (namesLower[D.name[i]].includes(q)) return true;
   const d = D.details[i];
   if (!d) return false;
   if (d.error != null && d.error.toLowerCase().includes(q)) return true;
@@ -440,8 +475,9 @@ for (const part of decodeURIComponent(location.hash.slice(1)).split("&")) {
   if (key === "thread") { $("f-thread").value = value; filterRows(); }
   if (key === "kind") { const k = D.kinds.indexOf(value); if (k >= 0) { $("f-kind").value = k; filterRows(); } }
   if (key === "search") { $("search").value = value; runSearch(); }
-  if (key === "node" && byId.has(value)) select(byId.get(value), true);
+  if (key === "node" && byId(value) !== undefined) select(byId(value), true);
 }
+performance.mark("xray-ready");
 document.body.dataset.ready = "1";
 })();
 )JS";

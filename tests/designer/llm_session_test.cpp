@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>

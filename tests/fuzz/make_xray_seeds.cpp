@@ -12,6 +12,8 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_traced.hpp>
+#include <nndna/xray_trace.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>

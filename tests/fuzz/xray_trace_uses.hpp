@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
 #include <sstream>
 #include <stdexcept>
 

@@ -9,8 +9,10 @@
 #include <thread>
 
 #include "server/error_locations.hpp"
-#include "server/gzip.hpp"
+#include "compress/gzip.hpp"
+#include "server/accept_encoding.hpp"
 #include "server/job_pool.hpp"
+#include "support/gunzip.hpp"
 #include "server/static_assets.hpp"
 
 namespace nndna::server {
@@ -18,30 +20,18 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string gunzip(const std::string& data) {
-  z_stream s{};
-  EXPECT_EQ(inflateInit2(&s, 15 + 16), Z_OK);
-  std::string out(1 << 20, '\0');
-  s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  s.avail_in = static_cast<uInt>(data.size());
-  s.next_out = reinterpret_cast<Bytef*>(out.data());
-  s.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(inflate(&s, Z_FINISH), Z_STREAM_END);
-  out.resize(s.total_out);
-  inflateEnd(&s);
-  return out;
-}
+using nndna::test::gunzip;
 
 TEST(Gzip, RoundTripsAndHasGzipMagic) {
   std::string text;
   for (int i = 0; i < 2000; ++i) text += "line " + std::to_string(i) + "\n";
-  const std::string z = gzip(text);
+  const std::string z = nndna::compress::gzip(text);
   ASSERT_GE(z.size(), 18u);
   EXPECT_EQ(static_cast<unsigned char>(z[0]), 0x1f);
   EXPECT_EQ(static_cast<unsigned char>(z[1]), 0x8b);
   EXPECT_LT(z.size(), text.size() / 3);
   EXPECT_EQ(gunzip(z), text);
-  EXPECT_EQ(gunzip(gzip("")), "");
+  EXPECT_EQ(gunzip(nndna::compress::gzip("")), "");
 }
 
 TEST(Gzip, AcceptEncoding) {

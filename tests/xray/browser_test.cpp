@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
+#include <nndna/xray_value.hpp>
 
 #include "run_program.hpp"
 
@@ -17,7 +19,10 @@ std::string dumpDom(const fs::path& page, const std::string& hash) {
   fs::path profile = fs::temp_directory_path() / ("xray_chromium_" + std::to_string(::getpid()));
   auto r = xray_test::runProgram({"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                                  "--user-data-dir=" + profile.string(), "--dump-dom",
+                                  "--user-data-dir=" + profile.string(),
+                                  // The viewer inflates its data asynchronously: dump the DOM after
+                                  // the page's tasks have run (virtual time, not a wall-clock wait).
+                                  "--virtual-time-budget=30000", "--dump-dom",
                                   "file://" + page.string() + hash},
                                  true);
   fs::remove_all(profile);

@@ -4,9 +4,13 @@
 
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
+#include <array>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+
+#include "support/gunzip.hpp"
 
 namespace {
 
@@ -156,12 +160,28 @@ TEST(CallGraphDot, FoldsRepeatedCallsAndColoursErrors) {
   EXPECT_EQ(edges, 2);  // agent -> call_llm x3, agent -> tool.weather
 }
 
+// The viewer's data: JSON, gzip-compressed, in base64.
+json pageData(const std::string& html) {
+  const std::string marker = "id=\"xray-data\" data-encoding=\"gzip+base64\">";
+  auto start = html.find(marker);
+  if (start == std::string::npos) throw std::runtime_error("no xray-data script");
+  start += marker.size();
+  return json::parse(nndna::test::gunzip(nndna::test::base64Decode(html.substr(start, html.find("</script>", start) - start))));
+}
+
 TEST(TraceHtml, IsSelfContainedAndKeepsUserTextAsText) {
   std::string html = xr::toHtml(sampleTrace());
   // The payload string never appears raw: not in the data, not in the SVG.
   EXPECT_EQ(html.find("</script><script>alert(1)"), std::string::npos);
   EXPECT_EQ(html.find("<b>timeout</b>"), std::string::npos);
-  EXPECT_NE(html.find("\\u003c/script\\u003e\\u003cscript\\u003ealert(1)"), std::string::npos);
+  // The data is base64 (gzip inside): nothing in it can end its script element.
+  {
+    const std::string marker = "data-encoding=\"gzip+base64\">";
+    auto at = html.find(marker) + marker.size();
+    std::string_view payload(html.data() + at, html.find("</script>", at) - at);
+    EXPECT_GT(payload.size(), 100u);
+    EXPECT_EQ(payload.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="), std::string_view::npos);
+  }
   EXPECT_NE(html.find("<title>Trip &lt;planner&gt; &amp; co</title>"), std::string::npos);
   // Exactly two script elements: the JSON data and the viewer code.
   std::size_t scripts = 0;
@@ -174,12 +194,56 @@ TEST(TraceHtml, IsSelfContainedAndKeepsUserTextAsText) {
   EXPECT_NE(html.find("id=\"stat-errors\" class=\"err\">1<"), std::string::npos);
   EXPECT_NE(html.find("id=\"stat-tokens\">360<"), std::string::npos);
   // The embedded data parses back and carries every node.
-  auto start = html.find("id=\"xray-data\">") + 15;
-  auto data = json::parse(html.substr(start, html.find("</script>", start) - start));
-  EXPECT_EQ(data["id"].size(), 5u);  // spans as columns
+  json data = pageData(html);
+  EXPECT_EQ(data["count"], 5);  // spans as columns
   EXPECT_EQ(data["details"]["1"]["inputs"]["prompt"], "</script><script>alert(1)</script>");
   EXPECT_EQ(data["groups"].size(), 3u);
   EXPECT_EQ(data["overview"]["error_count"], 1);
+}
+
+// A root "a" (id s10) with three "b" children; times in ms.
+xr::Trace fourSpans(std::array<std::string, 4> ids) {
+  xr::Trace t;
+  t.nodes.resize(4);
+  const double starts[] = {0.0, 0.0001, 0.6, 0.9}, latencies[] = {1.0, 0.5, 0.25, 0.05};
+  for (std::size_t i = 0; i < 4; ++i) {
+    t.nodes[i].id = ids[i];
+    t.nodes[i].name = i == 0 ? "a" : "b";
+    t.nodes[i].startMs = starts[i];
+    t.nodes[i].latencyMs = latencies[i];
+    if (i > 0) {
+      t.nodes[i].parent = 0;
+      t.nodes[0].children.push_back(i);
+    }
+  }
+  t.nodes[2].setError("boom");
+  t.nodes[3].thread = 1;
+  t.roots = {0};
+  return t;
+}
+
+TEST(TraceHtml, ColumnsAreEncodedCompactly) {
+  json data = pageData(xr::toHtml(fourSpans({"s10", "s11", "s13", "s14"})));
+  EXPECT_EQ(data["count"], 4);
+  // Ids: one prefix, numbers as differences from the row before (10, 11, 13, 14).
+  EXPECT_EQ(data["id"], json::parse(R"({"prefix": "s", "numbers": [10, 1, 2, 1]})"));
+  EXPECT_EQ(data["names"], json::parse(R"(["a", "b"])"));
+  // Runs [0,1, 1,3] are no shorter than the 4 values: the plain column.
+  EXPECT_EQ(data["name"], json::parse("[0, 1, 1, 1]"));
+  EXPECT_EQ(data["kind"], json::parse(R"({"runs": [0, 4]})"));  // one run of 4 zeros
+  // Start times in units of 0.1 µs (0, 1, 6000, 9000), as differences.
+  EXPECT_EQ(data["start"], json::parse("[0, 1, 5999, 3000]"));
+  EXPECT_EQ(data["lat"], json::parse("[10000, 5000, 2500, 500]"));
+  EXPECT_EQ(data["parent"], json::parse("[0, 1, 2, 3]"));  // row - parent's row; 0: a root
+  EXPECT_EQ(data["thread"], json::parse("[0, 0, 0, 1]"));
+  EXPECT_EQ(data["flags"], json::parse("[0, 0, 1, 0]"));  // 1: error
+  EXPECT_EQ(data["group"], json::parse("[0, 1, 1, 1]"));  // "b" ×3 is one box
+
+  // An id with a leading zero, or another prefix, cannot be rebuilt from a number: ids as they are.
+  EXPECT_EQ(pageData(xr::toHtml(fourSpans({"s10", "s011", "s13", "s14"})))["id"],
+            json::parse(R"(["s10", "s011", "s13", "s14"])"));
+  EXPECT_EQ(pageData(xr::toHtml(fourSpans({"s10", "t11", "s13", "s14"})))["id"],
+            json::parse(R"(["s10", "t11", "s13", "s14"])"));
 }
 
 TEST(TraceHtml, LineSeparatorsInUserTextAreEscaped) {
@@ -188,8 +252,8 @@ TEST(TraceHtml, LineSeparatorsInUserTextAreEscaped) {
     XRAY_SPAN("x", {{"s", "a\u2028b\u2029c"}});
   }
   std::string html = xr::toHtml(session.finish());
-  EXPECT_EQ(html.find("\u2028"), std::string::npos);
-  EXPECT_NE(html.find("a\\u2028b\\u2029c"), std::string::npos);
+  EXPECT_EQ(html.find("\u2028"), std::string::npos);  // the data is base64: none in the page itself
+  EXPECT_EQ(pageData(html)["details"]["0"]["inputs"]["s"], "a\u2028b\u2029c");
 }
 
 TEST(TraceHtml, EmptyTraceStillMakesAPage) {

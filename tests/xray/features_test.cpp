@@ -4,6 +4,9 @@
 // The public header included first: it must not bring in fmt, nlohmann/json.hpp or <sstream>
 // (checked before anything else, gtest included, does).
 #include <nndna/xray.hpp>
+#include <nndna/xray_traced.hpp>
+#include <nndna/xray_trace.hpp>
+#include <nndna/xray_value.hpp>
 
 #ifdef FMT_VERSION
 #error "xray.hpp includes fmt"

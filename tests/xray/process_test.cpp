@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
 #include <set>
 #include <sstream>
 #include <string>

@@ -15,6 +15,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -70,6 +71,37 @@ TEST(NeverBreak, JsonArgumentsShowAsJsonAndThrowingConversionsFallBack) {
   EXPECT_EQ(inner.output(), "<(anonymous namespace)::RefusesText>");
   EXPECT_EQ(inner.meta()["request"], body);  // JSON metadata stays JSON
   EXPECT_EQ(inner.meta()["odd"], "<(anonymous namespace)::RefusesText>");
+}
+
+// xray.hpp does not name nlohmann::json: JSON values are recognised by their dump() and a user's
+// to_json is called through a capture that becomes the JSON type it asks for.
+struct Credentials {
+  std::string user;
+  std::string token;
+};
+void to_json(json& j, const Credentials& c) { j = {{"auth", {{"user", c.user}, {"token", c.token}}}}; }
+struct ThrowsInToJson {};
+void to_json(json& j, const ThrowsInToJson&) {
+  j = json::array({1, 2, 3});  // the capture holds a value when the throw comes: it must be freed
+  throw std::runtime_error("to_json failed");
+}
+
+TEST(NeverBreak, JsonOfAnyKindWithoutNamingItInTheHeader) {
+  nlohmann::ordered_json ordered = {{"zeta", 1}, {"alpha", 2}};  // another basic_json: its own order
+  json deep = 0;
+  for (int i = 0; i < 300; ++i) deep = json::array({deep});
+  xr::Session session;
+  {
+    XRAY_SPAN("call", {{"ordered", ordered}, {"deep", deep}, {"creds", Credentials{"ada", "sk-1"}},
+                       {"throws", ThrowsInToJson{}}});
+  }
+  auto trace = session.finish();
+  const auto& call = only(trace, "call");
+  EXPECT_EQ(input(call, "ordered"), R"({"zeta":1,"alpha":2})");
+  EXPECT_EQ(input(call, "deep"), "<JSON nested deeper than 256 levels>");
+  EXPECT_EQ(input(call, "creds"), R"({"auth":{"token":"[REDACTED]","user":"ada"}})");
+  EXPECT_EQ(input(call, "throws"), "<(anonymous namespace)::ThrowsInToJson>");
+  EXPECT_EQ(xr::toText(Credentials{"bo", "t"}), R"({"auth":{"token":"t","user":"bo"}})");  // toText does not redact
 }
 
 // --- 2. A null C string --------------------------------------------------------------------------

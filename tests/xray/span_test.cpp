@@ -9,6 +9,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_traced.hpp>
+#include <nndna/xray_trace.hpp>
 #include <stdexcept>
 #include <thread>
 #include <vector>

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
 #include <stdexcept>
 #include <string>
 #include <string_view>

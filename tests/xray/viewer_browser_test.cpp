@@ -12,6 +12,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_trace.hpp>
+#include <nndna/xray_value.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <thread>

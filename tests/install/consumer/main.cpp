@@ -5,6 +5,9 @@
 #include <nndna/nndna.hpp>
 #include <nndna/trace.hpp>
 #include <nndna/xray.hpp>
+#include <nndna/xray_traced.hpp>
+#include <nndna/xray_trace.hpp>
+#include <nndna/xray_value.hpp>
 
 #include <iostream>
 #include <string>
