@@ -14,12 +14,7 @@ Tensor matmul(Tensor a, Tensor b) {
 }
 
 namespace {
-Tensor reshapeAs(std::string_view api, Tensor x, Shape shape) {
-  OpBuilder op(OpKind::reshape, api);
-  op.input(x);
-  op.attrs().dims = std::move(shape);
-  return op.finish();
-}
+using ops::reshapeAs;
 
 Tensor conv2dAs(std::string_view api, Tensor input, Tensor weight, Conv2dOptions options) {
   OpBuilder op(OpKind::conv2d, api);

@@ -54,19 +54,12 @@ Tensor reduceAxes(OpKind kind, std::string_view api, Tensor x, std::vector<std::
     for (std::int64_t a : axes) size *= in[static_cast<std::size_t>(a)];
     merged.push_back(size);
     merged.insert(merged.end(), in.begin() + axes.back() + 1, in.end());
-    OpBuilder view(OpKind::reshape, api);
-    view.input(x);
-    view.attrs().dims = std::move(merged);
-    out = reduceAxis(kind, api, view.finish(), axes.front(), {});
+    out = reduceAxis(kind, api, ops::reshapeAs(api, x, std::move(merged)), axes.front(), {});
   } else {
     out = x;
     for (auto a = axes.rbegin(); a != axes.rend(); ++a) out = reduceAxis(kind, api, out, *a, {});
   }
-  if (!options.keepDims) return out;
-  OpBuilder view(OpKind::reshape, api);
-  view.input(out);
-  view.attrs().dims = std::move(kept);
-  return view.finish();
+  return options.keepDims ? ops::reshapeAs(api, out, std::move(kept)) : out;
 }
 
 Tensor argReduce(OpKind kind, std::string_view api, Tensor x, std::int64_t axis) {

@@ -9,7 +9,9 @@
 namespace nndna {
 
 using ir::OpKind;
+using ops::broadcastAs;
 using ops::OpBuilder;
+using ops::reshapeAs;
 
 Tensor reshape(Tensor x, Shape shape) {
   OpBuilder op(OpKind::reshape, "reshape");
@@ -60,15 +62,6 @@ Tensor swapAxes(Tensor x, std::int64_t a, std::int64_t b) {
   return op.finish();
 }
 
-namespace {
-Tensor broadcastAs(std::string_view api, Tensor x, Shape shape) {
-  OpBuilder op(OpKind::broadcast_to, api);
-  op.input(x);
-  op.attrs().dims = std::move(shape);
-  return op.finish();
-}
-}  // namespace
-
 Tensor broadcastTo(Tensor x, Shape shape) { return broadcastAs("broadcastTo", x, std::move(shape)); }
 
 Tensor expand(Tensor x, Shape shape) {
@@ -107,14 +100,9 @@ Tensor repeatKv(Tensor x, std::int64_t repeats) {
   broadcast[h + 1] = repeats;
   Shape merged = in;
   merged[h] = in[h] * repeats;
-  OpBuilder first(OpKind::reshape, "repeatKv");
-  first.input(x);
-  first.attrs().dims = std::move(unsqueezed);
-  const Tensor wide = broadcastAs("repeatKv", first.finish(), std::move(broadcast));
-  OpBuilder last(OpKind::reshape, "repeatKv");
-  last.input(wide);
-  last.attrs().dims = std::move(merged);
-  return last.finish();
+  const Tensor wide = broadcastAs("repeatKv", reshapeAs("repeatKv", x, std::move(unsqueezed)),
+                                 std::move(broadcast));
+  return reshapeAs("repeatKv", wide, std::move(merged));
 }
 
 namespace {
