@@ -134,6 +134,9 @@ Tensor mean(Tensor x);
 Tensor mean(Tensor x, std::int64_t axis, ReduceOptions options = {});
 Tensor sum(Tensor x);
 Tensor sum(Tensor x, std::int64_t axis, ReduceOptions options = {});
+// Over several axes: `mean(x, {-2, -1})` (the spatial mean of NCHW).
+Tensor mean(Tensor x, std::vector<std::int64_t> axes, ReduceOptions options = {});
+Tensor sum(Tensor x, std::vector<std::int64_t> axes, ReduceOptions options = {});
 Tensor argmax(Tensor x, std::int64_t axis = -1);
 Tensor argmin(Tensor x, std::int64_t axis = -1);
 
@@ -141,8 +144,16 @@ Tensor argmin(Tensor x, std::int64_t axis = -1);
 Tensor reshape(Tensor x, Shape shape);
 Tensor permute(Tensor x, std::vector<std::int64_t> axes);
 Tensor swapAxes(Tensor x, std::int64_t a, std::int64_t b);
+// NumPy broadcasting to `shape` (a view, no copy): `broadcastTo(cls, {B, 1, D})`. `expand` is
+// PyTorch's spelling, where -1 keeps an axis: `expand(cls, {B, -1, -1})`.
+Tensor broadcastTo(Tensor x, Shape shape);
+Tensor expand(Tensor x, Shape shape);
+// Grouped-query attention: [..., Hkv, T, Dh] -> [..., Hkv·repeats, T, Dh], each key/value head
+// repeated for the `repeats` query heads that share it (LLaMA's repeat_kv).
+Tensor repeatKv(Tensor x, std::int64_t repeats);
 
-// Linear algebra: [..., M, K] · [K, N], or batched [..., M, K] · [..., K, N] (equal batch dims).
+// Linear algebra: [..., M, K] · [..., K, N]; the batch axes broadcast as in PyTorch
+// ([B, Hkv, G, T, Dh] · [B, Hkv, 1, Dh, T], [B, M, K] · [K, N]).
 Tensor matmul(Tensor a, Tensor b);
 
 // Indexing.
@@ -187,6 +198,13 @@ struct Conv2dOptions {
   std::int64_t groups = 1;
 };
 Tensor conv2d(Tensor input, Tensor weight, Conv2dOptions options = {});
+// NCL: input [N, C, L], weight [outC, inC/groups, K].
+struct Conv1dOptions {
+  std::int64_t stride = 1;
+  std::int64_t padding = 0;
+  std::int64_t groups = 1;
+};
+Tensor conv1d(Tensor input, Tensor weight, Conv1dOptions options = {});
 struct MaxPool2dOptions {
   std::optional<Hw> stride;  // default: the kernel size
   Hw padding = 0;
@@ -284,6 +302,7 @@ class Module {
   // `count` children named `name.0`, `name.1`, ... (`list<Linear>("layers", 8, D, D)` gives
   // parameters "layers.3.weight"; `list<Block>("layers", 12)` gives "layers.3.<block params>").
   template <class M, class... Args>
+    requires(!(sizeof...(Args) == 1 && (std::is_invocable_r_v<M, const Args&, std::int64_t> && ...)))
   std::vector<M> list(std::string_view name, std::int64_t count, const Args&... args) {
     std::vector<M> out;
     out.reserve(static_cast<std::size_t>(count));
@@ -300,6 +319,24 @@ class Module {
     return out;
   }
 
+  // `count` children made by `make(i)`, so that they may differ (a ResNet stage whose first block
+  // downsamples, an MLP of widths [784, 256, 64, 10]). Child i is named `name.i`; a built-in
+  // layer made by the factory takes the empty name, which makes it the entry itself:
+  //   list<Bottleneck>("layer2", 4, [](std::int64_t i) { return Bottleneck(i == 0 ? 256 : 512, 128, i == 0 ? 2 : 1); })
+  //   list<Linear>("fc", 3, [&](std::int64_t i) { return Linear("", widths[i], widths[i + 1]); })
+  template <class M, class Factory>
+    requires std::is_invocable_r_v<M, Factory&, std::int64_t>
+  std::vector<M> list(std::string_view name, std::int64_t count, Factory make) {
+    std::vector<M> out;
+    out.reserve(static_cast<std::size_t>(count));
+    const std::string base = qualify(name);
+    for (std::int64_t i = 0; i < count; ++i) {
+      PathScope scope(base + "." + std::to_string(i), /*listEntry=*/true);
+      out.push_back(make(i));
+    }
+    return out;
+  }
+
   // Layers are named relative to the module that is being built.
   explicit Module(std::string_view name);
 
@@ -307,13 +344,16 @@ class Module {
   // Sets the path that modules constructed in its lifetime take (restores the old one after).
   class PathScope {
    public:
-    explicit PathScope(std::string path);
+    // `listEntry`: the first module constructed in the scope is a list entry, which a built-in
+    // layer given the empty name becomes (list with a factory).
+    explicit PathScope(std::string path, bool listEntry = false);
     ~PathScope();
     PathScope(const PathScope&) = delete;
     PathScope& operator=(const PathScope&) = delete;
 
    private:
     std::string previous_;
+    bool previousEntry_ = false;
   };
   std::string qualify(std::string_view name) const;
 
@@ -398,6 +438,37 @@ class Conv2d : public Module {
   Tensor weight;  // [outC, inC/groups, kH, kW]
   Tensor bias;    // [outC], undefined when bias = false
   Conv2dOptions conv;
+};
+
+struct Conv1dLayerOptions {
+  std::int64_t stride = 1;
+  std::int64_t padding = 0;
+  std::int64_t groups = 1;
+  bool bias = true;
+  Init init = {};
+  std::optional<bool> decay;  // weight decay of the kernel (default yes; the bias never)
+};
+class Conv1d : public Module {
+ public:
+  Conv1d() = default;
+  Conv1d(std::string_view name, std::int64_t inChannels, std::int64_t outChannels,
+         std::int64_t kernel, Conv1dLayerOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  Tensor weight;  // [outC, inC/groups, K]
+  Tensor bias;    // [outC], undefined when bias = false
+  Conv1dOptions conv;
+};
+
+// Dropout with probability p while training (isTraining()), the identity at inference, as
+// PyTorch's nn.Dropout in train() and eval() mode. No parameters.
+class Dropout : public Module {
+ public:
+  Dropout() = default;
+  Dropout(std::string_view name, double p);
+  Tensor operator()(Tensor x) const;
+
+  double p = 0.5;
 };
 
 struct BatchNorm2dOptions {
@@ -488,11 +559,15 @@ LearningRate multiStep(double initial, std::vector<std::int64_t> milestones, dou
 // The rate at a 0-based training step.
 double learningRateAt(const LearningRate& rate, std::int64_t step);
 
+// Every optimizer takes `clipGradNorm`: before the update, the gradients of all parameters are
+// scaled by min(1, clipGradNorm / (‖g‖ + 1e-6)), ‖g‖ their joint L2 norm (PyTorch's
+// clip_grad_norm_); 0 = no clipping. The clipping is ops of the training graph.
 struct Adam {
   LearningRate lr = 1e-3;
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
+  double clipGradNorm = 0.0;
 };
 struct AdamW {
   LearningRate lr = 1e-3;
@@ -500,11 +575,16 @@ struct AdamW {
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
+  double clipGradNorm = 0.0;
 };
 struct SGD {
   LearningRate lr = 1e-2;
   double momentum = 0.0;
   bool nesterov = false;
+  // L2 penalty added to the gradient (g + weightDecay · p) of the parameters that decay
+  // (ParamOptions::decay: matrices by default), as PyTorch's SGD weight_decay.
+  double weightDecay = 0.0;
+  double clipGradNorm = 0.0;
 };
 using Optimizer = std::variant<Adam, AdamW, SGD>;
 

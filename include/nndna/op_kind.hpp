@@ -133,6 +133,7 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   /* shape: dims = the target shape / the axes; swapAxes lowers to permute */                 \
   X(reshape, 1, 1, attr::dims, flag::view, Grad::adjoint)                                     \
   X(permute, 1, 1, attr::dims, flag::view, Grad::adjoint)                                     \
+  X(broadcast_to, 1, 1, attr::dims, flag::view, Grad::adjoint) /* NumPy broadcast, a view */  \
   /* linear algebra */                                                                        \
   X(matmul, 2, 2, attr::none, flag::none, Grad::adjoint)                                      \
   /* indexing */                                                                              \
@@ -170,7 +171,6 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(batch_norm2d, 3, 3, attr::scalar | attr::scalar2, flag::none, Grad::adjoint)              \
   X(batch_norm2d_inference, 5, 5, attr::scalar, flag::none, Grad::unsupported)                \
   /* ===== internal kinds (docs/ir.md "Backward and optimizer kinds") ===== */                \
-  X(broadcast_to, 1, 1, attr::dims, flag::internal | flag::view, Grad::unsupported)           \
   X(sum_to_shape, 1, 1, attr::dims, flag::internal, Grad::unsupported)                        \
   X(relu_grad, 2, 2, attr::none, flag::internal, Grad::unsupported)                           \
   X(gelu_grad, 2, 2, attr::approximate, flag::internal, Grad::unsupported)                    \

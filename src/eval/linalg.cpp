@@ -5,26 +5,30 @@
 
 namespace nndna::eval {
 
-// [..., M, K] · [K, N], or batched [..., M, K] · [..., K, N].
+// [..., M, K] · [..., K, N] with NumPy-broadcast batch axes (the output's, by the shape rule).
 Value evalMatmul(const OpContext& ctx) {
   const Value& a = ctx.in(0);
   const Value& b = ctx.in(1);
   const std::size_t ra = a.shape.size();
   const std::size_t rb = b.shape.size();
+  const std::size_t ro = ctx.out.shape.size();
   if (ra < 2 || rb < 2) ctx.fail("operands {} and {} must have rank >= 2", describe(a), describe(b));
   const std::int64_t m = a.shape[ra - 2];
   const std::int64_t k = a.shape[ra - 1];
   const std::int64_t n = b.shape[rb - 1];
   if (b.shape[rb - 2] != k) ctx.fail("inner dimensions differ: {} · {}", describe(a), describe(b));
-  const std::int64_t batch = a.numel() / (m * k);
-  const std::int64_t bStride = rb == 2 ? 0 : k * n;
-  if (rb != 2 && b.numel() != batch * k * n) {
-    ctx.fail("batch dimensions differ: {} · {}", describe(a), describe(b));
+  const Shape batch(ctx.out.shape.begin(), ctx.out.shape.end() - 2);
+  // Strides over the output's batch axes, in matrices of each operand (0 where broadcast).
+  std::array<std::vector<std::int64_t>, 2> strides{
+      broadcastStrides(Shape(a.shape.begin(), a.shape.end() - 2), batch),
+      broadcastStrides(Shape(b.shape.begin(), b.shape.end() - 2), batch)};
+  if (ro < 2 || ctx.out.shape[ro - 2] != m || ctx.out.shape[ro - 1] != n) {
+    ctx.fail("{} · {} does not give {}", describe(a), describe(b), ir::formatShape(ctx.out.shape));
   }
   Value out = ctx.result();
-  for (std::int64_t p = 0; p < batch; ++p) {
-    const double* A = a.data.data() + p * m * k;
-    const double* Bm = b.data.data() + p * bStride;
+  forEachStrided(batch, strides, [&](std::int64_t p, const std::array<std::int64_t, 2>& offsets) {
+    const double* A = a.data.data() + offsets[0] * m * k;
+    const double* Bm = b.data.data() + offsets[1] * k * n;
     double* C = out.data.data() + p * m * n;
     for (std::int64_t i = 0; i < m; ++i) {
       for (std::int64_t l = 0; l < k; ++l) {
@@ -34,7 +38,7 @@ Value evalMatmul(const OpContext& ctx) {
         for (std::int64_t j = 0; j < n; ++j) crow[j] += av * brow[j];
       }
     }
-  }
+  });
   return out;
 }
 

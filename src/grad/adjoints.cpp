@@ -34,6 +34,7 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::mean: case OpKind::sum: return reduceAdjoint;
     case OpKind::reshape: return reshapeAdjoint;
     case OpKind::permute: return permuteAdjoint;
+    case OpKind::broadcast_to: return broadcastToAdjoint;
     case OpKind::matmul: return matmulAdjoint;
     case OpKind::embedding: return embeddingAdjoint;
     case OpKind::take_along_axis: return takeAlongAxisAdjoint;
@@ -64,7 +65,7 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::one_hot: case OpKind::categorical: case OpKind::stop_gradient:
     // Grad::unsupported: no second-order autodiff; inference-only batch norm.
     case OpKind::batch_norm2d_inference:
-    case OpKind::broadcast_to: case OpKind::sum_to_shape: case OpKind::relu_grad:
+    case OpKind::sum_to_shape: case OpKind::relu_grad:
     case OpKind::gelu_grad: case OpKind::silu_grad: case OpKind::leaky_relu_grad:
     case OpKind::softplus_grad: case OpKind::clamp_grad: case OpKind::abs_grad:
     case OpKind::tanh_grad: case OpKind::sigmoid_grad: case OpKind::softmax_grad:

@@ -53,6 +53,7 @@ void whereAdjoint(Emitter& e, const AdjointCall& call);
 
 // rules_structural.cpp: reductions, layout, matmul, indexing, slicing and joining, identities.
 void reduceAdjoint(Emitter& e, const AdjointCall& call);
+void broadcastToAdjoint(Emitter& e, const AdjointCall& c);
 void reshapeAdjoint(Emitter& e, const AdjointCall& call);
 void permuteAdjoint(Emitter& e, const AdjointCall& call);
 void matmulAdjoint(Emitter& e, const AdjointCall& call);

@@ -27,6 +27,10 @@ void reduceAdjoint(Emitter& e, const AdjointCall& c) {
   c.grads[0] = e.broadcastTo(g, in);
 }
 
+void broadcastToAdjoint(Emitter& e, const AdjointCall& c) {
+  c.grads[0] = e.sumToShape(c.dy, e.shape(c.op.inputs[0]));
+}
+
 void reshapeAdjoint(Emitter& e, const AdjointCall& c) {
   c.grads[0] = e.reshape(c.dy, e.shape(c.op.inputs[0]));
 }
@@ -52,24 +56,26 @@ void permuteAdjoint(Emitter& e, const AdjointCall& c) {
   c.grads[0] = e.permute(c.dy, inverseAxes(c.op.attrs.dims));
 }
 
+// Each operand's gradient is a matmul at the output's batch shape, summed back over the batch
+// axes the operand was broadcast along.
 void matmulAdjoint(Emitter& e, const AdjointCall& c) {
   const TensorId a = c.op.inputs[0];
   const TensorId b = c.op.inputs[1];
-  if (c.need(0)) c.grads[0] = e.binary(OpKind::matmul, c.dy, e.swapLastTwo(b));
-  if (!c.need(1)) return;
   const Shape shapeA = e.shape(a);
   const Shape shapeB = e.shape(b);
-  if (shapeB.size() == shapeA.size()) {
-    c.grads[1] = e.binary(OpKind::matmul, e.swapLastTwo(a), c.dy);
+  if (c.need(0)) c.grads[0] = e.sumToShape(e.binary(OpKind::matmul, c.dy, e.swapLastTwo(b)), shapeA);
+  if (!c.need(1)) return;
+  if (shapeB.size() == 2 && shapeA.size() > 2) {
+    // [..., M, K] · [K, N]: fold the batch axes into M (one matmul, no sum over the batch).
+    const std::int64_t k = shapeA.back();
+    const std::int64_t n = shapeB.back();
+    const std::int64_t rows = ir::numel(shapeA) / k;
+    const TensorId a2 = e.reshape(a, {rows, k});
+    const TensorId dy2 = e.reshape(c.dy, {rows, n});
+    c.grads[1] = e.binary(OpKind::matmul, e.permute(a2, {1, 0}), dy2);
     return;
   }
-  // [..., M, K] · [K, N]: fold the batch axes into M.
-  const std::int64_t k = shapeA.back();
-  const std::int64_t n = shapeB.back();
-  const std::int64_t rows = ir::numel(shapeA) / k;
-  const TensorId a2 = e.reshape(a, {rows, k});
-  const TensorId dy2 = e.reshape(c.dy, {rows, n});
-  c.grads[1] = e.binary(OpKind::matmul, e.permute(a2, {1, 0}), dy2);
+  c.grads[1] = e.sumToShape(e.binary(OpKind::matmul, e.swapLastTwo(a), c.dy), shapeB);
 }
 
 void embeddingAdjoint(Emitter& e, const AdjointCall& c) {

@@ -185,7 +185,8 @@ LearningRate readLr(const Reader& r, const json& j, const std::string& path) {
 }
 
 Optimizer readOptimizer(const Reader& r, const json& j, const std::string& path) {
-  r.onlyFields(j, {"kind", "lr", "beta1", "beta2", "eps", "weight_decay", "momentum", "nesterov"}, path);
+  r.onlyFields(j, {"kind", "lr", "beta1", "beta2", "eps", "weight_decay", "momentum", "nesterov",
+                  "clip_grad_norm"}, path);
   const std::string kind = r.str(r.field(j, "kind", path), path + ".kind");
   const LearningRate lr = readLr(r, r.field(j, "lr", path), path + ".lr");
   auto num = [&](std::string_view key, double fallback) {
@@ -194,13 +195,16 @@ Optimizer readOptimizer(const Reader& r, const json& j, const std::string& path)
   };
   Optimizer optimizer;
   if (kind == "adam") {
-    optimizer = Adam{lr, num("beta1", 0.9), num("beta2", 0.999), num("eps", 1e-8)};
+    optimizer = Adam{lr, num("beta1", 0.9), num("beta2", 0.999), num("eps", 1e-8),
+                     num("clip_grad_norm", 0.0)};
   } else if (kind == "adamw") {
     optimizer = AdamW{lr, num("weight_decay", 0.01), num("beta1", 0.9), num("beta2", 0.999),
-                      num("eps", 1e-8)};
+                      num("eps", 1e-8), num("clip_grad_norm", 0.0)};
   } else if (kind == "sgd") {
     const json* nesterov = r.optional(j, "nesterov");
-    optimizer = SGD{lr, num("momentum", 0.0), nesterov ? r.boolean(*nesterov, path + ".nesterov") : false};
+    optimizer = SGD{lr, num("momentum", 0.0),
+                    nesterov ? r.boolean(*nesterov, path + ".nesterov") : false,
+                    num("weight_decay", 0.0), num("clip_grad_norm", 0.0)};
   } else {
     r.fail(path + ".kind", fmt::format("unknown optimizer '{}'", kind));
   }

@@ -69,6 +69,7 @@ void writeOptimizer(JsonWriter& w, const Optimizer& optimizer) {
           writeLr(w, o.lr);
           w.member("momentum", o.momentum);
           w.member("nesterov", o.nesterov);
+          w.member("weight_decay", o.weightDecay);
         } else {
           w.member("kind", std::is_same_v<T, Adam> ? "adam" : "adamw");
           w.key("lr");
@@ -78,6 +79,7 @@ void writeOptimizer(JsonWriter& w, const Optimizer& optimizer) {
           w.member("eps", o.eps);
           if constexpr (std::is_same_v<T, AdamW>) w.member("weight_decay", o.weightDecay);
         }
+        w.member("clip_grad_norm", o.clipGradNorm);
       },
       optimizer);
   w.endObject();

@@ -284,26 +284,48 @@ TensorType permuteRule(const Call& c) {
   return {std::move(shape), c.in(0).dtype};
 }
 
+// NumPy broadcasting (trailing alignment): each axis of x is 1 or the target's.
+TensorType broadcastToRule(const Call& c) {
+  const Shape& target = c.attrs.dims;
+  c.requirePositiveDims(target);
+  const Shape& x = c.shape(0);
+  bool ok = x.size() <= target.size();
+  for (std::size_t i = 0; ok && i < x.size(); ++i) {
+    const std::int64_t t = target[target.size() - x.size() + i];
+    ok = x[i] == 1 || x[i] == t;
+  }
+  if (!ok) c.fail("cannot broadcast {} to {}", formatShape(x), formatShape(target));
+  if (!checkedNumel(target)) c.fail("the shape {} overflows 64 bits", formatShape(target));
+  return {target, c.in(0).dtype};
+}
+
 // ----- linear algebra ------------------------------------------------------------------------------
 
+// [..., M, K] · [..., K, N]: the batch axes (all but the last two) broadcast as NumPy's and
+// PyTorch's matmul do ([B, 1, T, D] · [B, G, D, T], [M, K] · [B, K, N], [B, M, K] · [K, N]).
 TensorType matmulRule(const Call& c) {
   c.requireFloat(0, "left operand");
   c.requireFloat(1, "right operand");
   const Shape& a = c.shape(0);
   const Shape& b = c.shape(1);
-  const std::size_t ra = a.size();
-  const std::size_t rb = b.size();
-  if (ra < 2) c.fail("the left operand must have rank >= 2, got {}", formatShape(a));
-  if (rb != 2 && rb != ra) {
-    c.fail("the right operand must be [K, N] or batched like the left: {} · {}", formatShape(a),
-           formatShape(b));
+  if (a.size() < 2) c.fail("the left operand must have rank >= 2, got {}", formatShape(a));
+  if (b.size() < 2) c.fail("the right operand must have rank >= 2, got {}", formatShape(b));
+  if (b[b.size() - 2] != a.back()) c.fail("inner dimensions differ: {} · {}", formatShape(a), formatShape(b));
+  const Shape batchA(a.begin(), a.end() - 2);
+  const Shape batchB(b.begin(), b.end() - 2);
+  const std::size_t rank = std::max(batchA.size(), batchB.size());
+  Shape shape(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::int64_t da = i < rank - batchA.size() ? 1 : batchA[i - (rank - batchA.size())];
+    const std::int64_t db = i < rank - batchB.size() ? 1 : batchB[i - (rank - batchB.size())];
+    if (da != db && da != 1 && db != 1) {
+      c.fail("batch dimensions do not broadcast: {} · {} (batch axis {}: {} vs {})", formatShape(a),
+             formatShape(b), static_cast<std::int64_t>(i) - static_cast<std::int64_t>(rank), da, db);
+    }
+    shape[i] = da == 1 ? db : da;
   }
-  if (b[rb - 2] != a[ra - 1]) c.fail("inner dimensions differ: {} · {}", formatShape(a), formatShape(b));
-  if (rb == ra && !std::equal(a.begin(), a.end() - 2, b.begin())) {
-    c.fail("batch dimensions differ (no broadcasting): {} · {}", formatShape(a), formatShape(b));
-  }
-  Shape shape = a;
-  shape.back() = b.back();
+  shape.push_back(a[a.size() - 2]);
+  shape.push_back(b.back());
   return {std::move(shape), DType::f32};
 }
 
@@ -605,19 +627,6 @@ void requireAllFloat(const Call& c, std::size_t except = SIZE_MAX) {
   for (std::size_t i = 0; i < c.count(); ++i) {
     if (i != except) c.requireFloat(i, fmt::format("input {}", i));
   }
-}
-
-TensorType broadcastToRule(const Call& c) {
-  const Shape& target = c.attrs.dims;
-  c.requirePositiveDims(target);
-  const Shape& x = c.shape(0);
-  bool ok = x.size() <= target.size();
-  for (std::size_t i = 0; ok && i < x.size(); ++i) {
-    const std::int64_t t = target[target.size() - x.size() + i];
-    ok = x[i] == 1 || x[i] == t;
-  }
-  if (!ok) c.fail("cannot broadcast {} to {}", formatShape(x), formatShape(target));
-  return {target, c.in(0).dtype};
 }
 
 TensorType sumToShapeRule(const Call& c) {

@@ -102,6 +102,36 @@ Tensor Conv2d::operator()(Tensor x) const {
   return add(y, reshape(bias, {bias.dim(0), 1, 1}));
 }
 
+Conv1d::Conv1d(std::string_view name, std::int64_t inChannels, std::int64_t outChannels,
+               std::int64_t kernel, Conv1dLayerOptions options)
+    : Module(name), conv{options.stride, options.padding, options.groups} {
+  requirePositive(*this, "Conv1d",
+                  {{"inChannels", inChannels},
+                   {"outChannels", outChannels},
+                   {"kernel", kernel},
+                   {"groups", options.groups}});
+  if (inChannels % options.groups != 0 || outChannels % options.groups != 0) {
+    tracing::failAtUserLine("Conv1d", fmt::format(
+        "layer '{}': channels {} -> {} must be divisible by groups = {}", path(), inChannels,
+        outChannels, options.groups));
+  }
+  const std::int64_t fanIn = inChannels / options.groups * kernel;
+  weight = param("weight", {outChannels, inChannels / options.groups, kernel},
+                 {orLayerDefault(options.init, fanInUniform(fanIn)), options.decay.value_or(true)});
+  if (options.bias) bias = param("bias", {outChannels}, {fanInUniform(fanIn), false});
+}
+
+Tensor Conv1d::operator()(Tensor x) const {
+  Tensor y = conv1d(x, weight, conv);
+  if (!bias.defined()) return y;
+  // [outC] -> [outC, 1] broadcasts over [N, outC, L].
+  return add(y, reshape(bias, {bias.dim(0), 1}));
+}
+
+Dropout::Dropout(std::string_view name, double p_) : Module(name), p(p_) {}
+
+Tensor Dropout::operator()(Tensor x) const { return isTraining() ? dropout(x, p) : x; }
+
 BatchNorm2d::BatchNorm2d(std::string_view name, std::int64_t channels, BatchNorm2dOptions opts)
     : Module(name), options(opts) {
   requirePositive(*this, "BatchNorm2d", {{"channels", channels}});

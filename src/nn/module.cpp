@@ -12,6 +12,9 @@ namespace nndna {
 namespace {
 // The path that a module constructed now takes: set by child()/list() around a construction.
 thread_local std::string currentPath;
+// Whether the next module constructed is a list entry made by a factory (it takes currentPath
+// itself; a built-in layer then has the empty name).
+thread_local bool listEntry = false;
 
 // Errors name the spec line that declared the module or parameter (tracing::failAtUserLine).
 void checkName(std::string_view name) {
@@ -50,18 +53,29 @@ void checkShape(std::string_view api, std::string_view what, const std::string& 
 }
 }  // namespace
 
-Module::Module() : path_(currentPath) {}
+Module::Module() : path_(currentPath) { listEntry = false; }
 
 Module::Module(std::string_view name) : path_() {
+  if (name.empty() && listEntry) {
+    listEntry = false;
+    path_ = currentPath;
+    return;
+  }
+  listEntry = false;
   checkName(name);
   path_ = currentPath.empty() ? std::string(name) : currentPath + "." + std::string(name);
 }
 
-Module::PathScope::PathScope(std::string path) : previous_(std::move(currentPath)) {
+Module::PathScope::PathScope(std::string path, bool entry)
+    : previous_(std::move(currentPath)), previousEntry_(listEntry) {
   currentPath = std::move(path);
+  listEntry = entry;
 }
 
-Module::PathScope::~PathScope() { currentPath = std::move(previous_); }
+Module::PathScope::~PathScope() {
+  currentPath = std::move(previous_);
+  listEntry = previousEntry_;
+}
 
 std::string Module::qualify(std::string_view name) const {
   checkName(name);

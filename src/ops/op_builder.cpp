@@ -55,4 +55,20 @@ Tensor OpBuilder::finish() {
   return tracer_.handleOf(id);
 }
 
+namespace {
+Tensor viewAs(ir::OpKind kind, std::string_view api, Tensor x, Shape shape) {
+  OpBuilder op(kind, api);
+  op.input(x);
+  op.attrs().dims = std::move(shape);
+  return op.finish();
+}
+}  // namespace
+
+Tensor reshapeAs(std::string_view api, Tensor x, Shape shape) {
+  return viewAs(ir::OpKind::reshape, api, x, std::move(shape));
+}
+Tensor broadcastAs(std::string_view api, Tensor x, Shape shape) {
+  return viewAs(ir::OpKind::broadcast_to, api, x, std::move(shape));
+}
+
 }  // namespace nndna::ops

@@ -49,4 +49,9 @@ class OpBuilder {
   std::string_view api_;
 };
 
+// A reshape or a broadcast_to (both views) issued by a composite op under its own API name
+// (`repeatKv`, `conv1d`, `mean` over several axes), so that errors name what the user called.
+Tensor reshapeAs(std::string_view api, Tensor x, Shape shape);
+Tensor broadcastAs(std::string_view api, Tensor x, Shape shape);
+
 }  // namespace nndna::ops

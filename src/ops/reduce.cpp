@@ -1,4 +1,8 @@
-// Reductions: mean, sum, argmax, argmin.
+// Reductions: mean, sum (over one axis, several, or all), argmax, argmin.
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
 #include "ops/op_builder.hpp"
 
 namespace nndna {
@@ -24,6 +28,40 @@ Tensor reduceAxis(OpKind kind, std::string_view api, Tensor x, std::int64_t axis
   return op.finish();
 }
 
+// Over several axes: adjacent axes are merged by a reshape (a view) and reduced by one op, as one
+// kernel would; otherwise one reduction per axis, from the last (a mean of means over whole axes
+// is the mean over all of them).
+Tensor reduceAxes(OpKind kind, std::string_view api, Tensor x, std::vector<std::int64_t> axes,
+                  ReduceOptions options) {
+  Shape in;
+  {
+    OpBuilder check(kind, api);
+    in = check.input(x).shape;
+    if (axes.empty()) check.fail("axes must not be empty");
+    for (std::int64_t& a : axes) a = check.axis(a, in.size());
+    std::sort(axes.begin(), axes.end());
+    if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
+      check.fail("axes [{}] repeat an axis", fmt::join(axes, ", "));
+    }
+  }
+  Shape kept = in;
+  for (std::int64_t a : axes) kept[static_cast<std::size_t>(a)] = 1;
+  const bool adjacent = axes.back() - axes.front() + 1 == static_cast<std::int64_t>(axes.size());
+  Tensor out;
+  if (adjacent) {
+    Shape merged(in.begin(), in.begin() + axes.front());
+    std::int64_t size = 1;
+    for (std::int64_t a : axes) size *= in[static_cast<std::size_t>(a)];
+    merged.push_back(size);
+    merged.insert(merged.end(), in.begin() + axes.back() + 1, in.end());
+    out = reduceAxis(kind, api, ops::reshapeAs(api, x, std::move(merged)), axes.front(), {});
+  } else {
+    out = x;
+    for (auto a = axes.rbegin(); a != axes.rend(); ++a) out = reduceAxis(kind, api, out, *a, {});
+  }
+  return options.keepDims ? ops::reshapeAs(api, out, std::move(kept)) : out;
+}
+
 Tensor argReduce(OpKind kind, std::string_view api, Tensor x, std::int64_t axis) {
   OpBuilder op(kind, api);
   const ir::TensorInfo& in = op.input(x);
@@ -37,9 +75,15 @@ Tensor mean(Tensor x) { return reduceAll(OpKind::mean, "mean", x); }
 Tensor mean(Tensor x, std::int64_t axis, ReduceOptions options) {
   return reduceAxis(OpKind::mean, "mean", x, axis, options);
 }
+Tensor mean(Tensor x, std::vector<std::int64_t> axes, ReduceOptions options) {
+  return reduceAxes(OpKind::mean, "mean", x, std::move(axes), options);
+}
 Tensor sum(Tensor x) { return reduceAll(OpKind::sum, "sum", x); }
 Tensor sum(Tensor x, std::int64_t axis, ReduceOptions options) {
   return reduceAxis(OpKind::sum, "sum", x, axis, options);
+}
+Tensor sum(Tensor x, std::vector<std::int64_t> axes, ReduceOptions options) {
+  return reduceAxes(OpKind::sum, "sum", x, std::move(axes), options);
 }
 Tensor argmax(Tensor x, std::int64_t axis) { return argReduce(OpKind::argmax, "argmax", x, axis); }
 Tensor argmin(Tensor x, std::int64_t axis) { return argReduce(OpKind::argmin, "argmin", x, axis); }

@@ -1,4 +1,5 @@
-// Shape and layout ops: reshape, permute, swapAxes, narrow, concat, stack, split, heads.
+// Shape and layout ops: reshape, permute, swapAxes, broadcastTo, expand, narrow, concat, stack,
+// split, heads, repeatKv.
 #include <fmt/ranges.h>
 
 #include <numeric>
@@ -8,7 +9,9 @@
 namespace nndna {
 
 using ir::OpKind;
+using ops::broadcastAs;
 using ops::OpBuilder;
+using ops::reshapeAs;
 
 Tensor reshape(Tensor x, Shape shape) {
   OpBuilder op(OpKind::reshape, "reshape");
@@ -57,6 +60,49 @@ Tensor swapAxes(Tensor x, std::int64_t a, std::int64_t b) {
   std::swap(axes[static_cast<std::size_t>(first)], axes[static_cast<std::size_t>(second)]);
   op.attrs().dims = std::move(axes);
   return op.finish();
+}
+
+Tensor broadcastTo(Tensor x, Shape shape) { return broadcastAs("broadcastTo", x, std::move(shape)); }
+
+Tensor expand(Tensor x, Shape shape) {
+  // PyTorch's expand: -1 keeps the size of the (trailing-aligned) axis of x.
+  {
+    OpBuilder check(OpKind::broadcast_to, "expand");
+    const ir::TensorInfo& in = check.input(x);
+    if (shape.size() < in.shape.size()) {
+      check.fail("cannot expand {} to fewer axes, got {}", ir::formatShape(in.shape), ir::formatShape(shape));
+    }
+    const std::size_t lead = shape.size() - in.shape.size();
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] != -1) continue;
+      if (i < lead) check.fail("-1 is only allowed for an existing axis, got {}", ir::formatShape(shape));
+      shape[i] = in.shape[i - lead];
+    }
+  }
+  return broadcastAs("expand", x, std::move(shape));
+}
+
+Tensor repeatKv(Tensor x, std::int64_t repeats) {
+  // [..., Hkv, T, Dh] -> [..., Hkv, 1, T, Dh] -> broadcast [..., Hkv, repeats, T, Dh] -> merge the
+  // two head axes: query head h reads key/value head h / repeats (LLaMA's repeat_kv).
+  Shape in;
+  {
+    OpBuilder check(OpKind::broadcast_to, "repeatKv");
+    in = check.input(x).shape;
+    if (in.size() < 3) check.fail("x must be [..., heads, T, headDim], got {}", ir::formatShape(in));
+    if (repeats <= 0) check.fail("repeats must be positive, got {}", repeats);
+  }
+  if (repeats == 1) return x;
+  const std::size_t h = in.size() - 3;
+  Shape unsqueezed = in;
+  unsqueezed.insert(unsqueezed.begin() + static_cast<std::ptrdiff_t>(h) + 1, 1);
+  Shape broadcast = unsqueezed;
+  broadcast[h + 1] = repeats;
+  Shape merged = in;
+  merged[h] = in[h] * repeats;
+  const Tensor wide = broadcastAs("repeatKv", reshapeAs("repeatKv", x, std::move(unsqueezed)),
+                                 std::move(broadcast));
+  return reshapeAs("repeatKv", wide, std::move(merged));
 }
 
 namespace {

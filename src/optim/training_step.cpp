@@ -24,6 +24,9 @@ struct Overloaded : Fs... {
 template <class... Fs>
 Overloaded(Fs...) -> Overloaded<Fs...>;
 
+// clip_grad_norm_'s default: keeps the scale finite when every gradient is zero.
+constexpr double kClipEpsilon = 1e-6;
+
 // Appends the optimizer's ops and collects the write-backs in the documented order.
 class StepBuilder {
  public:
@@ -38,6 +41,29 @@ class StepBuilder {
         if (site == ir::kNone) site = op.site;
       }
     }
+  }
+
+  // PyTorch's clip_grad_norm_ over every gradient at once: ‖g‖ = √Σ_p Σ g_p², then each
+  // g_p · min(1, maxNorm / (‖g‖ + 1e-6)). Ops of Phase::optimizer, with no call site (they belong
+  // to no one parameter). Returns the clipped gradients (kNone stays kNone).
+  std::vector<TensorId> clipGradNorm(const std::vector<TensorId>& grads, double maxNorm) {
+    e_.setSite(ir::kNone);
+    TensorId squares = ir::kNone;
+    for (TensorId g : grads) {
+      if (g == ir::kNone) continue;
+      ir::OpAttrs all;
+      all.allAxes = true;
+      const TensorId s = e_.emit(OpKind::sum, {e_.unary(OpKind::square, g)}, std::move(all));
+      squares = squares == ir::kNone ? s : e_.binary(OpKind::add, squares, s);
+    }
+    if (squares == ir::kNone) return grads;
+    const TensorId norm = e_.scalar(OpKind::add, e_.unary(OpKind::sqrt, squares), kClipEpsilon);
+    const TensorId coef = e_.scalar(OpKind::min, e_.scalar(OpKind::div, norm, maxNorm, true), 1.0);
+    std::vector<TensorId> clipped = grads;
+    for (TensorId& g : clipped) {
+      if (g != ir::kNone) g = e_.binary(OpKind::mul, g, coef);
+    }
+    return clipped;
   }
 
   void parameter(const ir::Param& p, TensorId g, const Optimizer& optimizer) {
@@ -122,6 +148,9 @@ class StepBuilder {
   void sgd(const ir::Param& p, TensorId g, const SGD& s) {
     const Shape shape = graph_.tensor(p.tensor).shape;
     const TensorId lr = scalarInput(kLearningRate);
+    if (s.weightDecay != 0.0 && p.decay) {
+      g = e_.binary(OpKind::add, g, e_.scalar(OpKind::mul, p.tensor, s.weightDecay));
+    }
     TensorId direction = g;
     if (s.momentum > 0.0) {
       const TensorId buf = stateLeaf("optim.momentum_buffer." + p.name, shape);
@@ -183,12 +212,25 @@ std::string learningRateProblem(const LearningRate& lr) {
 }  // namespace
 
 std::string optimizerProblem(const Optimizer& optimizer) {
+  const auto [name, clip] = std::visit(
+      Overloaded{[](const Adam& o) { return std::pair{"Adam", o.clipGradNorm}; },
+                 [](const AdamW& o) { return std::pair{"AdamW", o.clipGradNorm}; },
+                 [](const SGD& o) { return std::pair{"SGD", o.clipGradNorm}; }},
+      optimizer);
+  if (!(clip >= 0.0) || !std::isfinite(clip)) {
+    return fmt::format("{}: clipGradNorm must be finite and >= 0 (0 = no clipping), got {}", name,
+                       clip);
+  }
   return std::visit(
       Overloaded{[](const SGD& s) -> std::string {
                    if (!(s.momentum >= 0.0) || !std::isfinite(s.momentum)) {
                      return fmt::format("SGD: momentum must be finite and >= 0, got {}", s.momentum);
                    }
                    if (s.nesterov && !(s.momentum > 0.0)) return "SGD: nesterov needs a momentum > 0";
+                   if (!(s.weightDecay >= 0.0) || !std::isfinite(s.weightDecay)) {
+                     return fmt::format("SGD: weightDecay must be finite and >= 0, got {}",
+                                        s.weightDecay);
+                   }
                    const std::string lr = learningRateProblem(s.lr);
                    return lr.empty() ? lr : "SGD: " + lr;
                  },
@@ -226,9 +268,11 @@ ir::Graph buildTrainingStep(const ir::Graph& forward, const Optimizer& optimizer
   std::vector<TensorId> wrt;
   wrt.reserve(graph.params.size());
   for (const ir::Param& p : graph.params) wrt.push_back(p.tensor);
-  const std::vector<TensorId> grads = appendBackward(graph, wrt);
+  const std::vector<TensorId> rawGrads = appendBackward(graph, wrt);
 
   StepBuilder step(graph);
+  const double clip = std::visit([](const auto& o) { return o.clipGradNorm; }, optimizer);
+  const std::vector<TensorId> grads = clip > 0.0 ? step.clipGradNorm(rawGrads, clip) : rawGrads;
   const std::vector<ir::Param> params = graph.params;
   for (std::size_t i = 0; i < params.size(); ++i) {
     // As in PyTorch, a parameter without a gradient is not updated.

@@ -30,6 +30,21 @@ TEST(IrJson, RoundTripIsLossless) {
   EXPECT_NE(back.train.sites.files[0].text.find("NNDNA_SPEC(Denoiser)"), std::string::npos);
 }
 
+TEST(IrJson, OptimizerSettingsRoundTrip) {
+  ir::TracedModel model = denoiser();
+  model.spec.optimizer = SGD{.lr = 0.1, .momentum = 0.9, .weightDecay = 5e-4, .clipGradNorm = 1.5};
+  const ir::TracedModel sgd = ir::tracedModelFromJson(ir::toJson(model));
+  ASSERT_TRUE(std::holds_alternative<SGD>(sgd.spec.optimizer));
+  EXPECT_EQ(std::get<SGD>(sgd.spec.optimizer).weightDecay, 5e-4);
+  EXPECT_EQ(std::get<SGD>(sgd.spec.optimizer).clipGradNorm, 1.5);
+  model.spec.optimizer = Adam{.clipGradNorm = 0.25};
+  const ir::TracedModel adam = ir::tracedModelFromJson(ir::toJson(model));
+  EXPECT_EQ(std::get<Adam>(adam.spec.optimizer).clipGradNorm, 0.25);
+  json doc = json::parse(ir::toJson(model));
+  doc["spec"]["optimizer"]["clip_grad_norm"] = -2;
+  EXPECT_THROW(ir::tracedModelFromJson(doc.dump()), ir::IrFormatError);
+}
+
 TEST(IrJson, DocumentShape) {
   const json doc = json::parse(ir::toJson(denoiser()));
   EXPECT_EQ(doc["format"], "nndna-ir");

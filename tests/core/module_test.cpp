@@ -1,6 +1,7 @@
 // Modules: dotted parameter paths, layer shapes, weight-decay defaults, state, misuse errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <type_traits>
@@ -33,8 +34,23 @@ TEST(Modules, EveryParameterHasADottedPath) {
       "layers.3.ln.weight", "layers.3.ln.bias", "layers.3.rms.weight",
       "emb.weight", "conv.weight", "conv.bias",
       "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var",
-      "heads.0.weight", "heads.0.bias", "heads.1.weight", "heads.1.bias", "proj.weight"};
+      "heads.0.weight", "heads.0.bias", "heads.1.weight", "heads.1.bias", "proj.weight",
+      "mlp.0.weight", "mlp.0.bias", "mlp.1.weight", "mlp.1.bias", "mlp.2.weight", "mlp.2.bias",
+      "widen.0.fc.weight", "widen.0.fc.bias", "widen.0.proj.weight",
+      "widen.1.fc.weight", "widen.1.fc.bias"};
   EXPECT_EQ(names, expected);
+}
+
+TEST(Modules, AFactoryListBuildsChildrenOfDifferentShapes) {
+  const auto p = paramsByName(loadSpec(*findSpec("modules")));
+  EXPECT_EQ(p.at("mlp.0.weight").shape, (Shape{16, 8}));
+  EXPECT_EQ(p.at("mlp.1.weight").shape, (Shape{8, 4}));
+  EXPECT_EQ(p.at("mlp.2.weight").shape, (Shape{4, 2}));
+  EXPECT_EQ(p.at("mlp.2.bias").shape, (Shape{2}));
+  // The optional child exists only where the factory made it (the first block widens).
+  EXPECT_EQ(p.at("widen.0.proj.weight").shape, (Shape{16, 32}));
+  EXPECT_EQ(p.at("widen.1.fc.weight").shape, (Shape{32, 32}));
+  EXPECT_FALSE(p.contains("widen.1.proj.weight"));
 }
 
 TEST(Modules, LayerShapesAndDecayDefaults) {
@@ -63,7 +79,7 @@ TEST(Modules, LayerShapesAndDecayDefaults) {
 TEST(Modules, TracedGraphsListParamsAndState) {
   const LoadedSpec spec = loadSpec(*findSpec("modules"));
   const ir::Graph train = trace(spec);
-  EXPECT_EQ(train.params.size(), 37u);
+  EXPECT_EQ(train.params.size(), 37u + 11u);  // + mlp (6) and widen (5)
   ASSERT_EQ(train.state.size(), 2u);
   EXPECT_EQ(train.state[0].name, "bn.running_mean");
   EXPECT_EQ(train.producer(train.state[0].tensor).kind, ir::OpKind::state_input);
@@ -129,6 +145,22 @@ TEST(Modules, InvalidLayerSizesNameTheLayer) {
     EXPECT_EQ(e.message(), "Linear: layer 'l': in must be positive, got 0");
     EXPECT_EQ(std::filesystem::path(e.file()).filename(), "module_test.cpp");
   }
+}
+
+TEST(Modules, Conv1dAndDropoutLayers) {
+  const LoadedSpec spec = loadSpec(*findSpec("all_ops"));
+  const auto p = paramsByName(spec);
+  // Conv1d(D = 8, D, 3, groups 2): weight [outC, inC/groups, K], bias [outC].
+  EXPECT_EQ(p.at("conv1.weight").shape, (Shape{8, 4, 3}));
+  EXPECT_EQ(p.at("conv1.bias").shape, (Shape{8}));
+  EXPECT_TRUE(p.at("conv1.weight").decay);
+  EXPECT_FALSE(p.contains("drop.p"));
+  // Dropout draws only while training: dropout(h, 0.1) and the layer in the loss, none in predict.
+  auto dropouts = [](const ir::Graph& g) {
+    return std::count_if(g.ops.begin(), g.ops.end(), [](const ir::Op& op) { return op.kind == ir::OpKind::dropout; });
+  };
+  EXPECT_EQ(dropouts(trace(spec)), 2);
+  EXPECT_EQ(dropouts(traceForward(spec)), 0);
 }
 
 TEST(Modules, LearningRateSchedulesFollowPyTorch) {

@@ -160,11 +160,87 @@ TEST(LinearAlgebra, MatmulPlainAndBatched) {
   EXPECT_EQ(errorOf({{"a", {256, 32}}, {"b", {64, 128}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
             "matmul: inner dimensions differ: [256, 32] · [64, 128]");
   EXPECT_EQ(errorOf({{"a", {2, 7, 3}}, {"b", {4, 3, 9}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
-            "matmul: batch dimensions differ (no broadcasting): [2, 7, 3] · [4, 3, 9]");
-  EXPECT_EQ(errorOf({{"a", {2, 7, 3}}, {"b", {2, 2, 3, 9}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
-            "matmul: the right operand must be [K, N] or batched like the left: [2, 7, 3] · [2, 2, 3, 9]");
+            "matmul: batch dimensions do not broadcast: [2, 7, 3] · [4, 3, 9] (batch axis -1: 2 vs 4)");
+  EXPECT_EQ(errorOf({{"a", {3, 2, 7, 3}}, {"b", {2, 2, 3, 9}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            "matmul: batch dimensions do not broadcast: [3, 2, 7, 3] · [2, 2, 3, 9] (batch axis -2: 3 vs 2)");
+  EXPECT_EQ(errorOf({{"a", {2, 3}}, {"b", {3}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            "matmul: the right operand must have rank >= 2, got [3]");
   EXPECT_EQ(errorOf({{"a", {3}}, {"b", {3, 9}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
             "matmul: the left operand must have rank >= 2, got [3]");
+}
+
+TEST(LinearAlgebra, MatmulBroadcastsSizeOneBatchAxes) {
+  // Grouped-query attention: [B, Hkv, G, T, Dh] · [B, Hkv, 1, Dh, T] -> [B, Hkv, G, T, T].
+  EXPECT_EQ(shapeOf({{"q", {2, 4, 3, 16, 8}}, {"kt", {2, 4, 1, 8, 16}}},
+                    [](const Inputs& in) { return matmul(in["q"], in["kt"]); }),
+            (Shape{2, 4, 3, 16, 16}));
+  // Both operands broadcast, and ranks differ.
+  EXPECT_EQ(shapeOf({{"a", {5, 1, 7, 3}}, {"b", {6, 3, 2}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            (Shape{5, 6, 7, 2}));
+  EXPECT_EQ(shapeOf({{"a", {7, 3}}, {"b", {4, 3, 2}}}, [](const Inputs& in) { return matmul(in["a"], in["b"]); }),
+            (Shape{4, 7, 2}));
+}
+
+TEST(ShapeOps, BroadcastToExpandRepeatKv) {
+  const std::vector<InputDecl> cls = {{"cls", {1, 1, 8}}, {"x", {4, 16, 8}}, {"kv", {2, 3, 5, 4}}};
+  EXPECT_EQ(shapeOf(cls, [](const Inputs& in) { return broadcastTo(in["cls"], {4, 1, 8}); }), (Shape{4, 1, 8}));
+  EXPECT_EQ(shapeOf(cls, [](const Inputs& in) { return broadcastTo(in["cls"], {2, 4, 3, 8}); }), (Shape{2, 4, 3, 8}));
+  EXPECT_EQ(shapeOf(cls, [](const Inputs& in) { return expand(in["cls"], {4, -1, -1}); }), (Shape{4, 1, 8}));
+  // ViT: the class token joins the batch with one concat (the broadcast is a view).
+  const ir::Graph vit = traceFunction(cls, [](const Inputs& in) {
+    return concat({expand(in["cls"], {in["x"].dim(0), -1, -1}), in["x"]}, 1);
+  });
+  EXPECT_EQ(vit.tensor(vit.outputs[0]).shape, (Shape{4, 17, 8}));
+  EXPECT_EQ(vit.producer(vit.producer(vit.outputs[0]).inputs[0]).kind, ir::OpKind::broadcast_to);
+  // repeatKv: [B, Hkv, T, Dh] -> [B, Hkv·3, T, Dh] by reshape, broadcast_to, reshape.
+  const ir::Graph gqa = traceFunction(cls, [](const Inputs& in) { return repeatKv(in["kv"], 3); });
+  EXPECT_EQ(gqa.tensor(gqa.outputs[0]).shape, (Shape{2, 9, 5, 4}));
+  const ir::Op& merged = gqa.producer(gqa.outputs[0]);
+  EXPECT_EQ(merged.kind, ir::OpKind::reshape);
+  EXPECT_EQ(gqa.producer(merged.inputs[0]).attrs.dims, (Shape{2, 3, 3, 5, 4}));
+  EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return broadcastTo(in["x"], {4, 1, 8}); }),
+            "broadcastTo: cannot broadcast [4, 16, 8] to [4, 1, 8]");
+  EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return broadcastTo(in["cls"], {8}); }),
+            "broadcastTo: cannot broadcast [1, 1, 8] to [8]");
+  EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return broadcastTo(in["cls"], {0, 1, 8}); }),
+            "broadcastTo: sizes must be positive, got [0, 1, 8]");
+  EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return expand(in["cls"], {-1, 4, -1, -1}); }),
+            "expand: -1 is only allowed for an existing axis, got [-1, 4, -1, -1]");
+  EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return repeatKv(in["kv"], 0); }),
+            "repeatKv: repeats must be positive, got 0");
+  EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return repeatKv(reshape(in["cls"], {1, 8}), 2); }),
+            "repeatKv: x must be [..., heads, T, headDim], got [1, 8]");
+}
+
+TEST(Reductions, OverSeveralAxes) {
+  const std::vector<InputDecl> img = {{"x", {8, 6, 28, 30}}};
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return mean(in["x"], {-2, -1}); }), (Shape{8, 6}));
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return sum(in["x"], {-1, 1}, {.keepDims = true}); }),
+            (Shape{8, 1, 28, 1}));
+  // Adjacent axes: one reshape (a view) and one reduction, as one kernel would.
+  const ir::Graph g = traceFunction(img, [](const Inputs& in) { return mean(in["x"], {2, 3}); });
+  const ir::Op& reduce = g.producer(g.outputs[0]);
+  EXPECT_EQ(reduce.kind, ir::OpKind::mean);
+  EXPECT_EQ(g.tensor(reduce.inputs[0]).shape, (Shape{8, 6, 840}));
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return mean(in["x"], {1, -3}); }),
+            "mean: axes [1, 1] repeat an axis");
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return sum(in["x"], {4}); }),
+            "sum: axis 4 is out of range for rank 4 (expected -4..3)");
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return sum(in["x"], std::vector<std::int64_t>{}); }),
+            "sum: axes must not be empty");
+}
+
+TEST(Convolution, Conv1dIsAConv2dOfHeightOne) {
+  const std::vector<InputDecl> seq = {{"x", {4, 6, 50}}, {"w", {12, 3, 5}}};
+  // L: (50 + 2·2 - 5)/3 + 1 = 17.
+  EXPECT_EQ(shapeOf(seq, [](const Inputs& in) {
+              return conv1d(in["x"], in["w"], {.stride = 3, .padding = 2, .groups = 2});
+            }),
+            (Shape{4, 12, 17}));
+  EXPECT_EQ(errorOf(seq, [](const Inputs& in) { return conv1d(in["w"], reshape(in["x"], {4, 6, 5, 10})); }),
+            "conv1d: weight must be [outC, C/groups, K], got [4, 6, 5, 10]");
+  EXPECT_EQ(errorOf(seq, [](const Inputs& in) { return conv1d(reshape(in["x"], {24, 50}), in["w"]); }),
+            "conv1d: input must be [N, C, L], got [24, 50]");
 }
 
 TEST(Convolution, Conv2dPoolUpsample) {

@@ -91,7 +91,7 @@ TEST(OpTable, EveryKindHasEveryRule) {
     EXPECT_EQ(training::isKernelKind(kind), !ir::isLeafKind(kind) && !ir::isViewKind(kind));
     flopRules += diagram::detail::countsFlops(kind);
   }
-  EXPECT_EQ(adjoints, 52u);
+  EXPECT_EQ(adjoints, 53u);
   // FLOPs count matrix multiplies and convolutions, forward and backward (the seed's rule).
   EXPECT_EQ(flopRules, 4u);
   for (OpKind kind : {OpKind::matmul, OpKind::conv2d, OpKind::conv2d_input_grad, OpKind::conv2d_weight_grad}) {

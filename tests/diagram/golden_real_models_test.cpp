@@ -191,6 +191,29 @@ TEST(DiagramGoldenRealModels, ResNet50StageCallsFoldEachStageOnItsOwn) {
   }
 }
 
+// Issue 14: the stages as factory lists (`list<Bottleneck>("layer2", 4, [](i) { ... })`), blocks
+// of different shapes in one list, the shortcut an optional child of the first block only.
+TEST(DiagramGoldenRealModels, ResNet50FromFactoryListsHasTorchvisionsParameters) {
+  const ir::TracedModel model = traced("resnet50_factory");
+  std::vector<std::string> names;
+  for (const ir::Param& p : model.train.params) names.push_back(p.name);
+  auto has = [&](std::string_view name) { return std::find(names.begin(), names.end(), name) != names.end(); };
+  // Stage 1's first block projects 64 → 256 at stride 1; every stage's first block downsamples,
+  // no later one does.
+  for (const char* stage : {"layer1", "layer2", "layer3", "layer4"}) {
+    EXPECT_TRUE(has(std::string(stage) + ".0.downsample.conv.weight")) << stage;
+    EXPECT_FALSE(has(std::string(stage) + ".1.downsample.conv.weight")) << stage;
+  }
+  EXPECT_TRUE(has("layer3.5.conv3.weight"));
+  EXPECT_FALSE(has("layer3.6.conv1.weight"));
+  const Diagram d = buildDiagram(model);
+  const Figures f = resnet50Figures();
+  EXPECT_EQ(f.params, 25'557'032);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 25'557'032);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), kB * f.flops);
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), (kB * f.acts + kB) * 4);
+}
+
 // ---------------------------------------------------------------------------------------------
 // ResNet-18: [2, 2, 2, 2] basic blocks (two 3×3 convs). Stage 1 is two plain blocks; stages 2-4
 // are a downsampling block and a plain one each: one structure at three widths, so they fold as
@@ -287,6 +310,37 @@ TEST(DiagramGoldenRealModels, FusedQkvSplitFeedsEveryPiece) {
   const std::int64_t perBlock = 19 * BTD + 3 * BHTT + 3 * BTF;
   EXPECT_EQ(value(d.metrics, Side::infer, "activations"), (BTD + 3 * perBlock + 2 * BTV) * 4);
   EXPECT_EQ(value(d.metrics, Side::train, "activations"), (BTD + 3 * perBlock + 2 * BTV + 1) * 4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// gqa_block: B=2, T=16, D=64, H=8 query heads of Dh=8 over Hkv=2 key/value heads (G=4); four
+// projections without bias. Training writes it with matmul broadcasting, inference with repeatKv.
+TEST(DiagramGoldenRealModels, GroupedQueryAttentionCountsByHand) {
+  const Diagram d = buildDiagram(traced("gqa_block"));
+  constexpr std::int64_t B = 2, T = 16, D = 64, H = 8, HKV = 2, DH = 8;
+  // wq, wo D·H·Dh each; wk, wv D·Hkv·Dh each: 4096 + 4096 + 1024 + 1024.
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 2 * D * H * DH + 2 * D * HKV * DH);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 10'240);
+  // Forward matmuls (2 · output elements · K): wq 2·BT·64·64, wk and wv 2·BT·64·16 each, scores
+  // 2·(B·H·T·T)·Dh, ·v 2·(B·H·T·Dh)·T, wo 2·BT·64·64 — with broadcasting the scores and ·v
+  // outputs have the same elements ([B, Hkv, G, T, T] and [B, Hkv, G, T, Dh]).
+  constexpr std::int64_t wq = 2 * B * T * D * H * DH, wkv = 2 * B * T * D * HKV * DH;
+  constexpr std::int64_t scores = 2 * B * H * T * T * DH, pv = 2 * B * H * T * DH * T;
+  constexpr std::int64_t forward = 2 * wq + 2 * wkv + scores + pv;
+  EXPECT_EQ(forward, 786'432);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), forward);
+  // Backward: x is an input, so the projections wq, wk, wv give only their weight gradients
+  // (one matmul each, the same FLOPs); scores, ·v and wo give both operands' (two each). The
+  // broadcast k and v get their gradients at the output's batch shape, then summed (no FLOPs).
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), forward + wq + 2 * wkv + 2 * scores + 2 * pv + 2 * wq);
+  // Inference kernels: wq, wk, wv; the scores matmul, the scale, softmax, ·v; merge_heads (a
+  // copy); wo. splitHeads, repeatKv (reshape, broadcast_to, reshape) and swapAxes are views.
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 9);
+  // Activations (elements): wq BTD, wk and wv B·T·Hkv·Dh each, scores, scale, softmax B·H·T·T
+  // each, ·v, merge_heads, wo BTD each; training adds the scalar mean.
+  constexpr std::int64_t acts = B * T * D + 2 * B * T * HKV * DH + 3 * B * H * T * T + 3 * B * T * D;
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), acts * 4);
+  EXPECT_EQ(value(d.metrics, Side::train, "activations"), (acts + 1) * 4);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -21,6 +21,28 @@ TEST(EvalLayout, PermuteAndSwapAxes) {
             {0, 3, 1, 4, 2, 5});
 }
 
+TEST(EvalLayout, BroadcastToRepeatKvAndBroadcastMatmul) {
+  const Feeds feeds = {{"x", f32({1, 2, 1, 1}, {5, 7})}, {"row", f32({1, 3}, {1, 2, 3})}};
+  // Key/value head h serves query heads 2h and 2h + 1.
+  expectF32(run(feeds, [](const Inputs& in) { return repeatKv(in["x"], 2); }), {1, 4, 1, 1},
+            {5, 5, 7, 7});
+  expectF32(run(feeds, [](const Inputs& in) { return expand(in["row"], {2, -1}); }), {2, 3},
+            {1, 2, 3, 1, 2, 3});
+  // a [1, 2, 2] against b [2, 2, 1] (b picks column 0, then column 1 of a).
+  const Feeds ab = {{"a", f32({1, 2, 2}, {1, 2, 3, 4})}, {"b", f32({2, 2, 1}, {1, 0, 0, 1})}};
+  expectF32(run(ab, [](const Inputs& in) { return matmul(in["a"], in["b"]); }), {2, 2, 1},
+            {1, 3, 2, 4});
+}
+
+TEST(EvalLayout, MeanAndSumOverSeveralAxes) {
+  const Feeds feeds = {{"x", iota({2, 2, 3})}};  // x[i, j, k] = 6i + 3j + k
+  // Over j and k: the mean of 0..5 and of 6..11.
+  expectF32(run(feeds, [](const Inputs& in) { return mean(in["x"], {-2, -1}); }), {2}, {2.5, 8.5});
+  // Over i and k (not adjacent): Σ_{i,k} = 2·3·(3j) + 3·(0 + 6) + 2·(0 + 1 + 2) = 18j + 24.
+  expectF32(run(feeds, [](const Inputs& in) { return sum(in["x"], {0, 2}, {.keepDims = true}); }),
+            {1, 2, 1}, {24, 42});
+}
+
 TEST(EvalLayout, NarrowConcatStackSplit) {
   const Feeds feeds = {{"x", iota({2, 3})}, {"y", f32({2, 1}, {10, 11})}};
   expectF32(run(feeds, [](const Inputs& in) { return narrow(in["x"], -1, 1, 2); }), {2, 2},

@@ -133,6 +133,34 @@ TEST(GradCheck, Matmul) {
                            [](const Inputs& in) { return matmul(in["a"], in["b"]); }));
 }
 
+TEST(GradCheck, MatmulBroadcastingBatchAxes) {
+  // [2, 1, 2, 3] · [3, 2] broadcast on the left's size-1 axis against [1, 2, 3, 2] on the right.
+  checkGradients(opProblem({{"a", randomF32({2, 1, 2, 3}, 30)}, {"b", randomF32({1, 2, 3, 2}, 31)}},
+                           [](const Inputs& in) { return matmul(in["a"], in["b"]); }));
+  // A shared left matrix against a batch, and a lower-rank right operand with batch axes.
+  checkGradients(opProblem({{"a", randomF32({2, 3}, 32)}, {"b", randomF32({2, 3, 2}, 33)}},
+                           [](const Inputs& in) { return matmul(in["a"], in["b"]); }));
+  checkGradients(opProblem({{"a", randomF32({2, 2, 2, 3}, 34)}, {"b", randomF32({2, 3, 2}, 35)}},
+                           [](const Inputs& in) { return matmul(in["a"], in["b"]); }));
+}
+
+TEST(GradCheck, BroadcastToExpandRepeatKv) {
+  const Feeds feeds = {{"x", randomF32({2, 1, 3}, 36)}, {"kv", randomF32({1, 2, 2, 3}, 37)}};
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return broadcastTo(in["x"], {2, 2, 4, 3}); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return expand(in["x"], {-1, 3, -1}); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return repeatKv(in["kv"], 3); }));
+}
+
+TEST(GradCheck, ReductionsOverSeveralAxesAndConv1d) {
+  const Feeds feeds = one({2, 3, 2, 2});
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return mean(in["x"], {-2, -1}); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return sum(in["x"], {0, 2}, {.keepDims = true}); }));
+  const Feeds conv = {{"x", randomF32({2, 4, 7}, 40)}, {"w", randomF32({4, 2, 3}, 41)}};
+  checkGradients(opProblem(conv, [](const Inputs& in) {
+    return conv1d(in["x"], in["w"], {.stride = 2, .padding = 1, .groups = 2});
+  }));
+}
+
 TEST(GradCheck, EmbeddingAndTakeAlongAxisWithRepeatedIndices) {
   checkGradients(opProblem({{"t", randomF32({4, 3}, 18)}, {"i", i32({2, 3}, {1, 3, 1, 0, 1, 3})}},
                            [](const Inputs& in) { return embedding(in["t"], in["i"]); }));

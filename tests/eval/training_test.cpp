@@ -117,6 +117,31 @@ TEST(OptimizerSteps, SgdStep) {
   expectF32(l.params.at("linear.bias"), {2}, {0.5, -1.5});
 }
 
+TEST(OptimizerSteps, ClipGradNormScalesTheStepByMaxNormOverTheGlobalNorm) {
+  // Eight gradients of 2 (six weights, two biases): ‖g‖ = √(8·4) = √32. With maxNorm 1 every
+  // gradient becomes 2 / (√32 + 1e-6); SGD lr 0.25 moves each parameter by 0.25 times that.
+  const double d = 0.25 * 2 / (std::sqrt(32.0) + 1e-6);
+  const Leaves l = oneLinearStep(SGD{.lr = 0.25, .clipGradNorm = 1.0});
+  expectF32(l.params.at("linear.weight"), {3, 2}, {1 - d, 2 - d, 3 - d, 4 - d, 5 - d, 6 - d});
+  expectF32(l.params.at("linear.bias"), {2}, {1 - d, -1 - d});
+  // A bound above the norm leaves the step as it was (min(…, 1) = 1).
+  const Leaves loose = oneLinearStep(SGD{.lr = 0.25, .clipGradNorm = 100.0});
+  expectF32(loose.params.at("linear.weight"), {3, 2}, {0.5, 1.5, 2.5, 3.5, 4.5, 5.5});
+  // Adam's first step is lr · ĝ/|ĝ| whatever the scale: clipped, it still moves by lr.
+  const double g = 2 / (std::sqrt(32.0) + 1e-6);
+  const double a = 0.1 * g / (g + 1e-8);
+  const Leaves adam = oneLinearStep(Adam{.lr = 0.1, .clipGradNorm = 1.0});
+  expectF32(adam.params.at("linear.bias"), {2}, {1 - a, -1 - a});
+  expectF32(adam.state.at("optim.exp_avg.linear.bias"), {2}, {0.1 * g, 0.1 * g});
+}
+
+TEST(OptimizerSteps, SgdWeightDecayDecaysWeightsButNotBiases) {
+  // Weight: p − lr·(g + wd·p) = p − 0.25·(2 + 0.5·p) = 0.875·p − 0.5; bias: p − 0.25·2.
+  const Leaves l = oneLinearStep(SGD{.lr = 0.25, .weightDecay = 0.5});
+  expectF32(l.params.at("linear.weight"), {3, 2}, {0.375, 1.25, 2.125, 3.0, 3.875, 4.75});
+  expectF32(l.params.at("linear.bias"), {2}, {0.5, -1.5});
+}
+
 TEST(OptimizerSteps, BatchNormRunningStatisticsUseTheUnbiasedVariance) {
   const ir::Graph forward = traceLayers({{"x", {2, 2, 1, 1}}}, [](eval_layers::Layers& m, const Inputs& in) {
     return sum(mul(m.batchNorm(in["x"]), in["x"]));

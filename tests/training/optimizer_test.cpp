@@ -100,6 +100,62 @@ TEST(Optimizer, SgdMomentumAndNesterov) {
                Error);
 }
 
+TEST(Optimizer, ClipGradNormScalesEveryGradientByOneFactor) {
+  const testing::TracedSpec tiny = traceSpec("train_tiny");
+  const ir::Graph plain = training::buildTrainingStep(tiny.graph, SGD{.lr = 0.1});
+  const ir::Graph clipped = training::buildTrainingStep(tiny.graph, SGD{.lr = 0.1, .clipGradNorm = 1.0});
+  // Two gradients: square + sum each (4), one add joining them, sqrt, + 1e-6, 1.0 / norm, min
+  // with 1, and one mul per gradient (2): 11 ops more than the plain step's 22.
+  EXPECT_EQ(plain.ops.size(), 22u);
+  EXPECT_EQ(clipped.ops.size(), 33u);
+  EXPECT_EQ(countOps(clipped, OpKind::square, Phase::optimizer), 2u);
+  EXPECT_EQ(countOps(clipped, OpKind::sqrt, Phase::optimizer), 1u);
+  // Both updates step along g · coef, with one coef: min(maxNorm / (norm + 1e-6), 1).
+  const ir::Op& wUpdate = clipped.producer(clipped.updates[0].value);
+  const ir::Op& bUpdate = clipped.producer(clipped.updates[1].value);
+  const ir::Op& wScaled = clipped.producer(wUpdate.inputs[1]);
+  const ir::Op& bScaled = clipped.producer(bUpdate.inputs[1]);
+  ASSERT_EQ(wScaled.kind, OpKind::mul);
+  ASSERT_EQ(bScaled.kind, OpKind::mul);
+  EXPECT_EQ(wScaled.inputs[1], bScaled.inputs[1]);
+  const ir::Op& coef = clipped.producer(wScaled.inputs[1]);
+  EXPECT_EQ(coef.kind, OpKind::min);
+  EXPECT_EQ(coef.attrs.scalar, 1.0);
+  EXPECT_TRUE(clipped.tensor(coef.out).shape.empty());
+  const ir::Op& ratio = clipped.producer(coef.inputs[0]);
+  EXPECT_EQ(ratio.kind, OpKind::div);
+  EXPECT_TRUE(ratio.attrs.scalarLeft);
+  EXPECT_EQ(ratio.attrs.scalar, 1.0);
+  // Adam clips the same way, before its moments.
+  const ir::Graph adam = training::buildTrainingStep(tiny.graph, Adam{.clipGradNorm = 0.5});
+  for (const ir::Op& op : adam.ops) {
+    if (op.kind == OpKind::adam_moment1) {
+      EXPECT_EQ(adam.producer(op.inputs[1]).kind, OpKind::mul);
+    }
+  }
+  EXPECT_THROW(training::buildTrainingStep(tiny.graph, AdamW{.clipGradNorm = -1.0}), Error);
+  EXPECT_EQ(training::optimizerProblem(AdamW{.clipGradNorm = -1.0}),
+            "AdamW: clipGradNorm must be finite and >= 0 (0 = no clipping), got -1");
+}
+
+TEST(Optimizer, SgdWeightDecayAddsToTheGradientOfDecayedParameters) {
+  const testing::TracedSpec tiny = traceSpec("train_tiny");
+  const ir::Graph step = training::buildTrainingStep(tiny.graph, SGD{.lr = 0.1, .weightDecay = 0.01});
+  // fc.weight decays (mul by 0.01, add to g: 2 ops); fc.bias does not.
+  EXPECT_EQ(step.ops.size(), 24u);
+  const ir::Op& wUpdate = step.producer(step.updates[0].value);
+  const ir::Op& decayed = step.producer(wUpdate.inputs[1]);
+  ASSERT_EQ(decayed.kind, OpKind::add);
+  const ir::Op& penalty = step.producer(decayed.inputs[1]);
+  EXPECT_EQ(penalty.kind, OpKind::mul);
+  EXPECT_EQ(penalty.attrs.scalar, 0.01);
+  EXPECT_EQ(penalty.inputs[0], wUpdate.inputs[0]);  // the parameter itself
+  const ir::Op& bUpdate = step.producer(step.updates[1].value);
+  EXPECT_NE(step.producer(bUpdate.inputs[1]).kind, OpKind::add);
+  EXPECT_EQ(training::optimizerProblem(SGD{.weightDecay = -0.1}),
+            "SGD: weightDecay must be finite and >= 0, got -0.1");
+}
+
 TEST(Optimizer, StepScalarsFollowTheScheduleAndBiasCorrections) {
   const AdamW adamw{.lr = lr::staircase(0.1, 2, 0.5), .beta1 = 0.8, .beta2 = 0.9};
   const auto at3 = training::stepScalars(adamw, 3);

@@ -16,6 +16,8 @@ struct AllOps : Module {
   LayerNorm ln{"ln", D};
   RMSNorm rms{"rms", D};
   Conv2d conv{"conv", C, C, 3, {.padding = 1}};
+  Conv1d conv1{"conv1", D, D, 3, {.padding = 1, .groups = 2}};
+  Dropout drop{"drop", 0.1};
   BatchNorm2d bn{"bn", C};
   Linear head{"head", D, K};
   Tensor gain = param("gain", {D});
@@ -45,6 +47,8 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
   // Reductions, argmax/argmin through oneHot.
   use(mean(h, -1, {.keepDims = true}));
   use(sum(h, 1));
+  use(mean(h, {0, 2}, {.keepDims = true}));
+  use(sum(h, {-2, -1}));
   use(mul(h, oneHot(argmax(h, -1), D)));
   use(mul(h, oneHot(argmin(h, -1), D)));
   // Layout and matmul.
@@ -52,6 +56,10 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
   use(permute(h, {0, 2, 1}));
   Tensor scores = matmul(h, swapAxes(h, -1, -2));  // [B, T, T]
   use(softmaxCausal(scores));
+  // Broadcasting: a view, a size-1 batch axis in matmul, repeated key/value heads.
+  use(concat({expand(reshape(m.gain, {1, 1, D}), {B, -1, -1}), h}, 1));
+  use(matmul(reshape(h, {B, 1, T, D}), broadcastTo(reshape(m.gain, {D, 1}), {2, D, 1})));
+  use(repeatKv(splitHeads(h, H), 2));
   use(softmax(whereCausal(scores)));  // the masked -inf become 0
   // Indexing.
   use(mul(h, m.emb(in["tokens"])));
@@ -71,6 +79,8 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
   // Convolution, pooling, upsampling, batch norm, on an image that depends on a parameter.
   Tensor image = add(in["image"], reshape(m.imageBias, {C, 1, 1}));  // [B, C, S, S]
   use(nearestUpsample2d(maxPool2d(m.bn(m.conv(image)), 2), 2));
+  use(m.conv1(swapAxes(h, 1, 2)));  // [B, D, T] -> [B, D, T]
+  use(m.drop(h));
   // Stochastic and gradient control.
   use(dropout(h, 0.1));
   use(mul(h, stopGradient(h)));
@@ -92,7 +102,7 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
 
 // Inference: BatchNorm2d with its running statistics.
 Tensor predictFn(AllOps& m, const Inputs& in) {
-  return mean(m.bn(m.conv(in["image"])), 1);
+  return mean(m.drop(m.bn(m.conv(in["image"]))), 1);  // Dropout: the identity here
 }
 
 }  // namespace

@@ -39,6 +39,11 @@ struct Huge : Module { static constexpr int line = __LINE__;
   Tensor w = param("w", {std::int64_t{1} << 32, std::int64_t{1} << 32});
 };
 
+// The empty name makes a layer a factory's list entry; anywhere else it is an error.
+struct Unnamed : Module { static constexpr int line = __LINE__;
+  Linear l{"", 4, 4};
+};
+
 struct Explicit : Module {
   Linear l;
   Explicit() : l("bad.name", 4, 4) {} static constexpr int line = __LINE__;
@@ -58,6 +63,8 @@ std::vector<Case> cases() {
   return {{registered<Dotted>("dotted"), Dotted::line, "module",
            "name 'encoder.layer' must not contain '.'"},
           {registered<Twice>("twice"), Twice::line, "param", "parameter 'w' is registered twice"},
+          {registered<Unnamed>("unnamed"), Unnamed::line, "module",
+           "module and parameter names must not be empty"},
           {registered<Outer>("outer"), Block::line, "Linear",
            "layer 'blocks.0.fc': out must be positive, got 0"},
           {registered<Groups>("groups"), Groups::line, "Conv2d",

@@ -1,6 +1,8 @@
 // Test spec: nested modules, lists of modules, raw parameters, state, and options.
 #include <nndna/nndna.hpp>
 
+#include <optional>
+
 using namespace nndna;
 
 constexpr int D = 16;
@@ -16,6 +18,15 @@ struct Block : Module {
   RMSNorm rms{"rms", D};
 };
 
+// Blocks of different widths from one factory; the first holds an optional projection.
+struct Widening : Module {
+  Widening(std::int64_t in, std::int64_t out) : fc{"fc", in, out} {
+    if (in != out) proj.emplace(child<Linear>("proj", in, out, LinearOptions{.bias = false}));
+  }
+  Linear fc;
+  std::optional<Linear> proj;
+};
+
 struct Net : Module {
   Tensor table = param("table", {10, D});
   Tensor gain = param("gain", {D});
@@ -26,6 +37,14 @@ struct Net : Module {
   BatchNorm2d bn{"bn", 6};
   std::vector<Linear> heads = list<Linear>("heads", 2, D, 4);
   Linear proj = child<Linear>("proj", D, D, LinearOptions{.bias = false});
+  // An MLP of widths [D, 8, 4, 2]: built-in layers made by a factory take the empty name.
+  std::vector<Linear> mlp = list<Linear>("mlp", 3, [](std::int64_t i) {
+    constexpr std::int64_t widths[] = {D, 8, 4, 2};
+    return Linear("", widths[i], widths[i + 1]);
+  });
+  std::vector<Widening> widen = list<Widening>("widen", 2, [](std::int64_t i) {
+    return Widening(i == 0 ? D : 2 * D, 2 * D);
+  });
 };
 
 Tensor lossFn(Net& m, const Inputs& in) {
