@@ -284,17 +284,22 @@ TensorType permuteRule(const Call& c) {
   return {std::move(shape), c.in(0).dtype};
 }
 
-// NumPy broadcasting (trailing alignment): each axis of x is 1 or the target's.
+// NumPy broadcasting (trailing alignment): whether `small` broadcasts to `large`, each of its
+// axes 1 or the matching axis of `large`. broadcast_to and its adjoint sum_to_shape share it.
+bool broadcastsTo(const Shape& small, const Shape& large) {
+  if (small.size() > large.size()) return false;
+  for (std::size_t i = 0; i < small.size(); ++i) {
+    const std::int64_t l = large[large.size() - small.size() + i];
+    if (small[i] != 1 && small[i] != l) return false;
+  }
+  return true;
+}
+
 TensorType broadcastToRule(const Call& c) {
   const Shape& target = c.attrs.dims;
   c.requirePositiveDims(target);
   const Shape& x = c.shape(0);
-  bool ok = x.size() <= target.size();
-  for (std::size_t i = 0; ok && i < x.size(); ++i) {
-    const std::int64_t t = target[target.size() - x.size() + i];
-    ok = x[i] == 1 || x[i] == t;
-  }
-  if (!ok) c.fail("cannot broadcast {} to {}", formatShape(x), formatShape(target));
+  if (!broadcastsTo(x, target)) c.fail("cannot broadcast {} to {}", formatShape(x), formatShape(target));
   if (!checkedNumel(target)) c.fail("the shape {} overflows 64 bits", formatShape(target));
   return {target, c.in(0).dtype};
 }
@@ -633,12 +638,7 @@ TensorType sumToShapeRule(const Call& c) {
   const Shape& target = c.attrs.dims;
   c.requirePositiveDims(target);
   const Shape& dy = c.shape(0);
-  bool ok = target.size() <= dy.size();
-  for (std::size_t i = 0; ok && i < target.size(); ++i) {
-    const std::int64_t d = dy[dy.size() - target.size() + i];
-    ok = target[i] == 1 || target[i] == d;
-  }
-  if (!ok) c.fail("cannot sum {} down to {}", formatShape(dy), formatShape(target));
+  if (!broadcastsTo(target, dy)) c.fail("cannot sum {} down to {}", formatShape(dy), formatShape(target));
   return {target, c.in(0).dtype};
 }
 
