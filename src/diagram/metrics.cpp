@@ -101,11 +101,13 @@ std::int64_t opFlops(const ir::Graph& g, const ir::Op& op) {
   return rule == nullptr ? 0 : rule(g, op);
 }
 
-std::int64_t countParams(const ir::Graph& g) {
+std::int64_t countElements(const ir::Graph& g, const std::vector<ir::Param>& tensors) {
   std::int64_t total = 0;
-  for (const ir::Param& p : g.params) total = checkedAdd(total, numelOf(g, p.tensor));
+  for (const ir::Param& p : tensors) total = checkedAdd(total, numelOf(g, p.tensor));
   return total;
 }
+
+std::int64_t countParams(const ir::Graph& g) { return countElements(g, g.params); }
 
 std::int64_t countFlops(const ir::Graph& g, const std::vector<char>& mask) {
   std::int64_t total = 0;
@@ -121,12 +123,16 @@ std::int64_t activationElements(const ir::Graph& g, const ir::Op& op) {
   return numelOf(g, op.out);
 }
 
-std::int64_t countActivationBytes(const ir::Graph& g, const std::vector<char>& forwardMask) {
+std::int64_t countActivationElements(const ir::Graph& g, const std::vector<char>& forwardMask) {
   std::int64_t total = 0;
   for (std::size_t i = 0; i < g.ops.size(); ++i) {
-    if (forwardMask[i]) total = checkedAdd(total, checkedMul(4, activationElements(g, g.ops[i])));
+    if (forwardMask[i]) total = checkedAdd(total, activationElements(g, g.ops[i]));
   }
   return total;
+}
+
+std::int64_t countActivationBytes(const ir::Graph& g, const std::vector<char>& forwardMask) {
+  return checkedMul(4, countActivationElements(g, forwardMask));
 }
 
 std::string formatCount(std::int64_t n) {

@@ -18,13 +18,16 @@ std::int64_t opFlops(const ir::Graph& graph, const ir::Op& op);
 // Whether `kind` has a FLOP rule (tests enumerate the table with it).
 bool countsFlops(ir::OpKind kind);
 
+// Scalars held by `tensors` (a graph's params or its state).
+std::int64_t countElements(const ir::Graph& graph, const std::vector<ir::Param>& tensors);
 // Trainable scalars (the optimizer's moments are not model parameters).
 std::int64_t countParams(const ir::Graph& graph);
 std::int64_t countFlops(const ir::Graph& graph, const std::vector<char>& opMask);
 // Elements of forward intermediates an op holds: its output's, 0 for leaves (data already in
 // memory) and views (ir::isViewKind: they hold none of their own). The one activation definition.
 std::int64_t activationElements(const ir::Graph& graph, const ir::Op& op);
-// Bytes of forward intermediates: 4 per activation element of the masked ops.
+// Activation elements of the masked ops, and their bytes at 4 per element.
+std::int64_t countActivationElements(const ir::Graph& graph, const std::vector<char>& forwardMask);
 std::int64_t countActivationBytes(const ir::Graph& graph, const std::vector<char>& forwardMask);
 
 std::string formatCount(std::int64_t n);  // 24864 -> "24.9K"

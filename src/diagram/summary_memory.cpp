@@ -15,21 +15,6 @@
 namespace nndna::diagram::detail {
 namespace {
 
-std::int64_t stateElements(const ir::Graph& g, const std::vector<ir::Param>& state) {
-  std::int64_t n = 0;
-  for (const ir::Param& s : state) n = checkedAdd(n, ir::numel(g.tensor(s.tensor).shape));
-  return n;
-}
-
-std::int64_t forwardActivationElements(const ir::Graph& g) {
-  const std::vector<char> forward = forwardReachable(g);
-  std::int64_t n = 0;
-  for (std::size_t i = 0; i < g.ops.size(); ++i) {
-    if (forward[i]) n = checkedAdd(n, activationElements(g, g.ops[i]));
-  }
-  return n;
-}
-
 MemoryItem item(std::string key, std::int64_t elements, std::string_view what, MemoryDtype dtype) {
   const int width = bytesPerElement(dtype);
   return {std::move(key), checkedMul(elements, width),
@@ -125,7 +110,7 @@ MemoryEstimate memoryEstimate(const ir::TracedModel& model, const ir::Graph& ste
   MemoryEstimate m{dtype, options.mixedPrecision, {}, 0, {}, 0, std::nullopt};
 
   const std::int64_t params = countParams(model.train);
-  const std::int64_t buffers = stateElements(model.train, model.train.state);
+  const std::int64_t buffers = countElements(model.train, model.train.state);
   // Optimizer state: the state the training step adds to the model's (Adam's two moments, SGD's
   // momentum buffer), read from the step itself.
   std::unordered_set<std::string> modelState;
@@ -140,12 +125,12 @@ MemoryEstimate memoryEstimate(const ir::TracedModel& model, const ir::Graph& ste
   if (options.mixedPrecision) m.training.push_back(item("master_weights", params, "master weights", master));
   m.training.push_back(item("optimizer_state", optimizerState, "optimizer state values", master));
   if (buffers > 0) m.training.push_back(item("buffers", buffers, "buffer values", master));
-  m.training.push_back(item("activations", forwardActivationElements(model.train), "activation values", dtype));
+  m.training.push_back(item("activations", countActivationElements(model.train, forwardReachable(model.train)), "activation values", dtype));
 
   const ir::Graph& infer = model.hasInfer ? model.infer : model.train;
   m.inference.push_back(item("weights", params, "parameters", dtype));
   if (buffers > 0) m.inference.push_back(item("buffers", buffers, "buffer values", dtype));
-  m.inference.push_back(item("activations", forwardActivationElements(infer), "activation values", dtype));
+  m.inference.push_back(item("activations", countActivationElements(infer, forwardReachable(infer)), "activation values", dtype));
   m.kvCache = kvCache(infer, options.context, bytesPerElement(dtype));
   if (m.kvCache) {
     m.inference.push_back({"kv_cache", m.kvCache->bytes,
