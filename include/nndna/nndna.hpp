@@ -198,6 +198,16 @@ struct Conv2dOptions {
   std::int64_t groups = 1;
 };
 Tensor conv2d(Tensor input, Tensor weight, Conv2dOptions options = {});
+// Transposed convolution (PyTorch's conv_transpose2d, the input gradient of conv2d): weight
+// [inC, outC/groups, kH, kW]; output [N, outC, (H-1)·stride - 2·padding + kH + outputPadding, ..]
+// with 0 <= outputPadding < stride.
+struct ConvTranspose2dOptions {
+  Hw stride = 1;
+  Hw padding = 0;
+  Hw outputPadding = 0;
+  std::int64_t groups = 1;
+};
+Tensor convTranspose2d(Tensor input, Tensor weight, ConvTranspose2dOptions options = {});
 // NCL: input [N, C, L], weight [outC, inC/groups, K].
 struct Conv1dOptions {
   std::int64_t stride = 1;
@@ -210,6 +220,17 @@ struct MaxPool2dOptions {
   Hw padding = 0;
 };
 Tensor maxPool2d(Tensor x, Hw kernel, MaxPool2dOptions options = {});
+// Window means; padding counts as zeros in every window's kH·kW (PyTorch's default,
+// count_include_pad = true).
+struct AvgPool2dOptions {
+  std::optional<Hw> stride;  // default: the kernel size
+  Hw padding = 0;
+};
+Tensor avgPool2d(Tensor x, Hw kernel, AvgPool2dOptions options = {});
+// Average pooling to an output size; {1, 1} is global average pooling. Each output size must
+// divide its input size (then PyTorch's adaptive windows are the kernel = stride = in/out windows
+// of avgPool2d); other sizes are an error.
+Tensor adaptiveAvgPool2d(Tensor x, Hw outputSize);
 Tensor nearestUpsample2d(Tensor x, std::int64_t factor);
 
 // Stochastic and gradient control.
@@ -229,6 +250,12 @@ Tensor nllLoss(Tensor logProbs, Tensor targets, LossOptions options = {});
 // True while the training graph is traced, false for the inference graph. Layers with
 // train-only behaviour (BatchNorm2d) read it; specs may too.
 bool isTraining();
+
+// Group normalisation of x [N, C, ...] (PyTorch's group_norm): each sample's channels in `groups`
+// groups of C/groups, each normalised by its own mean and biased variance, then scaled and
+// shifted per channel by weight and bias [C] — both, or neither (undefined tensors).
+Tensor groupNorm(Tensor x, std::int64_t groups, Tensor weight = {}, Tensor bias = {},
+                 double eps = 1e-5);
 
 // ===== Parameters, modules and layers ===========================================================
 
@@ -460,6 +487,28 @@ class Conv1d : public Module {
   Conv1dOptions conv;
 };
 
+struct ConvTranspose2dLayerOptions {
+  Hw stride = 1;
+  Hw padding = 0;
+  Hw outputPadding = 0;
+  std::int64_t groups = 1;
+  bool bias = true;
+  Init init = {};
+  std::optional<bool> decay;  // weight decay of the kernel (default yes; the bias never)
+};
+// nn.ConvTranspose2d: upsamples (stride 2, kernel 2 doubles H and W).
+class ConvTranspose2d : public Module {
+ public:
+  ConvTranspose2d() = default;
+  ConvTranspose2d(std::string_view name, std::int64_t inChannels, std::int64_t outChannels,
+                  Hw kernel, ConvTranspose2dLayerOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  Tensor weight;  // [inC, outC/groups, kH, kW]
+  Tensor bias;    // [outC], undefined when bias = false
+  ConvTranspose2dOptions conv;
+};
+
 // Dropout with probability p while training (isTraining()), the identity at inference, as
 // PyTorch's nn.Dropout in train() and eval() mode. No parameters.
 class Dropout : public Module {
@@ -474,9 +523,14 @@ class Dropout : public Module {
 struct BatchNorm2dOptions {
   double eps = 1e-5;
   double momentum = 0.1;  // running-statistics update rate (PyTorch's convention)
+  // PyTorch's bn.eval() inside a training loop (fine-tuning a pretrained backbone): the training
+  // trace too uses the running statistics and does not update them. Gradients still reach the
+  // input, and weight and bias keep training, as under PyTorch's eval() (which freezes them only
+  // with a separate requires_grad_(False)).
+  bool frozen = false;
 };
 // Batch normalisation over N, H, W of NCHW input. Training uses the batch statistics (and the
-// training step updates the running ones); inference uses the running statistics.
+// training step updates the running ones) unless frozen; inference uses the running statistics.
 class BatchNorm2d : public Module {
  public:
   BatchNorm2d() = default;
@@ -488,6 +542,26 @@ class BatchNorm2d : public Module {
   Tensor runningMean;
   Tensor runningVar;
   BatchNorm2dOptions options;
+};
+
+struct GroupNormOptions {
+  double eps = 1e-5;
+  bool affine = true;  // learnable per-channel weight (ones) and bias (zeros)
+  std::optional<bool> decay;  // default: no decay
+};
+// nn.GroupNorm(numGroups, numChannels): the same in training and inference (no running
+// statistics). numChannels must be divisible by numGroups.
+class GroupNorm : public Module {
+ public:
+  GroupNorm() = default;
+  GroupNorm(std::string_view name, std::int64_t numGroups, std::int64_t numChannels,
+            GroupNormOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  Tensor weight;  // [C], undefined when affine = false
+  Tensor bias;    // [C], undefined when affine = false
+  std::int64_t numGroups = 1;
+  double eps = 1e-5;
 };
 
 // ===== Specs ====================================================================================

@@ -76,8 +76,8 @@ enum class Grad : std::uint8_t {
   blocked,      // no gradient flows through it (integer/boolean results, constants, leaves,
                 // stop_gradient): autodiff treats its output as a constant, without error
   unsupported,  // differentiable in principle but without an adjoint rule (the internal kinds:
-                // there is no second-order autodiff; batch_norm2d_inference, which a training
-                // trace never makes): needing its gradient is a TraceError at the spec line
+                // there is no second-order autodiff): needing its gradient is a TraceError at
+                // the spec line
 };
 
 // Inputs of a variadic kind: at least the minimum, no maximum.
@@ -156,7 +156,10 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(rope, 1, 1, attr::scalar, flag::none, Grad::adjoint) /* scalar = base */                  \
   /* convolution and pooling (kernel: the weight's kH, kW) */                                 \
   X(conv2d, 2, 2, attr::conv, flag::none, Grad::adjoint) /* input, weight */                  \
+  /* x, weight [inC, outC/groups, kH, kW]; dims = output shape (fixes outputPadding) */       \
+  X(conv_transpose2d, 2, 2, attr::conv | attr::dims, flag::none, Grad::adjoint)               \
   X(max_pool2d, 1, 1, attr::window, flag::none, Grad::adjoint)                                \
+  X(avg_pool2d, 1, 1, attr::window, flag::none, Grad::adjoint)                                \
   X(nearest_upsample2d, 1, 1, attr::count, flag::none, Grad::adjoint) /* count = factor */    \
   /* stochastic and gradient control */                                                       \
   X(dropout, 1, 1, attr::scalar | attr::seed, flag::stochastic, Grad::adjoint) /* p */        \
@@ -169,7 +172,9 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(layer_norm, 2, 3, attr::scalar, flag::none, Grad::adjoint) /* x, weight[, bias] */        \
   X(rms_norm, 2, 2, attr::scalar, flag::none, Grad::adjoint) /* x, weight */                  \
   X(batch_norm2d, 3, 3, attr::scalar | attr::scalar2, flag::none, Grad::adjoint)              \
-  X(batch_norm2d_inference, 5, 5, attr::scalar, flag::none, Grad::unsupported)                \
+  X(batch_norm2d_inference, 5, 5, attr::scalar, flag::none, Grad::adjoint)                    \
+  /* group_norm: x [N, C, ...][, weight [C], bias [C]]; count = groups */                     \
+  X(group_norm, 1, 3, attr::scalar | attr::count, flag::none, Grad::adjoint)                  \
   /* ===== internal kinds (docs/ir.md "Backward and optimizer kinds") ===== */                \
   X(sum_to_shape, 1, 1, attr::dims, flag::internal, Grad::unsupported)                        \
   X(relu_grad, 2, 2, attr::none, flag::internal, Grad::unsupported)                           \
@@ -192,6 +197,7 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(conv2d_input_grad, 2, 2, attr::conv | attr::dims, flag::internal, Grad::unsupported)      \
   X(conv2d_weight_grad, 2, 2, attr::conv | attr::dims, flag::internal, Grad::unsupported)     \
   X(max_pool2d_grad, 2, 2, attr::window, flag::internal, Grad::unsupported)                   \
+  X(avg_pool2d_grad, 1, 1, attr::window | attr::dims, flag::internal, Grad::unsupported)      \
   X(nearest_upsample2d_grad, 1, 1, attr::count, flag::internal, Grad::unsupported)            \
   X(layer_norm_input_grad, 3, 3, attr::scalar, flag::internal, Grad::unsupported)             \
   X(layer_norm_weight_grad, 2, 2, attr::scalar, flag::internal, Grad::unsupported)            \
@@ -199,6 +205,8 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(rms_norm_weight_grad, 2, 2, attr::scalar, flag::internal, Grad::unsupported)              \
   X(batch_norm2d_input_grad, 3, 3, attr::scalar, flag::internal, Grad::unsupported)           \
   X(batch_norm2d_weight_grad, 2, 2, attr::scalar, flag::internal, Grad::unsupported)          \
+  X(group_norm_input_grad, 2, 3, attr::scalar | attr::count, flag::internal, Grad::unsupported) \
+  X(group_norm_weight_grad, 2, 2, attr::scalar | attr::count, flag::internal, Grad::unsupported) \
   /* state and parameter updates (Phase::optimizer) */                                        \
   X(batch_norm2d_running_mean, 2, 2, attr::scalar, flag::internal, Grad::unsupported)         \
   X(batch_norm2d_running_var, 2, 2, attr::scalar, flag::internal, Grad::unsupported)          \

@@ -62,7 +62,9 @@ FlopRule flopRuleFor(ir::OpKind kind) {
   switch (kind) {
     case K::matmul: return matmulFlops;
     case K::conv2d: return conv2dFlops;
-    case K::conv2d_input_grad: return conv2dInputGradFlops;
+    // A transposed convolution is conv2d_input_grad's sum (x in dy's place): the same MACs as
+    // the convolution it transposes.
+    case K::conv2d_input_grad: case K::conv_transpose2d: return conv2dInputGradFlops;
     case K::conv2d_weight_grad: return conv2dWeightGradFlops;
     case K::param_input: case K::tensor_input: case K::state_input: case K::zeros: case K::ones:
     case K::arange: case K::randn: case K::sqrt: case K::rsqrt: case K::log: case K::exp:
@@ -74,17 +76,19 @@ FlopRule flopRuleFor(ir::OpKind kind) {
     case K::one_hot: case K::embedding: case K::take_along_axis: case K::narrow: case K::concat:
     case K::stack: case K::softmax: case K::log_softmax: case K::softmax_causal:
     case K::where_causal: case K::categorical: case K::split_heads: case K::merge_heads:
-    case K::rope: case K::max_pool2d: case K::nearest_upsample2d: case K::dropout:
+    case K::rope: case K::max_pool2d: case K::avg_pool2d: case K::nearest_upsample2d: case K::dropout:
     case K::stop_gradient: case K::capture: case K::cross_entropy: case K::nll_loss:
     case K::layer_norm: case K::rms_norm: case K::batch_norm2d: case K::batch_norm2d_inference:
+    case K::group_norm:
     case K::broadcast_to: case K::sum_to_shape: case K::relu_grad: case K::gelu_grad:
     case K::silu_grad: case K::leaky_relu_grad: case K::softplus_grad: case K::clamp_grad:
     case K::abs_grad: case K::tanh_grad: case K::sigmoid_grad: case K::softmax_grad:
     case K::log_softmax_grad: case K::cross_entropy_grad: case K::nll_loss_grad:
     case K::embedding_grad: case K::take_along_axis_grad: case K::narrow_grad: case K::rope_grad:
-    case K::max_pool2d_grad: case K::nearest_upsample2d_grad: case K::layer_norm_input_grad:
+    case K::max_pool2d_grad: case K::avg_pool2d_grad: case K::nearest_upsample2d_grad: case K::layer_norm_input_grad:
     case K::layer_norm_weight_grad: case K::rms_norm_input_grad: case K::rms_norm_weight_grad:
     case K::batch_norm2d_input_grad: case K::batch_norm2d_weight_grad:
+    case K::group_norm_input_grad: case K::group_norm_weight_grad:
     case K::batch_norm2d_running_mean: case K::batch_norm2d_running_var: case K::adam_moment1:
     case K::adam_moment2: case K::adam_update: case K::sgd_momentum: case K::sgd_update:
       return nullptr;

@@ -76,7 +76,9 @@ KernelEntry kernelFor(OpKind kind) {
     case OpKind::merge_heads: return {evalMergeHeads};
     case OpKind::rope: return {evalRope};
     case OpKind::conv2d: return {evalConv2d};
+    case OpKind::conv_transpose2d: return {evalConv2dInputGrad};  // the same sum, docs/ir.md
     case OpKind::max_pool2d: return {evalMaxPool2d};
+    case OpKind::avg_pool2d: return {evalAvgPool2d};
     case OpKind::nearest_upsample2d: return {evalNearestUpsample2d};
     case OpKind::dropout: return {evalDropout};
     case OpKind::stop_gradient: case OpKind::capture: return {nullptr, aliasStrides};
@@ -84,6 +86,7 @@ KernelEntry kernelFor(OpKind kind) {
     case OpKind::layer_norm: return {evalLayerNorm};
     case OpKind::rms_norm: return {evalRmsNorm};
     case OpKind::batch_norm2d: case OpKind::batch_norm2d_inference: return {evalBatchNorm2d};
+    case OpKind::group_norm: return {evalGroupNorm};
     // Backward kinds.
     case OpKind::broadcast_to: return {nullptr, broadcastToStrides};
     case OpKind::sum_to_shape: return {evalSumToShape};
@@ -105,12 +108,14 @@ KernelEntry kernelFor(OpKind kind) {
     case OpKind::conv2d_input_grad: return {evalConv2dInputGrad};
     case OpKind::conv2d_weight_grad: return {evalConv2dWeightGrad};
     case OpKind::max_pool2d_grad: return {evalMaxPool2dGrad};
+    case OpKind::avg_pool2d_grad: return {evalAvgPool2dGrad};
     case OpKind::nearest_upsample2d_grad: return {evalNearestUpsample2dGrad};
     case OpKind::layer_norm_input_grad: case OpKind::layer_norm_weight_grad:
     case OpKind::rms_norm_input_grad: case OpKind::rms_norm_weight_grad:
       return {evalRowNormGrad};
     case OpKind::batch_norm2d_input_grad: case OpKind::batch_norm2d_weight_grad:
       return {evalBatchNormGrad};
+    case OpKind::group_norm_input_grad: case OpKind::group_norm_weight_grad: return {evalGroupNormGrad};
     // Optimizer and state updates.
     case OpKind::batch_norm2d_running_mean: case OpKind::batch_norm2d_running_var:
       return {evalBatchNormRunning};

@@ -16,11 +16,8 @@ void requireSameSize(const OpContext& ctx, const Value& a, const Value& b) {
   if (a.shape != b.shape) ctx.fail("operands {} and {} must have one shape", describe(a), describe(b));
 }
 
-// Mean and 1/sqrt(var + eps) of `n` values `stride` apart (biased variance).
-struct Moments {
-  double mean = 0.0;
-  double inv = 0.0;
-};
+}  // namespace
+
 Moments momentsOf(const double* x, std::int64_t n, std::int64_t stride, double eps) {
   double mean = 0.0, var = 0.0;
   for (std::int64_t j = 0; j < n; ++j) mean += x[j * stride];
@@ -29,8 +26,6 @@ Moments momentsOf(const double* x, std::int64_t n, std::int64_t stride, double e
   var /= static_cast<double>(n);
   return {mean, 1.0 / std::sqrt(var + eps)};
 }
-
-}  // namespace
 
 namespace math {
 double reluDerivative(double v, const ir::OpAttrs&) { return v > 0 ? 1.0 : 0.0; }
@@ -314,6 +309,18 @@ Value evalMaxPool2dGrad(const OpContext& ctx) {
   return out;
 }
 
+// count_include_pad: every window divides by kH·kW, so each tap passes dy / (kH·kW) back.
+Value evalAvgPool2dGrad(const OpContext& ctx) {
+  const Value& dy = ctx.in(0);
+  const ir::OpAttrs& a = ctx.attrs();
+  const auto window = static_cast<double>(a.kernel[0] * a.kernel[1]);
+  Value out = ctx.result();
+  forEachWindowTap(out.shape, dy.shape, a, [&](std::int64_t yAt, std::int64_t xAt) {
+    out.data[static_cast<std::size_t>(xAt)] += dy.data[static_cast<std::size_t>(yAt)] / window;
+  });
+  return out;
+}
+
 Value evalNearestUpsample2dGrad(const OpContext& ctx) {
   const Value& dy = ctx.in(0);
   const std::int64_t f = ctx.attrs().count;
@@ -418,6 +425,47 @@ Value evalBatchNormGrad(const OpContext& ctx) {
         const double xhat = (x.data[at(i, j)] - mean) * inv;
         out.data[at(i, j)] = w * inv * (dy.data[at(i, j)] - sumG / count - xhat * sumGx / count);
       }
+    }
+  }
+  return out;
+}
+
+// group_norm_input_grad (dy, x[, weight]) and group_norm_weight_grad (dy, x). Each (sample,
+// group) is one contiguous row of C/groups · spatial elements normalised by its own statistics:
+// layer norm's backward over the row, with a per-channel weight.
+Value evalGroupNormGrad(const OpContext& ctx) {
+  const bool input = ctx.op.kind == OpKind::group_norm_input_grad;
+  const Value& dy = ctx.in(0);
+  const Value& x = ctx.in(1);
+  requireSameSize(ctx, dy, x);
+  const Value* w = ctx.inputs.size() > 2 ? ctx.inputs[2] : nullptr;
+  const std::int64_t groups = ctx.attrs().count;
+  const std::int64_t channels = x.shape[1];
+  const std::int64_t spatial = x.numel() / (x.shape[0] * channels);
+  const std::int64_t row = channels / groups * spatial;
+  Value out = ctx.result();
+  for (std::int64_t r = 0; r < x.numel() / row; ++r) {
+    const double* xr = x.data.data() + r * row;
+    const double* dyr = dy.data.data() + r * row;
+    const std::int64_t firstChannel = (r % groups) * (channels / groups);
+    const Moments m = momentsOf(xr, row, 1, ctx.attrs().scalar);
+    auto channel = [&](std::int64_t j) { return static_cast<std::size_t>(firstChannel + j / spatial); };
+    if (!input) {
+      for (std::int64_t j = 0; j < row; ++j) out.data[channel(j)] += dyr[j] * (xr[j] - m.mean) * m.inv;
+      continue;
+    }
+    double meanG = 0.0, meanGx = 0.0;
+    for (std::int64_t j = 0; j < row; ++j) {
+      const double g = dyr[j] * (w != nullptr ? w->data[channel(j)] : 1.0);
+      meanG += g;
+      meanGx += g * (xr[j] - m.mean) * m.inv;
+    }
+    meanG /= static_cast<double>(row);
+    meanGx /= static_cast<double>(row);
+    double* o = out.data.data() + r * row;
+    for (std::int64_t j = 0; j < row; ++j) {
+      const double g = dyr[j] * (w != nullptr ? w->data[channel(j)] : 1.0);
+      o[j] = m.inv * (g - meanG - (xr[j] - m.mean) * m.inv * meanGx);
     }
   }
   return out;

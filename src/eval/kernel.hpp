@@ -77,6 +77,36 @@ struct AxisSplit {
 };
 AxisSplit splitAt(const Shape& shape, std::size_t axis);
 
+// Every (output position, in-image window tap) pair of a 2-D window (pooling) over the planes of
+// x [N, C, H, W] giving y [N, C, H', W']: fn(flat index into y, flat index into x). Taps over the
+// padding are skipped.
+template <class Fn>
+void forEachWindowTap(const Shape& x, const Shape& y, const ir::OpAttrs& a, Fn&& fn) {
+  const std::int64_t planes = x[0] * x[1], h = x[2], w = x[3], oh = y[2], ow = y[3];
+  for (std::int64_t p = 0; p < planes; ++p) {
+    for (std::int64_t oy = 0; oy < oh; ++oy) {
+      for (std::int64_t ox = 0; ox < ow; ++ox) {
+        for (std::int64_t ky = 0; ky < a.kernel[0]; ++ky) {
+          const std::int64_t iy = oy * a.stride[0] - a.padding[0] + ky;
+          if (iy < 0 || iy >= h) continue;
+          for (std::int64_t kx = 0; kx < a.kernel[1]; ++kx) {
+            const std::int64_t ix = ox * a.stride[1] - a.padding[1] + kx;
+            if (ix < 0 || ix >= w) continue;
+            fn((p * oh + oy) * ow + ox, (p * h + iy) * w + ix);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Mean and 1/sqrt(var + eps) of `n` values `stride` apart (biased variance): the norms' statistics.
+struct Moments {
+  double mean = 0.0;
+  double inv = 0.0;
+};
+Moments momentsOf(const double* x, std::int64_t n, std::int64_t stride, double eps);
+
 // Wraps an integer-valued result to 32 bits, as i32 arithmetic on a GPU would.
 double wrapI32(std::int64_t value);
 
@@ -199,6 +229,7 @@ Value evalNearestUpsample2d(const OpContext& ctx);
 Value evalMatmul(const OpContext& ctx);
 Value evalConv2d(const OpContext& ctx);
 Value evalMaxPool2d(const OpContext& ctx);
+Value evalAvgPool2d(const OpContext& ctx);
 Value evalSoftmax(const OpContext& ctx);      // softmax, log_softmax
 Value evalSoftmaxCausal(const OpContext& ctx);
 Value evalWhereCausal(const OpContext& ctx);
@@ -209,6 +240,7 @@ Value evalLoss(const OpContext& ctx);         // cross_entropy, nll_loss
 Value evalLayerNorm(const OpContext& ctx);
 Value evalRmsNorm(const OpContext& ctx);
 Value evalBatchNorm2d(const OpContext& ctx);  // batch_norm2d, batch_norm2d_inference
+Value evalGroupNorm(const OpContext& ctx);
 
 // Backward kinds (grad_ops.cpp).
 Value evalSumToShape(const OpContext& ctx);
@@ -218,12 +250,14 @@ Value evalEmbeddingGrad(const OpContext& ctx);
 Value evalTakeAlongAxisGrad(const OpContext& ctx);
 Value evalNarrowGrad(const OpContext& ctx);
 Value evalRopeGrad(const OpContext& ctx);
-Value evalConv2dInputGrad(const OpContext& ctx);
+Value evalConv2dInputGrad(const OpContext& ctx);    // also conv_transpose2d: the same sum
 Value evalConv2dWeightGrad(const OpContext& ctx);
 Value evalMaxPool2dGrad(const OpContext& ctx);
+Value evalAvgPool2dGrad(const OpContext& ctx);
 Value evalNearestUpsample2dGrad(const OpContext& ctx);
 Value evalRowNormGrad(const OpContext& ctx);      // layer_norm_*_grad, rms_norm_*_grad
 Value evalBatchNormGrad(const OpContext& ctx);    // batch_norm2d_input_grad, _weight_grad
+Value evalGroupNormGrad(const OpContext& ctx);    // group_norm_input_grad, _weight_grad
 
 // Optimizer and state-update kinds (optim_ops.cpp).
 Value evalBatchNormRunning(const OpContext& ctx); // batch_norm2d_running_mean, _var

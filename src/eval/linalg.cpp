@@ -1,4 +1,4 @@
-// matmul, conv2d (PyTorch's cross-correlation, zero padding, groups), maxPool2d.
+// matmul, conv2d (PyTorch's cross-correlation, zero padding, groups), maxPool2d, avgPool2d.
 #include <limits>
 
 #include "eval/kernel.hpp"
@@ -108,6 +108,18 @@ Value evalMaxPool2d(const OpContext& ctx) {
       }
     }
   }
+  return out;
+}
+
+// The window's sum over kH·kW (PyTorch's count_include_pad = true: padding counts as zeros).
+Value evalAvgPool2d(const OpContext& ctx) {
+  const Value& x = ctx.in(0);
+  const ir::OpAttrs& a = ctx.attrs();
+  const auto window = static_cast<double>(a.kernel[0] * a.kernel[1]);
+  Value out = ctx.result();
+  forEachWindowTap(x.shape, out.shape, a, [&](std::int64_t yAt, std::int64_t xAt) {
+    out.data[static_cast<std::size_t>(yAt)] += x.data[static_cast<std::size_t>(xAt)] / window;
+  });
   return out;
 }
 

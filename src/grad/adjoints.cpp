@@ -49,7 +49,9 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::merge_heads: return mergeHeadsAdjoint;
     case OpKind::rope: return ropeAdjoint;
     case OpKind::conv2d: return conv2dAdjoint;
+    case OpKind::conv_transpose2d: return convTranspose2dAdjoint;
     case OpKind::max_pool2d: return maxPool2dAdjoint;
+    case OpKind::avg_pool2d: return avgPool2dAdjoint;
     case OpKind::nearest_upsample2d: return nearestUpsample2dAdjoint;
     case OpKind::dropout: return dropoutAdjoint;
     case OpKind::capture: return identityAdjoint;
@@ -58,13 +60,14 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::layer_norm: return layerNormAdjoint;
     case OpKind::rms_norm: return rmsNormAdjoint;
     case OpKind::batch_norm2d: return batchNorm2dAdjoint;
+    case OpKind::batch_norm2d_inference: return batchNorm2dInferenceAdjoint;
+    case OpKind::group_norm: return groupNormAdjoint;
     // Grad::blocked: no gradient flows through them.
     case OpKind::param_input: case OpKind::tensor_input: case OpKind::state_input:
     case OpKind::zeros: case OpKind::ones: case OpKind::arange: case OpKind::randn:
     case OpKind::less: case OpKind::greater: case OpKind::argmax: case OpKind::argmin:
     case OpKind::one_hot: case OpKind::categorical: case OpKind::stop_gradient:
-    // Grad::unsupported: no second-order autodiff; inference-only batch norm.
-    case OpKind::batch_norm2d_inference:
+    // Grad::unsupported: no second-order autodiff.
     case OpKind::sum_to_shape: case OpKind::relu_grad:
     case OpKind::gelu_grad: case OpKind::silu_grad: case OpKind::leaky_relu_grad:
     case OpKind::softplus_grad: case OpKind::clamp_grad: case OpKind::abs_grad:
@@ -72,10 +75,11 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::log_softmax_grad: case OpKind::cross_entropy_grad: case OpKind::nll_loss_grad:
     case OpKind::embedding_grad: case OpKind::take_along_axis_grad: case OpKind::narrow_grad:
     case OpKind::rope_grad: case OpKind::conv2d_input_grad: case OpKind::conv2d_weight_grad:
-    case OpKind::max_pool2d_grad: case OpKind::nearest_upsample2d_grad:
+    case OpKind::max_pool2d_grad: case OpKind::avg_pool2d_grad: case OpKind::nearest_upsample2d_grad:
     case OpKind::layer_norm_input_grad: case OpKind::layer_norm_weight_grad:
     case OpKind::rms_norm_input_grad: case OpKind::rms_norm_weight_grad:
     case OpKind::batch_norm2d_input_grad: case OpKind::batch_norm2d_weight_grad:
+    case OpKind::group_norm_input_grad: case OpKind::group_norm_weight_grad:
     case OpKind::batch_norm2d_running_mean: case OpKind::batch_norm2d_running_var:
     case OpKind::adam_moment1: case OpKind::adam_moment2: case OpKind::adam_update:
     case OpKind::sgd_momentum: case OpKind::sgd_update:

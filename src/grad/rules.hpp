@@ -76,10 +76,14 @@ void nllLossAdjoint(Emitter& e, const AdjointCall& call);
 void ropeAdjoint(Emitter& e, const AdjointCall& call);
 void dropoutAdjoint(Emitter& e, const AdjointCall& call);
 void conv2dAdjoint(Emitter& e, const AdjointCall& call);
+void convTranspose2dAdjoint(Emitter& e, const AdjointCall& call);
 void maxPool2dAdjoint(Emitter& e, const AdjointCall& call);
+void avgPool2dAdjoint(Emitter& e, const AdjointCall& call);
 void nearestUpsample2dAdjoint(Emitter& e, const AdjointCall& call);
 void layerNormAdjoint(Emitter& e, const AdjointCall& call);
 void rmsNormAdjoint(Emitter& e, const AdjointCall& call);
 void batchNorm2dAdjoint(Emitter& e, const AdjointCall& call);
+void batchNorm2dInferenceAdjoint(Emitter& e, const AdjointCall& call);
+void groupNormAdjoint(Emitter& e, const AdjointCall& call);
 
 }  // namespace nndna::grad

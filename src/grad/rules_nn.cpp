@@ -99,12 +99,31 @@ void conv2dAdjoint(Emitter& e, const AdjointCall& c) {
   if (c.need(1)) c.grads[1] = e.emit(OpKind::conv2d_weight_grad, {x, c.dy}, convAttrs(c.op.attrs, e.shape(w)));
 }
 
+// A transposed convolution is a convolution's input gradient: its own input gradient is that
+// convolution (forward), its weight gradient the convolution's weight gradient with the roles of
+// input and output swapped (the conv's input is our output).
+void convTranspose2dAdjoint(Emitter& e, const AdjointCall& c) {
+  const TensorId x = c.op.inputs[0];
+  const TensorId w = c.op.inputs[1];
+  if (c.need(0)) c.grads[0] = e.emit(OpKind::conv2d, {c.dy, w}, convAttrs(c.op.attrs, {}));
+  if (c.need(1)) c.grads[1] = e.emit(OpKind::conv2d_weight_grad, {c.dy, x}, convAttrs(c.op.attrs, e.shape(w)));
+}
+
 void maxPool2dAdjoint(Emitter& e, const AdjointCall& c) {
   ir::OpAttrs attrs;
   attrs.kernel = c.op.attrs.kernel;
   attrs.stride = c.op.attrs.stride;
   attrs.padding = c.op.attrs.padding;
   c.grads[0] = e.emit(OpKind::max_pool2d_grad, {c.dy, c.op.inputs[0]}, std::move(attrs));
+}
+
+void avgPool2dAdjoint(Emitter& e, const AdjointCall& c) {
+  ir::OpAttrs attrs;
+  attrs.kernel = c.op.attrs.kernel;
+  attrs.stride = c.op.attrs.stride;
+  attrs.padding = c.op.attrs.padding;
+  attrs.dims = e.shape(c.op.inputs[0]);
+  c.grads[0] = e.emit(OpKind::avg_pool2d_grad, {c.dy}, std::move(attrs));
 }
 
 void nearestUpsample2dAdjoint(Emitter& e, const AdjointCall& c) {
@@ -124,6 +143,52 @@ void rmsNormAdjoint(Emitter& e, const AdjointCall& c) {
 void batchNorm2dAdjoint(Emitter& e, const AdjointCall& c) {
   const Shape& dy = e.shape(c.dy);
   normGrads(e, c, OpKind::batch_norm2d_input_grad, OpKind::batch_norm2d_weight_grad, {dy.at(1), 1, 1});
+}
+
+// With the running statistics, y = (x - mean) · s + bias where s = weight / sqrt(var + eps) per
+// channel: affine in x, so dx = dy · s, dweight = Σ dy · (x - mean) / sqrt(var + eps) and dbias =
+// Σ dy over N, H, W. The running statistics are state (no gradient). Built from elementwise kinds
+// on [C]-vectors and one [N, C, H, W] product each, as a framework's frozen BN backward is.
+void batchNorm2dInferenceAdjoint(Emitter& e, const AdjointCall& c) {
+  const TensorId x = c.op.inputs[0];
+  const TensorId w = c.op.inputs[1];
+  const TensorId mean = c.op.inputs[3];
+  const TensorId var = c.op.inputs[4];
+  const std::int64_t channels = e.shape(x).at(1);
+  const Shape perChannel = {channels, 1, 1};
+  if (c.need(2)) c.grads[2] = e.reshape(e.sumToShape(c.dy, perChannel), {channels});
+  if (!c.need(0) && !c.need(1)) return;
+  const TensorId inv = e.unary(OpKind::rsqrt, e.scalar(OpKind::add, var, c.op.attrs.scalar));
+  if (c.need(0)) {
+    c.grads[0] = e.binary(OpKind::mul, c.dy, e.reshape(e.binary(OpKind::mul, w, inv), perChannel));
+  }
+  if (c.need(1)) {
+    const TensorId xhat = e.binary(OpKind::mul, e.binary(OpKind::sub, x, e.reshape(mean, perChannel)),
+                                   e.reshape(inv, perChannel));
+    c.grads[1] = e.reshape(e.sumToShape(e.binary(OpKind::mul, c.dy, xhat), perChannel), {channels});
+  }
+}
+
+// GroupNorm's own backward kinds (one fused kernel each, as for the other norms); the bias's
+// gradient is dy summed to [C, 1, ...].
+void groupNormAdjoint(Emitter& e, const AdjointCall& c) {
+  const TensorId x = c.op.inputs[0];
+  const bool affine = c.op.inputs.size() == 3;
+  ir::OpAttrs attrs;
+  attrs.scalar = c.op.attrs.scalar;
+  attrs.count = c.op.attrs.count;
+  if (c.need(0)) {
+    std::vector<TensorId> inputs = {c.dy, x};
+    if (affine) inputs.push_back(c.op.inputs[1]);
+    c.grads[0] = e.emit(OpKind::group_norm_input_grad, std::move(inputs), attrs);
+  }
+  if (!affine) return;
+  if (c.need(1)) c.grads[1] = e.emit(OpKind::group_norm_weight_grad, {c.dy, x}, attrs);
+  if (c.need(2)) {
+    Shape perChannel(e.shape(x).size() - 1, 1);
+    perChannel[0] = e.shape(x)[1];
+    c.grads[2] = e.reshape(e.sumToShape(c.dy, perChannel), e.shape(c.op.inputs[2]));
+  }
 }
 
 }  // namespace nndna::grad

@@ -146,6 +146,13 @@ std::int64_t windowOut(const Call& c, std::int64_t in, std::int64_t kernel, std:
   return (padded - kernel) / stride + 1;
 }
 
+// Every input of an internal kind (and of conv_transpose2d) is f32 except the named integer ones (indices, targets).
+void requireAllFloat(const Call& c, std::size_t except = SIZE_MAX) {
+  for (std::size_t i = 0; i < c.count(); ++i) {
+    if (i != except) c.requireFloat(i, fmt::format("input {}", i));
+  }
+}
+
 void requireWindowAttrs(const Call& c) {
   const OpAttrs& a = c.attrs;
   if (a.kernel[0] <= 0 || a.kernel[1] <= 0) c.fail("kernel must be positive, got ({}, {})", a.kernel[0], a.kernel[1]);
@@ -524,6 +531,31 @@ TensorType conv2dRule(const Call& c) {
   return {convOut(c, c.shape(0), c.shape(1)[0]), DType::f32};
 }
 
+// A transposed convolution maps y [N, C', H', W'] back to the shape a convolution by weight
+// [C', C/groups, kH, kW] reads from: conv_transpose2d's x, conv2d_input_grad's dy (input 0). The
+// output shape is the attribute `dims` (several input sizes give one conv output; dims picks one,
+// which is what ConvTranspose2d's outputPadding does).
+TensorType transposedConvRule(const Call& c, std::string_view in) {
+  requireAllFloat(c);
+  c.requireRank(0, 4, in);
+  c.requireRank(1, 4, "weight");
+  if (c.shape(0)[1] != c.shape(1)[0]) {
+    c.fail("weight {} expects {} channels (its axis 0), {} {} has {}", formatShape(c.shape(1)),
+           c.shape(1)[0], in, formatShape(c.shape(0)), c.shape(0)[1]);
+  }
+  const Shape& dims = c.attrs.dims;
+  c.requirePositiveDims(dims, "output sizes (dims)");
+  if (dims.size() != 4) c.fail("the output shape (dims) must have rank 4, got {}", formatShape(dims));
+  requireConv(c, dims, c.shape(1));
+  if (convOut(c, dims, c.shape(1)[0]) != c.shape(0)) {
+    c.fail("{} {} is not the output of a convolution of {} by {}", in, formatShape(c.shape(0)),
+           formatShape(dims), formatShape(c.shape(1)));
+  }
+  return {dims, DType::f32};
+}
+
+TensorType convTranspose2dRule(const Call& c) { return transposedConvRule(c, "input"); }
+
 void requirePoolAttrs(const Call& c) {
   requireWindowAttrs(c);
   const OpAttrs& a = c.attrs;
@@ -533,7 +565,8 @@ void requirePoolAttrs(const Call& c) {
   }
 }
 
-TensorType maxPool2dRule(const Call& c) {
+// max_pool2d, avg_pool2d.
+TensorType pool2dRule(const Call& c) {
   c.requireFloat(0);
   c.requireRank(0, 4, "input ([N, C, H, W])");
   requirePoolAttrs(c);
@@ -625,14 +658,34 @@ TensorType batchNorm2dInferenceRule(const Call& c) {
                            "running variance"});
 }
 
-// ===== internal kinds (docs/ir.md "Backward and optimizer kinds") ==================================
-
-// Every input of an internal kind is f32 except the named integer ones (indices, targets).
-void requireAllFloat(const Call& c, std::size_t except = SIZE_MAX) {
-  for (std::size_t i = 0; i < c.count(); ++i) {
-    if (i != except) c.requireFloat(i, fmt::format("input {}", i));
+// x [N, C, ...] in `groups` groups of channels (attr count): the channel count divides.
+void requireGroups(const Call& c, std::size_t x) {
+  if (c.rank(x) < 2) c.fail("input must be [N, C, ...] (rank >= 2), got {}", describe(c.in(x)));
+  const std::int64_t groups = c.attrs.count;
+  if (groups <= 0) c.fail("groups must be positive, got {}", groups);
+  if (c.shape(x)[1] % groups != 0) {
+    c.fail("channels {} (axis 1 of {}) must be divisible by groups = {}", c.shape(x)[1],
+           formatShape(c.shape(x)), groups);
   }
 }
+
+// x alone, or x with weight and bias [C] (affine).
+TensorType groupNormRule(const Call& c) {
+  c.requireFloat(0);
+  requireGroups(c, 0);
+  if (c.count() == 2) c.fail("takes the weight and the bias together (affine), or neither");
+  if (c.count() == 3) {
+    const std::int64_t channels = c.shape(0)[1];
+    c.requireVector(1, channels, "the channel axis of the input (weight size)");
+    c.requireFloat(1, "weight");
+    c.requireVector(2, channels, "bias");
+    c.requireFloat(2, "bias");
+  }
+  c.requireEps(c.attrs.scalar);
+  return {c.shape(0), DType::f32};
+}
+
+// ===== internal kinds (docs/ir.md "Backward and optimizer kinds") ==================================
 
 TensorType sumToShapeRule(const Call& c) {
   const Shape& target = c.attrs.dims;
@@ -727,20 +780,7 @@ TensorType narrowGradRule(const Call& c) {
 
 TensorType ropeGradRule(const Call& c) { return ropeRule(c); }
 
-TensorType conv2dInputGradRule(const Call& c) {
-  requireAllFloat(c);
-  c.requireRank(0, 4, "dy");
-  c.requireRank(1, 4, "weight");
-  const Shape& dims = c.attrs.dims;
-  c.requirePositiveDims(dims, "input sizes (dims)");
-  if (dims.size() != 4) c.fail("the input shape (dims) must have rank 4, got {}", formatShape(dims));
-  requireConv(c, dims, c.shape(1));
-  if (convOut(c, dims, c.shape(1)[0]) != c.shape(0)) {
-    c.fail("dy {} is not the output of a convolution of {} by {}", formatShape(c.shape(0)),
-           formatShape(dims), formatShape(c.shape(1)));
-  }
-  return {dims, DType::f32};
-}
+TensorType conv2dInputGradRule(const Call& c) { return transposedConvRule(c, "dy"); }
 
 TensorType conv2dWeightGradRule(const Call& c) {
   requireAllFloat(c);
@@ -753,6 +793,19 @@ TensorType conv2dWeightGradRule(const Call& c) {
   if (convOut(c, c.shape(0), dims[0]) != c.shape(1)) {
     c.fail("dy {} is not the output of a convolution of {} by {}", formatShape(c.shape(1)),
            formatShape(c.shape(0)), formatShape(dims));
+  }
+  return {dims, DType::f32};
+}
+
+TensorType avgPool2dGradRule(const Call& c) {
+  c.requireFloat(0, "dy");
+  c.requireRank(0, 4, "dy");
+  const Shape& dims = c.attrs.dims;
+  c.requirePositiveDims(dims, "input sizes (dims)");
+  if (dims.size() != 4) c.fail("the input shape (dims) must have rank 4, got {}", formatShape(dims));
+  requirePoolAttrs(c);
+  if (convOut(c, dims, dims[1]) != c.shape(0)) {
+    c.fail("dy {} is not the pooled shape of {}", formatShape(c.shape(0)), formatShape(dims));
   }
   return {dims, DType::f32};
 }
@@ -790,6 +843,18 @@ TensorType normGradRule(const Call& c) {
   const bool input = c.count() == 3;
   if (input) c.requireVector(2, d, "weight");
   return {input ? c.shape(1) : Shape{d}, DType::f32};
+}
+
+// (dy, x[, weight]) -> dx, or (dy, x) -> dweight [C].
+TensorType groupNormGradRule(const Call& c) {
+  requireAllFloat(c);
+  c.requireSameShape(0, 1, "dy", "x");
+  requireGroups(c, 1);
+  c.requireEps(c.attrs.scalar);
+  const std::int64_t channels = c.shape(1)[1];
+  if (c.kind == OpKind::group_norm_weight_grad) return {{channels}, DType::f32};
+  if (c.count() == 3) c.requireVector(2, channels, "weight");
+  return {c.shape(1), DType::f32};
 }
 
 TensorType runningStatisticRule(const Call& c) {
@@ -868,7 +933,8 @@ Rule ruleFor(OpKind kind) {
     case OpKind::merge_heads: return mergeHeadsRule;
     case OpKind::rope: return ropeRule;
     case OpKind::conv2d: return conv2dRule;
-    case OpKind::max_pool2d: return maxPool2dRule;
+    case OpKind::conv_transpose2d: return convTranspose2dRule;
+    case OpKind::max_pool2d: case OpKind::avg_pool2d: return pool2dRule;
     case OpKind::nearest_upsample2d: return nearestUpsample2dRule;
     case OpKind::dropout: return dropoutRule;
     case OpKind::stop_gradient: return identityRule;
@@ -877,6 +943,7 @@ Rule ruleFor(OpKind kind) {
     case OpKind::layer_norm: case OpKind::rms_norm: return layerNormRule;
     case OpKind::batch_norm2d: return batchNorm2dRule;
     case OpKind::batch_norm2d_inference: return batchNorm2dInferenceRule;
+    case OpKind::group_norm: return groupNormRule;
     case OpKind::broadcast_to: return broadcastToRule;
     case OpKind::sum_to_shape: return sumToShapeRule;
     case OpKind::relu_grad: case OpKind::gelu_grad: case OpKind::silu_grad:
@@ -893,11 +960,13 @@ Rule ruleFor(OpKind kind) {
     case OpKind::conv2d_input_grad: return conv2dInputGradRule;
     case OpKind::conv2d_weight_grad: return conv2dWeightGradRule;
     case OpKind::max_pool2d_grad: return maxPool2dGradRule;
+    case OpKind::avg_pool2d_grad: return avgPool2dGradRule;
     case OpKind::nearest_upsample2d_grad: return nearestUpsample2dGradRule;
     case OpKind::layer_norm_input_grad: case OpKind::layer_norm_weight_grad:
     case OpKind::rms_norm_input_grad: case OpKind::rms_norm_weight_grad:
     case OpKind::batch_norm2d_input_grad: case OpKind::batch_norm2d_weight_grad:
       return normGradRule;
+    case OpKind::group_norm_input_grad: case OpKind::group_norm_weight_grad: return groupNormGradRule;
     case OpKind::batch_norm2d_running_mean: case OpKind::batch_norm2d_running_var:
       return runningStatisticRule;
     case OpKind::adam_moment1: case OpKind::adam_moment2: case OpKind::sgd_momentum:

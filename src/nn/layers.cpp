@@ -1,4 +1,5 @@
-// The built-in layers: Linear, LayerNorm, RMSNorm, Embedding, Conv2d, BatchNorm2d.
+// The built-in layers: Linear, LayerNorm, RMSNorm, Embedding, Conv2d, Conv1d, ConvTranspose2d,
+// Dropout, BatchNorm2d, GroupNorm.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -128,6 +129,34 @@ Tensor Conv1d::operator()(Tensor x) const {
   return add(y, reshape(bias, {bias.dim(0), 1}));
 }
 
+ConvTranspose2d::ConvTranspose2d(std::string_view name, std::int64_t inChannels,
+                                 std::int64_t outChannels, Hw kernel,
+                                 ConvTranspose2dLayerOptions options)
+    : Module(name), conv{options.stride, options.padding, options.outputPadding, options.groups} {
+  requirePositive(*this, "ConvTranspose2d",
+                  {{"inChannels", inChannels},
+                   {"outChannels", outChannels},
+                   {"kernel height", kernel.h},
+                   {"kernel width", kernel.w},
+                   {"groups", options.groups}});
+  if (inChannels % options.groups != 0 || outChannels % options.groups != 0) {
+    tracing::failAtUserLine("ConvTranspose2d", fmt::format(
+        "layer '{}': channels {} -> {} must be divisible by groups = {}", path(), inChannels,
+        outChannels, options.groups));
+  }
+  // PyTorch computes the fan-in from the weight's axis 1: outC/groups · kH · kW.
+  const std::int64_t fanIn = outChannels / options.groups * kernel.h * kernel.w;
+  weight = param("weight", {inChannels, outChannels / options.groups, kernel.h, kernel.w},
+                 {orLayerDefault(options.init, fanInUniform(fanIn)), options.decay.value_or(true)});
+  if (options.bias) bias = param("bias", {outChannels}, {fanInUniform(fanIn), false});
+}
+
+Tensor ConvTranspose2d::operator()(Tensor x) const {
+  Tensor y = convTranspose2d(x, weight, conv);
+  if (!bias.defined()) return y;
+  return add(y, reshape(bias, {bias.dim(0), 1, 1}));
+}
+
 Dropout::Dropout(std::string_view name, double p_) : Module(name), p(p_) {}
 
 Tensor Dropout::operator()(Tensor x) const { return isTraining() ? dropout(x, p) : x; }
@@ -142,8 +171,27 @@ BatchNorm2d::BatchNorm2d(std::string_view name, std::int64_t channels, BatchNorm
 }
 
 Tensor BatchNorm2d::operator()(Tensor x) const {
-  if (isTraining()) return ops::batchNorm2d(x, weight, bias, options.eps, options.momentum);
+  if (isTraining() && !options.frozen) {
+    return ops::batchNorm2d(x, weight, bias, options.eps, options.momentum);
+  }
   return ops::batchNorm2dInference(x, weight, bias, runningMean, runningVar, options.eps);
 }
+
+GroupNorm::GroupNorm(std::string_view name, std::int64_t numGroups_, std::int64_t numChannels,
+                     GroupNormOptions options)
+    : Module(name), numGroups(numGroups_), eps(options.eps) {
+  requirePositive(*this, "GroupNorm", {{"numGroups", numGroups}, {"numChannels", numChannels}});
+  if (numChannels % numGroups != 0) {
+    tracing::failAtUserLine("GroupNorm", fmt::format(
+        "layer '{}': numChannels {} must be divisible by numGroups = {}", path(), numChannels,
+        numGroups));
+  }
+  if (!options.affine) return;
+  const bool decay = options.decay.value_or(false);
+  weight = param("weight", {numChannels}, {init::ones(), decay});
+  bias = param("bias", {numChannels}, {init::zeros(), decay});
+}
+
+Tensor GroupNorm::operator()(Tensor x) const { return groupNorm(x, numGroups, weight, bias, eps); }
 
 }  // namespace nndna

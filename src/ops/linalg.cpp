@@ -1,4 +1,5 @@
-// matmul, conv2d, conv1d (a conv2d of height 1), maxPool2d, nearestUpsample2d.
+// matmul, conv2d, conv1d (a conv2d of height 1), convTranspose2d, maxPool2d, avgPool2d,
+// adaptiveAvgPool2d (an avgPool2d), nearestUpsample2d.
 #include "ops/op_builder.hpp"
 
 namespace nndna {
@@ -53,15 +54,83 @@ Tensor conv1d(Tensor input, Tensor weight, Conv1dOptions options) {
   return reshapeAs("conv1d", y, {out[0], out[1], out[3]});
 }
 
-Tensor maxPool2d(Tensor x, Hw kernel, MaxPool2dOptions options) {
-  OpBuilder op(OpKind::max_pool2d, "maxPool2d");
+// The IR records the output shape (dims), from which outputPadding follows; the rule checks that
+// the input is what a conv2d of that shape by this weight gives.
+Tensor convTranspose2d(Tensor input, Tensor weight, ConvTranspose2dOptions options) {
+  OpBuilder op(OpKind::conv_transpose2d, "convTranspose2d");
+  const Shape x = op.input(input).shape;
+  const Shape w = op.input(weight).shape;
+  ir::OpAttrs& attrs = op.attrs();
+  attrs.stride = {options.stride.h, options.stride.w};
+  attrs.padding = {options.padding.h, options.padding.w};
+  attrs.groups = options.groups;
+  const Hw outPad = options.outputPadding;
+  if (x.size() != 4 || w.size() != 4 || options.stride.h <= 0 || options.stride.w <= 0) {
+    return op.finish();  // the rule names the rank or the stride
+  }
+  if (outPad.h < 0 || outPad.w < 0 || outPad.h >= options.stride.h || outPad.w >= options.stride.w) {
+    op.fail("outputPadding ({}, {}) must be >= 0 and smaller than the stride ({}, {})", outPad.h,
+            outPad.w, options.stride.h, options.stride.w);
+  }
+  // (in - 1)·stride - 2·padding + kernel + outputPadding, in 64 bits or an error.
+  auto outSize = [&](std::int64_t in, std::int64_t stride, std::int64_t padding, std::int64_t kernel,
+                     std::int64_t extra) {
+    std::int64_t v = 0;
+    if (__builtin_mul_overflow(in - 1, stride, &v) || __builtin_mul_overflow(padding, 2, &padding) ||
+        __builtin_sub_overflow(v, padding, &v) || __builtin_add_overflow(v, kernel, &v) ||
+        __builtin_add_overflow(v, extra, &v)) {
+      op.fail("the output size overflows 64 bits");
+    }
+    return v;
+  };
+  attrs.kernel = {w[2], w[3]};
+  attrs.dims = {x[0], w[1] * options.groups,
+                outSize(x[2], options.stride.h, options.padding.h, w[2], outPad.h),
+                outSize(x[3], options.stride.w, options.padding.w, w[3], outPad.w)};
+  return op.finish();
+}
+
+namespace {
+Tensor pool2d(OpKind kind, std::string_view api, Tensor x, Hw kernel, Hw stride, Hw padding) {
+  OpBuilder op(kind, api);
   op.input(x);
-  const Hw stride = options.stride.value_or(kernel);
   ir::OpAttrs& attrs = op.attrs();
   attrs.kernel = {kernel.h, kernel.w};
   attrs.stride = {stride.h, stride.w};
-  attrs.padding = {options.padding.h, options.padding.w};
+  attrs.padding = {padding.h, padding.w};
   return op.finish();
+}
+}  // namespace
+
+Tensor maxPool2d(Tensor x, Hw kernel, MaxPool2dOptions options) {
+  return pool2d(OpKind::max_pool2d, "maxPool2d", x, kernel, options.stride.value_or(kernel),
+                options.padding);
+}
+
+Tensor avgPool2d(Tensor x, Hw kernel, AvgPool2dOptions options) {
+  return pool2d(OpKind::avg_pool2d, "avgPool2d", x, kernel, options.stride.value_or(kernel),
+                options.padding);
+}
+
+// PyTorch's adaptive window i spans [floor(i·H/out), ceil((i+1)·H/out)); when out divides H that
+// is the window H/out at stride H/out, one avg_pool2d. Other sizes have windows of two lengths,
+// which no single pooling op expresses: they are an error rather than a silently different op.
+Tensor adaptiveAvgPool2d(Tensor x, Hw outputSize) {
+  Shape in;
+  {
+    OpBuilder check(OpKind::avg_pool2d, "adaptiveAvgPool2d");
+    in = check.input(x).shape;
+    if (in.size() != 4) check.fail("input must be [N, C, H, W], got {}", ir::formatShape(in));
+    if (outputSize.h <= 0 || outputSize.w <= 0) {
+      check.fail("output size ({}, {}) must be positive", outputSize.h, outputSize.w);
+    }
+    if (in[2] % outputSize.h != 0 || in[3] % outputSize.w != 0) {
+      check.fail("output size ({}, {}) must divide the input's ({}, {}) (windows of one size)",
+                 outputSize.h, outputSize.w, in[2], in[3]);
+    }
+  }
+  const Hw window(in[2] / outputSize.h, in[3] / outputSize.w);
+  return pool2d(OpKind::avg_pool2d, "adaptiveAvgPool2d", x, window, window, 0);
 }
 
 Tensor nearestUpsample2d(Tensor x, std::int64_t factor) {

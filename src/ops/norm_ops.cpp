@@ -38,3 +38,22 @@ Tensor batchNorm2dInference(Tensor x, Tensor weight, Tensor bias, Tensor mean, T
 }
 
 }  // namespace nndna::ops
+
+namespace nndna {
+
+Tensor groupNorm(Tensor x, std::int64_t groups, Tensor weight, Tensor bias, double eps) {
+  ops::OpBuilder op(ir::OpKind::group_norm, "groupNorm");
+  op.input(x);
+  if (weight.defined() != bias.defined()) {
+    op.fail("takes the weight and the bias together (affine), or neither");
+  }
+  if (weight.defined()) {
+    op.input(weight);
+    op.input(bias);
+  }
+  op.attrs().count = groups;
+  op.attrs().scalar = eps;
+  return op.finish();
+}
+
+}  // namespace nndna

@@ -264,6 +264,63 @@ TEST(Convolution, Conv2dPoolUpsample) {
             "maxPool2d: padding (2, 2) must be between 0 and half the kernel (2, 2)");
 }
 
+// Output (H-1)·s - 2p + k + outputPadding, weight [inC, outC/groups, kH, kW].
+TEST(Convolution, ConvTranspose2d) {
+  const std::vector<InputDecl> grouped = {{"x", {2, 8, 5, 7}}, {"w", {8, 3, 3, 4}}};
+  // H: 4·2 - 2·1 + 3 + 1 = 10; W: 6·3 - 0 + 4 + 2 = 24; outC = 3 · 2 groups.
+  EXPECT_EQ(shapeOf(grouped, [](const Inputs& in) {
+              return convTranspose2d(in["x"], in["w"], {.stride = {2, 3}, .padding = {1, 0},
+                                                        .outputPadding = {1, 2}, .groups = 2});
+            }),
+            (Shape{2, 6, 10, 24}));
+  const std::vector<InputDecl> up = {{"x", {1, 4, 3, 3}}, {"w", {4, 2, 2, 2}}};
+  EXPECT_EQ(shapeOf(up, [](const Inputs& in) { return convTranspose2d(in["x"], in["w"], {.stride = 2}); }),
+            (Shape{1, 2, 6, 6}));
+  EXPECT_EQ(errorOf(up, [](const Inputs& in) {
+              return convTranspose2d(in["x"], in["w"], {.stride = 2, .outputPadding = 2});
+            }),
+            "convTranspose2d: outputPadding (2, 2) must be >= 0 and smaller than the stride (2, 2)");
+  EXPECT_EQ(errorOf({{"x", {1, 4, 3, 3}}, {"w", {3, 2, 2, 2}}},
+                    [](const Inputs& in) { return convTranspose2d(in["x"], in["w"]); }),
+            "convTranspose2d: weight [3, 2, 2, 2] expects 3 channels (its axis 0), input [1, 4, 3, 3] has 4");
+  // (1 - 1)·1 - 2·2 + 2 = -2: no output left.
+  EXPECT_EQ(errorOf({{"x", {1, 4, 1, 1}}, {"w", {4, 2, 2, 2}}},
+                    [](const Inputs& in) { return convTranspose2d(in["x"], in["w"], {.padding = 2}); }),
+            "convTranspose2d: output sizes (dims) must be positive, got [1, 2, -2, -2]");
+}
+
+TEST(Convolution, AverageAndAdaptivePooling) {
+  const std::vector<InputDecl> img = {{"x", {8, 6, 28, 30}}};
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return avgPool2d(in["x"], 2); }), (Shape{8, 6, 14, 15}));
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return avgPool2d(in["x"], 3, {.stride = 1, .padding = 1}); }),
+            (Shape{8, 6, 28, 30}));
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return avgPool2d(in["x"], 3, {.padding = 2}); }),
+            "avgPool2d: padding (2, 2) must be between 0 and half the kernel (3, 3)");
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return adaptiveAvgPool2d(in["x"], 1); }), (Shape{8, 6, 1, 1}));
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return adaptiveAvgPool2d(in["x"], {7, 5}); }),
+            (Shape{8, 6, 7, 5}));
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return adaptiveAvgPool2d(in["x"], 5); }),
+            "adaptiveAvgPool2d: output size (5, 5) must divide the input's (28, 30) (windows of one size)");
+  EXPECT_EQ(errorOf({{"x", {6, 28, 30}}}, [](const Inputs& in) { return adaptiveAvgPool2d(in["x"], 1); }),
+            "adaptiveAvgPool2d: input must be [N, C, H, W], got [6, 28, 30]");
+}
+
+TEST(Normalisation, GroupNorm) {
+  const std::vector<InputDecl> x = {{"x", {2, 6, 4, 4}}, {"w", {6}}, {"b", {6}}, {"v", {5}}};
+  EXPECT_EQ(shapeOf(x, [](const Inputs& in) { return groupNorm(in["x"], 3, in["w"], in["b"]); }),
+            (Shape{2, 6, 4, 4}));
+  EXPECT_EQ(shapeOf({{"x", {2, 6, 5}}}, [](const Inputs& in) { return groupNorm(in["x"], 6); }),
+            (Shape{2, 6, 5}));
+  EXPECT_EQ(errorOf(x, [](const Inputs& in) { return groupNorm(in["x"], 4, in["w"], in["b"]); }),
+            "groupNorm: channels 6 (axis 1 of [2, 6, 4, 4]) must be divisible by groups = 4");
+  EXPECT_EQ(errorOf(x, [](const Inputs& in) { return groupNorm(in["x"], 2, in["w"]); }),
+            "groupNorm: takes the weight and the bias together (affine), or neither");
+  EXPECT_EQ(errorOf(x, [](const Inputs& in) { return groupNorm(in["x"], 2, in["v"], in["v"]); }),
+            "groupNorm: the channel axis of the input (weight size) must be [6], got [5]");
+  EXPECT_EQ(errorOf(x, [](const Inputs& in) { return groupNorm(in["w"], 1); }),
+            "groupNorm: input must be [N, C, ...] (rank >= 2), got [6] f32");
+}
+
 TEST(Indexing, OneHotArangeEmbeddingTake) {
   const std::vector<InputDecl> idx = {{"i", {4, 5}, i32}, {"table", {100, 16}}, {"x", {4, 7}}};
   const auto oh = outOf(idx, [](const Inputs& in) { return oneHot(in["i"], 10); });

@@ -178,5 +178,51 @@ TEST(EvalConvolution, MaxPool2dAndUpsample) {
             {1, 1, 2, 2, 1, 1, 2, 2});
 }
 
+// Each input pixel stamps the kernel, scaled, at (i·s - p, j·s - p); overlaps add.
+TEST(EvalConvolution, ConvTranspose2d) {
+  const Feeds feeds = {{"x", iota({1, 1, 2, 2}, 1)},  // [[1, 2], [3, 4]]
+                       {"w", f32({1, 1, 2, 2}, {1, 10, 100, 1000})},
+                       {"ones", f32({1, 1, 2, 2}, {1, 1, 1, 1})},
+                       {"one", f32({1, 1, 1, 1}, {1})}};
+  expectF32(run(feeds, [](const Inputs& in) { return convTranspose2d(in["x"], in["w"], {.stride = 2}); }),
+            {1, 1, 4, 4},
+            {1, 10, 2, 20, 100, 1000, 200, 2000, 3, 30, 4, 40, 300, 3000, 400, 4000});
+  // Stride 1: the stamps overlap; the centre gets all four pixels.
+  expectF32(run(feeds, [](const Inputs& in) { return convTranspose2d(in["x"], in["ones"]); }),
+            {1, 1, 3, 3}, {1, 3, 2, 4, 10, 6, 3, 7, 4});
+  // Padding 1 crops one pixel off each side: (2 - 1) - 2 + 2 = 1.
+  expectF32(run(feeds, [](const Inputs& in) { return convTranspose2d(in["x"], in["ones"], {.padding = 1}); }),
+            {1, 1, 1, 1}, {10});
+  // outputPadding adds a row and column at the end: (2 - 1)·2 + 1 + 1 = 4.
+  expectF32(run(feeds, [](const Inputs& in) {
+              return convTranspose2d(in["x"], in["one"], {.stride = 2, .outputPadding = 1});
+            }),
+            {1, 1, 4, 4}, {1, 0, 2, 0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0});
+  // Weight [inC, outC/groups, 1, 1]: out[oc] = Σ_ic x[ic]·w[ic, oc]; with 2 groups, w[ic, 0].
+  const Feeds channels = {{"x", f32({1, 2, 1, 1}, {1, 2})},
+                          {"w", f32({2, 2, 1, 1}, {1, 2, 3, 4})},
+                          {"g", f32({2, 1, 1, 1}, {3, 5})}};
+  expectF32(run(channels, [](const Inputs& in) { return convTranspose2d(in["x"], in["w"]); }),
+            {1, 2, 1, 1}, {7, 10});
+  expectF32(run(channels, [](const Inputs& in) { return convTranspose2d(in["x"], in["g"], {.groups = 2}); }),
+            {1, 2, 1, 1}, {3, 10});
+}
+
+TEST(EvalConvolution, AvgPool2dCountsPaddingAndAdaptiveWindows) {
+  const Feeds feeds = {{"x", f32({1, 1, 4, 4}, {1, 5, 2, 0,  //
+                                               3, 4, 9, 1,  //
+                                               7, 0, 2, 8,  //
+                                               6, 3, 1, 4})}};
+  expectF32(run(feeds, [](const Inputs& in) { return avgPool2d(in["x"], 2); }), {1, 1, 2, 2},
+            {13.0 / 4, 12.0 / 4, 16.0 / 4, 15.0 / 4});
+  // Every 3x3 window divides by 9, padding included: sums 13, 21, 23, 32.
+  expectF32(run(feeds, [](const Inputs& in) { return avgPool2d(in["x"], 3, {.stride = 2, .padding = 1}); }),
+            {1, 1, 2, 2}, {13.0 / 9, 21.0 / 9, 23.0 / 9, 32.0 / 9});
+  expectF32(run(feeds, [](const Inputs& in) { return adaptiveAvgPool2d(in["x"], 1); }), {1, 1, 1, 1},
+            {56.0 / 16});
+  expectF32(run(feeds, [](const Inputs& in) { return adaptiveAvgPool2d(in["x"], {2, 1}); }), {1, 1, 2, 1},
+            {25.0 / 8, 31.0 / 8});
+}
+
 }  // namespace
 }  // namespace nndna::eval::testing

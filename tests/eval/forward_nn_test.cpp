@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "eval_test_util.hpp"
+#include "nndna/training.hpp"
 
 namespace nndna::eval::testing {
 namespace {
@@ -130,6 +131,12 @@ Leaves layerLeaves(Value x) {
   leaves.params["batch_norm.bias"] = f32({2}, {0, 1});
   leaves.state["batch_norm.running_mean"] = f32({2}, {1, 0});
   leaves.state["batch_norm.running_var"] = f32({2}, {4, 1});
+  leaves.params["frozen_batch_norm.weight"] = f32({2}, {2, 1});
+  leaves.params["frozen_batch_norm.bias"] = f32({2}, {0, 1});
+  leaves.state["frozen_batch_norm.running_mean"] = f32({2}, {1, 0});
+  leaves.state["frozen_batch_norm.running_var"] = f32({2}, {4, 1});
+  leaves.params["group_norm.weight"] = f32({4}, {1, 2, 1, 1});
+  leaves.params["group_norm.bias"] = f32({4}, {0, 0, 0, 1});
   return leaves;
 }
 
@@ -158,6 +165,50 @@ TEST(EvalNorms, BatchNormBatchAndRunningStatistics) {
   // Inference: running mean [1, 0], variance [4, 1].
   expectF32(predict(x, [](eval_layers::Layers& m, const Inputs& in) { return m.batchNorm(in["x"]); }),
             {2, 2, 1, 1}, {0, 2.9999900000749995, 1.9999975000046875, 6.999970000224998});
+}
+
+// A frozen BatchNorm2d normalises with the running statistics while training too, and its
+// training step updates neither of them.
+TEST(EvalNorms, FrozenBatchNormUsesRunningStatisticsInTraining) {
+  const Value x = f32({2, 2, 1, 1}, {1, 2, 3, 6});
+  const ir::Graph train = traceLayers({{"x", x.shape}}, [](eval_layers::Layers& m, const Inputs& in) {
+    return mean(capture("y", m.frozenBatchNorm(in["x"])));
+  });
+  // Running mean [1, 0], variance [4, 1], weight [2, 1], bias [0, 1]: channel 0 gives
+  // 2·(x - 1)/sqrt(4 + eps), channel 1 (x - 0)/sqrt(1 + eps) + 1 — as at inference.
+  expectF32(evaluate(train, layerLeaves(x)).at(train.captures.at(0).tensor), {2, 2, 1, 1},
+            {0, 2.9999900000749995, 1.9999975000046875, 6.999970000224998});
+  const ir::Graph step = training::buildTrainingStep(train, Adam{});
+  for (const ir::Op& op : step.ops) {
+    EXPECT_NE(op.kind, ir::OpKind::batch_norm2d) << "the training batch statistics";
+    EXPECT_NE(op.kind, ir::OpKind::batch_norm2d_running_mean);
+    EXPECT_NE(op.kind, ir::OpKind::batch_norm2d_running_var);
+  }
+  // The updates: the two parameters (weight, bias) and their Adam moments, no running statistic.
+  std::vector<std::string> updated;
+  for (const ir::Update& u : step.updates) updated.push_back(step.producer(u.target).attrs.name);
+  EXPECT_EQ(updated, (std::vector<std::string>{
+                         "frozen_batch_norm.weight", "frozen_batch_norm.bias",
+                         "optim.exp_avg.frozen_batch_norm.weight", "optim.exp_avg_sq.frozen_batch_norm.weight",
+                         "optim.exp_avg.frozen_batch_norm.bias", "optim.exp_avg_sq.frozen_batch_norm.bias"}));
+}
+
+TEST(EvalNorms, GroupNormPerSampleAndGroup) {
+  // [1, 2, 2]: channel 0 holds 1, 3; channel 1 holds 5, 7. eps 0 keeps the figures exact.
+  const Feeds feeds = {{"x", f32({1, 2, 2}, {1, 3, 5, 7})},
+                       {"w", f32({2}, {2, 3})},
+                       {"b", f32({2}, {0, 1})}};
+  // One group: mean 4, variance (9 + 1 + 1 + 9)/4 = 5.
+  const double r5 = std::sqrt(5.0);
+  expectF32(run(feeds, [](const Inputs& in) { return groupNorm(in["x"], 1, {}, {}, 0.0); }), {1, 2, 2},
+            {-3 / r5, -1 / r5, 1 / r5, 3 / r5});
+  // Two groups (one channel each): mean 2 and 6, variance 1; then weight [2, 3], bias [0, 1].
+  expectF32(run(feeds, [](const Inputs& in) { return groupNorm(in["x"], 2, in["w"], in["b"], 0.0); }),
+            {1, 2, 2}, {-2, 2, -2, 4});
+  // Samples are normalised apart: the second sample (x + 10) gives the same result.
+  const Feeds two = {{"x", f32({2, 2, 1}, {1, 3, 11, 13})}};
+  expectF32(run(two, [](const Inputs& in) { return groupNorm(in["x"], 1, {}, {}, 0.0); }), {2, 2, 1},
+            {-1, 1, -1, 1});
 }
 
 }  // namespace

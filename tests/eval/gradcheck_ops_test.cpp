@@ -209,6 +209,17 @@ TEST(GradCheck, ConvolutionStridePaddingGroups) {
   }));
 }
 
+TEST(GradCheck, TransposedConvolutionStridePaddingOutputPaddingGroups) {
+  const Feeds feeds = {{"x", randomF32({2, 4, 3, 3}, 41)}, {"w", randomF32({4, 3, 3, 3}, 42)},
+                       {"v", randomF32({4, 2, 2, 3}, 43)}};
+  checkGradients(opProblem(feeds, [](const Inputs& in) {
+    return convTranspose2d(in["x"], in["w"], {.stride = 2, .padding = 1, .outputPadding = 1, .groups = 2});
+  }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) {
+    return convTranspose2d(in["x"], in["v"], {.stride = Hw(1, 3), .padding = Hw(0, 1), .outputPadding = Hw(0, 2)});
+  }));
+}
+
 TEST(GradCheck, PoolingAndUpsampling) {
   // Distinct values, so no window has a tie that a ±h step could flip.
   std::vector<double> distinct(2 * 2 * 5 * 5);
@@ -222,6 +233,13 @@ TEST(GradCheck, PoolingAndUpsampling) {
     return maxPool2d(in["x"], 3, {.stride = 1, .padding = 1});
   }));
   checkGradients(opProblem(one({1, 2, 2, 3}), [](const Inputs& in) { return nearestUpsample2d(in["x"], 2); }));
+  // Average pooling: non-overlapping, overlapping with padding (count_include_pad), adaptive.
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return avgPool2d(in["x"], 2); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) {
+    return avgPool2d(in["x"], 3, {.stride = 2, .padding = 1});
+  }));
+  checkGradients(opProblem(one({2, 3, 4, 6}), [](const Inputs& in) { return adaptiveAvgPool2d(in["x"], {2, 3}); }));
+  checkGradients(opProblem(one({2, 3, 4, 6}), [](const Inputs& in) { return adaptiveAvgPool2d(in["x"], 1); }));
 }
 
 TEST(GradCheck, AttentionLayoutAndRope) {
@@ -269,6 +287,25 @@ TEST(GradCheck, NormalisationLayers) {
                               {"batch_norm.weight", "batch_norm.bias"}));
 }
 
+TEST(GradCheck, GroupNormOpAndLayer) {
+  const Feeds feeds = {{"x", randomF32({2, 6, 2, 3}, 44)}, {"w", randomF32({6}, 45, 0.5, 1.5)},
+                       {"b", randomF32({6}, 46)}};
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return groupNorm(in["x"], 3, in["w"], in["b"]); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return groupNorm(in["x"], 2); }));
+  checkGradients(opProblem(one({3, 4, 5}), [](const Inputs& in) { return groupNorm(in["x"], 4); }));
+  checkGradients(layerProblem({{"x", randomF32({2, 4, 3, 3}, 47)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.groupNorm(in["x"]); },
+                              {"group_norm.weight", "group_norm.bias"}));
+}
+
+// A frozen BatchNorm2d in a training trace: the running statistics' affine map, differentiated
+// w.r.t. the input, the weight and the bias.
+TEST(GradCheck, FrozenBatchNorm) {
+  checkGradients(layerProblem({{"x", randomF32({3, 2, 2, 3}, 48)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.frozenBatchNorm(in["x"]); },
+                              {"frozen_batch_norm.weight", "frozen_batch_norm.bias"}));
+}
+
 TEST(GradCheck, LinearEmbeddingConvLayers) {
   checkGradients(layerProblem({{"x", randomF32({2, 4, 3}, 32)}},
                               [](eval_layers::Layers& m, const Inputs& in) { return m.linear(in["x"]); },
@@ -281,6 +318,9 @@ TEST(GradCheck, LinearEmbeddingConvLayers) {
   checkGradients(layerProblem({{"x", randomF32({2, 2, 4, 4}, 34)}},
                               [](eval_layers::Layers& m, const Inputs& in) { return m.conv(in["x"]); },
                               {"conv.weight", "conv.bias"}));
+  checkGradients(layerProblem({{"x", randomF32({2, 4, 3, 3}, 49)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.convTranspose(in["x"]); },
+                              {"conv_transpose.weight", "conv_transpose.bias"}));
 }
 
 }  // namespace

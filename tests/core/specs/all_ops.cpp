@@ -19,6 +19,9 @@ struct AllOps : Module {
   Conv1d conv1{"conv1", D, D, 3, {.padding = 1, .groups = 2}};
   Dropout drop{"drop", 0.1};
   BatchNorm2d bn{"bn", C};
+  BatchNorm2d frozenBn{"frozen_bn", C, {.frozen = true}};
+  ConvTranspose2d up{"up", C, 4, 2, {.stride = 2}};
+  GroupNorm gn{"gn", 2, 4};
   Linear head{"head", D, K};
   Tensor gain = param("gain", {D});
   Tensor imageBias = param("image_bias", {C});
@@ -80,6 +83,11 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
   Tensor image = add(in["image"], reshape(m.imageBias, {C, 1, 1}));  // [B, C, S, S]
   use(nearestUpsample2d(maxPool2d(m.bn(m.conv(image)), 2), 2));
   use(m.conv1(swapAxes(h, 1, 2)));  // [B, D, T] -> [B, D, T]
+  // Transposed convolution, group norm (affine and not), average pooling, a frozen batch norm
+  // (running statistics inside the training loss).
+  Tensor up = m.gn(m.up(m.frozenBn(image)));  // [B, 4, 2S, 2S]
+  use(adaptiveAvgPool2d(avgPool2d(up, 3, {.stride = 2, .padding = 1}), {1, 1}));
+  use(groupNorm(up, 4));
   use(m.drop(h));
   // Stochastic and gradient control.
   use(dropout(h, 0.1));

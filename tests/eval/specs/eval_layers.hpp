@@ -13,6 +13,24 @@ struct Layers : nndna::Module {
   nndna::BatchNorm2d batchNorm{"batch_norm", 2};            // eps 1e-5, momentum 0.1
   nndna::Embedding embedding{"embedding", 5, 3};
   nndna::Conv2d conv{"conv", 2, 4, 3, groupedPadded()};      // 3x3, padding 1, 2 groups
+  nndna::BatchNorm2d frozenBatchNorm{"frozen_batch_norm", 2, frozen()};
+  nndna::GroupNorm groupNorm{"group_norm", 2, 4};           // eps 1e-5, affine
+  // 4 -> 2 channels, 3x3, stride 2, padding 1, outputPadding 1, 2 groups: doubles H and W.
+  nndna::ConvTranspose2d convTranspose{"conv_transpose", 4, 2, 3, upsampling()};
+
+  static nndna::BatchNorm2dOptions frozen() {
+    nndna::BatchNorm2dOptions options;
+    options.frozen = true;
+    return options;
+  }
+  static nndna::ConvTranspose2dLayerOptions upsampling() {
+    nndna::ConvTranspose2dLayerOptions options;
+    options.stride = 2;
+    options.padding = 1;
+    options.outputPadding = 1;
+    options.groups = 2;
+    return options;
+  }
 
   static nndna::Conv2dLayerOptions groupedPadded() {
     nndna::Conv2dLayerOptions options;
