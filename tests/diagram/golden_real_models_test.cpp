@@ -483,5 +483,80 @@ TEST(DiagramGoldenRealModels, LoopOverWeightsSharedWithOtherCallsFolds) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The output shapes of a graph's ops of one kind, in op order.
+std::vector<Shape> shapesOf(const ir::Graph& g, ir::OpKind kind) {
+  std::vector<Shape> out;
+  for (const ir::Op& op : g.ops) {
+    if (op.kind == kind) out.push_back(g.tensor(op.out).shape);
+  }
+  return out;
+}
+
+// groupnorm_cnn: B=4 images 3×32×32; conv1 3 → 32 (3×3, padding 1) → 32×32, GroupNorm(8, 32),
+// ReLU; conv2 32 → 64 (3×3, stride 2, padding 1) → 16×16, GroupNorm(8, 64), ReLU;
+// adaptiveAvgPool2d to 1×1; Linear 64 → 10.
+TEST(DiagramGoldenRealModels, GroupNormCnnWithGlobalAveragePoolingCountsByHand) {
+  const ir::TracedModel model = traced("groupnorm_cnn");
+  constexpr std::int64_t B = 4;
+  EXPECT_EQ(shapesOf(model.infer, ir::OpKind::group_norm), (std::vector<Shape>{{B, 32, 32, 32}, {B, 64, 16, 16}}));
+  // Global average pooling is one avg_pool2d with a 16×16 window.
+  EXPECT_EQ(shapesOf(model.infer, ir::OpKind::avg_pool2d), (std::vector<Shape>{{B, 64, 1, 1}}));
+  EXPECT_EQ(model.infer.tensor(model.infer.outputs.at(0)).shape, (Shape{B, 10}));
+  const Diagram d = buildDiagram(model);
+  // conv1 32·3·9 + 32 = 896; gn1 2·32 = 64; conv2 64·32·9 + 64 = 18,496; gn2 2·64 = 128;
+  // head 64·10 + 10 = 650.
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 896 + 64 + 18'496 + 128 + 650);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 20'234);
+  // FLOPs per image (2 · output elements · window): conv1 2·(32·32·32)·(3·9) = 1,769,472;
+  // conv2 2·(64·16·16)·(32·9) = 9,437,184; head 2·10·64 = 1,280. GroupNorm and pooling count
+  // none (only matrix multiplies and convolutions do).
+  constexpr std::int64_t conv1 = 1'769'472, conv2 = 9'437'184, head = 1'280;
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), B * (conv1 + conv2 + head));
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 44'831'744);
+  // Backward: the images need no gradient, so conv1 has only its weight gradient; conv2 and the
+  // head have both (each as many FLOPs as its forward).
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), B * (conv1 + conv2 + head + conv1 + 2 * conv2 + 2 * head));
+  // Kernels: per conv block conv2d, the bias add, group_norm, relu (4 · 2); avg_pool2d; the
+  // head's matmul and add. Reshapes are views.
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 11);
+  // Activations (elements per image): block 1 four tensors of 32·32·32, block 2 four of
+  // 64·16·16, the pooled 64, matmul and add 10 each; training adds the scalar loss.
+  constexpr std::int64_t acts = 4 * 32 * 32 * 32 + 4 * 64 * 16 * 16 + 64 + 2 * 10;
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), B * acts * 4);
+  EXPECT_EQ(value(d.metrics, Side::train, "activations"), (B * acts + 1) * 4);
+}
+
+// conv_transpose_decoder: B=2 codes of 16 → Linear to 64·4·4 → ConvTranspose2d 64 → 32 (4×4,
+// stride 2, padding 1) → 8×8 → 32 → 16 (3×3, stride 2, padding 1, outputPadding 1) → 16×16 →
+// 16 → 3 (2×2, stride 2, no bias) → 32×32.
+TEST(DiagramGoldenRealModels, ConvTransposeDecoderShapesParamsAndFlops) {
+  const ir::TracedModel model = traced("conv_transpose_decoder");
+  constexpr std::int64_t B = 2;
+  EXPECT_EQ(shapesOf(model.infer, ir::OpKind::conv_transpose2d),
+            (std::vector<Shape>{{B, 32, 8, 8}, {B, 16, 16, 16}, {B, 3, 32, 32}}));
+  EXPECT_EQ(model.infer.tensor(model.infer.outputs.at(0)).shape, (Shape{B, 3, 32, 32}));
+  std::vector<Shape> weights;
+  for (const ir::Param& p : model.train.params) {
+    if (p.name.ends_with(".weight") && p.name.starts_with("up")) weights.push_back(model.train.tensor(p.tensor).shape);
+  }
+  // PyTorch's layout: [inC, outC/groups, kH, kW].
+  EXPECT_EQ(weights, (std::vector<Shape>{{64, 32, 4, 4}, {32, 16, 3, 3}, {16, 3, 2, 2}}));
+  const Diagram d = buildDiagram(model);
+  // fc 16·1024 + 1024 = 17,408; up1 64·32·16 + 32 = 32,800; up2 32·16·9 + 16 = 4,624; up3
+  // 16·3·4 = 192.
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 17'408 + 32'800 + 4'624 + 192);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 55'024);
+  // FLOPs per code, as the convolution each transposes (2 · input elements · outC · kH·kW): up1
+  // 2·(64·4·4)·32·16 = 1,048,576 (= conv 32 → 64, 4×4, on 8×8: 2·(64·4·4)·(32·16)); up2
+  // 2·(32·8·8)·16·9 = 589,824; up3 2·(16·16·16)·3·4 = 98,304; fc 2·1024·16 = 32,768.
+  constexpr std::int64_t up1 = 1'048'576, up2 = 589'824, up3 = 98'304, fc = 32'768;
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), B * (up1 + up2 + up3 + fc));
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 3'538'944);
+  // Backward: z needs no gradient (fc: weight gradient only); each transposed convolution has
+  // an input gradient (a conv2d) and a weight gradient, each its forward's FLOPs.
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), B * (up1 + up2 + up3 + fc + fc + 2 * (up1 + up2 + up3)));
+}
+
 }  // namespace
 }  // namespace nndna::diagram
