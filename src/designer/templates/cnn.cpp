@@ -32,7 +32,8 @@ Tensor convBlock(const ConvBlock& b, Tensor x) { return maxPool2d(relu(b.bn(b.co
 Tensor classify(const ConvNet& m, Tensor images) {
   Tensor h = relu(m.stemBn(m.stem(images)));                    // [B, WIDTH, SIDE, SIDE]
   for (const ConvBlock& block : m.blocks) h = convBlock(block, h);  // side halved per block
-  return m.head(mean(mean(h, -1), -1));                          // [B, CLASSES]
+  Tensor pooled = adaptiveAvgPool2d(h, 1);                       // [B, WIDTH, 1, 1]
+  return m.head(reshape(pooled, {B, WIDTH}));                    // [B, CLASSES]
 }
 
 Tensor lossFn(ConvNet& m, const Inputs& in) { return crossEntropy(classify(m, in["images"]), in["labels"]); }

@@ -4,6 +4,7 @@
 #include <nndna/nndna.hpp>
 
 #include <cmath>
+#include <numeric>
 
 using namespace nndna;
 
@@ -17,12 +18,16 @@ constexpr int N_BLOCKS = 4;      // residual blocks
 constexpr int TEMB = 96;         // time-embedding width
 constexpr int HALF = TEMB / 2;   // sinusoid frequencies
 constexpr int STEPS = 10;        // denoising steps at inference
+constexpr int GROUPS = std::gcd(8, WIDTH);  // GroupNorm groups (8, or fewer that divide WIDTH)
 
 const Conv2dLayerOptions SAME{.padding = 1};
 
+// DDPM's residual block: GroupNorm, SiLU and a 3×3 conv, twice, the time added in between.
 struct ResBlock : Module {
+  GroupNorm norm1{"norm1", GROUPS, WIDTH};
   Conv2d conv1{"conv1", WIDTH, WIDTH, 3, SAME};
   Linear time{"time", TEMB, WIDTH};  // the time embedding, added per channel
+  GroupNorm norm2{"norm2", GROUPS, WIDTH};
   Conv2d conv2{"conv2", WIDTH, WIDTH, 3, SAME};
 };
 
@@ -31,6 +36,7 @@ struct NoisePredictor : Module {
   Linear time2{"time2", TEMB, TEMB};
   Conv2d in{"in", CHANNELS, WIDTH, 3, SAME};
   std::vector<ResBlock> blocks = list<ResBlock>("blocks", N_BLOCKS);
+  GroupNorm outNorm{"out_norm", GROUPS, WIDTH};
   Conv2d out{"out", WIDTH, CHANNELS, 3, SAME};
 };
 
@@ -43,9 +49,9 @@ Tensor timeEmbedding(const NoisePredictor& m, Tensor t) {
 }
 
 Tensor resBlock(const ResBlock& b, Tensor x, Tensor temb) {
-  Tensor h = silu(b.conv1(x));
+  Tensor h = b.conv1(silu(b.norm1(x)));
   h = add(h, reshape(b.time(temb), {B, WIDTH, 1, 1}));
-  return add(x, b.conv2(silu(h)));
+  return add(x, b.conv2(silu(b.norm2(h))));
 }
 
 // The noise in `x` at time `t`.
@@ -53,7 +59,7 @@ Tensor predictNoise(const NoisePredictor& m, Tensor x, Tensor t) {
   Tensor temb = timeEmbedding(m, t);
   Tensor h = m.in(x);  // [B, WIDTH, SIDE, SIDE]
   for (const ResBlock& block : m.blocks) h = resBlock(block, h, temb);
-  return m.out(silu(h));  // [B, CHANNELS, SIDE, SIDE]
+  return m.out(silu(m.outNorm(h)));  // [B, CHANNELS, SIDE, SIDE]
 }
 
 Tensor lossFn(NoisePredictor& m, const Inputs& in) {
@@ -77,7 +83,8 @@ NNDNA_SPEC(NoisePredictor) {
       .label = "Diffusion noise predictor",
       .description =
           "A diffusion model's noise predictor for 32×32 colour images: a 3×3 conv in, 4 residual "
-          "blocks of 64 channels told the time by a 96-wide sinusoidal embedding, a 3×3 conv out. "
+          "blocks of 64 channels (GroupNorm, SiLU, 3×3 conv, twice) told the time by a 96-wide "
+          "sinusoidal embedding, a 3×3 conv out. "
           "Trained with MSE on the added noise (batches of 16, AdamW); inference denoises pure "
           "noise in 10 steps.",
       .loss = lossFn,

@@ -89,7 +89,8 @@ Tensor classify(const ResNet& m, Tensor images) {
   for (const Stage& stage : m.stages) {
     for (const ResidualBlock& block : stage.layers) h = residual(block, h);
   }
-  return m.fc(mean(mean(h, -1), -1));                       // [B, CLASSES]
+  Tensor pooled = adaptiveAvgPool2d(h, 1);                  // global average pooling
+  return m.fc(reshape(pooled, {B, -1}));                    // [B, CLASSES]
 }
 
 Tensor lossFn(ResNet& m, const Inputs& in) { return crossEntropy(classify(m, in["images"]), in["labels"]); }

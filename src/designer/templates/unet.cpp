@@ -1,6 +1,7 @@
 // A U-Net for image segmentation: an encoder of double-conv levels that halve the image and
-// double the channels, a bottleneck, and a decoder that upsamples and joins each level's skip
-// connection by channel concatenation; a 1×1 conv gives per-pixel class logits.
+// double the channels, a bottleneck, and a decoder whose 2×2 transposed convolutions double the
+// image and halve the channels, joining each level's skip connection by channel concatenation;
+// a 1×1 conv gives per-pixel class logits.
 #include <nndna/nndna.hpp>
 
 #include <string>
@@ -29,10 +30,19 @@ struct DoubleConv : Module {
   BatchNorm2d bn2;
 };
 
+// A decoder level: a 2×2 transposed conv (stride 2) doubles the side and halves the channels of
+// the level below; joined with the skip, a double conv.
+struct UpLevel : Module {
+  UpLevel(int below, int out)
+      : upConv{"up_conv", below, out, 2, {.stride = 2}}, conv(child<DoubleConv>("conv", 2 * out, out)) {}
+  ConvTranspose2d upConv;
+  DoubleConv conv;
+};
+
 struct UNet : Module {
   std::vector<DoubleConv> down;  // level l: WIDTH·2^l channels
   DoubleConv bottom;
-  std::vector<DoubleConv> up;    // deepest level first
+  std::vector<UpLevel> up;       // deepest level first
   Conv2d head;
 
   UNet()
@@ -42,8 +52,7 @@ struct UNet : Module {
       down.push_back(child<DoubleConv>("down" + std::to_string(l), l == 0 ? CHANNELS : WIDTH << (l - 1), WIDTH << l));
     }
     for (int l = DEPTH - 1; l >= 0; --l) {
-      // Input: the upsampled level below (WIDTH·2^(l+1)) joined with this level's skip (WIDTH·2^l).
-      up.push_back(child<DoubleConv>("up" + std::to_string(l), (WIDTH << (l + 1)) + (WIDTH << l), WIDTH << l));
+      up.push_back(child<UpLevel>("up" + std::to_string(l), WIDTH << (l + 1), WIDTH << l));
     }
   }
 };
@@ -64,7 +73,8 @@ Tensor segment(const UNet& m, Tensor images) {
   h = doubleConv(m.bottom, h);  // [B, WIDTH·2^DEPTH, SIDE/2^DEPTH, SIDE/2^DEPTH]
   for (std::size_t i = 0; i < m.up.size(); ++i) {
     Tensor skip = skips[skips.size() - 1 - i];
-    h = doubleConv(m.up[i], concat({nearestUpsample2d(h, 2), skip}, 1));  // side doubled
+    const UpLevel& level = m.up[i];
+    h = doubleConv(level.conv, concat({level.upConv(h), skip}, 1));  // side doubled
   }
   return m.head(h);  // [B, CLASSES, SIDE, SIDE]
 }
@@ -84,8 +94,8 @@ NNDNA_SPEC(UNet) {
       .label = "U-Net segmentation",
       .description =
           "A U-Net with 3 levels (32, 64, 128 channels, bottleneck 256) segmenting 64×64 colour "
-          "images into 5 classes: double 3×3 convs with BatchNorm, max pooling down, "
-          "nearest-neighbour upsampling up, skip connections joined by channel concatenation. "
+          "images into 5 classes: double 3×3 convs with BatchNorm, max pooling down, 2×2 "
+          "transposed convolutions up, skip connections joined by channel concatenation. "
           "Per-pixel cross-entropy on batches of 8, Adam.",
       .loss = lossFn,
       .inputs = {{"images", {B, CHANNELS, SIDE, SIDE}}, {"masks", {B, SIDE, SIDE}, i32}},
