@@ -439,34 +439,28 @@ Value evalGroupNormGrad(const OpContext& ctx) {
   const Value& x = ctx.in(1);
   requireSameSize(ctx, dy, x);
   const Value* w = ctx.inputs.size() > 2 ? ctx.inputs[2] : nullptr;
-  const std::int64_t groups = ctx.attrs().count;
-  const std::int64_t channels = x.shape[1];
-  const std::int64_t spatial = x.numel() / (x.shape[0] * channels);
-  const std::int64_t row = channels / groups * spatial;
+  const GroupRows rows(x.shape, ctx.attrs().count);
+  const std::int64_t n = rows.row;
   Value out = ctx.result();
-  for (std::int64_t r = 0; r < x.numel() / row; ++r) {
-    const double* xr = x.data.data() + r * row;
-    const double* dyr = dy.data.data() + r * row;
-    const std::int64_t firstChannel = (r % groups) * (channels / groups);
-    const Moments m = momentsOf(xr, row, 1, ctx.attrs().scalar);
-    auto channel = [&](std::int64_t j) { return static_cast<std::size_t>(firstChannel + j / spatial); };
+  for (std::int64_t r = 0; r < rows.count; ++r) {
+    const double* xr = x.data.data() + r * n;
+    const double* dyr = dy.data.data() + r * n;
+    const Moments m = momentsOf(xr, n, 1, ctx.attrs().scalar);
+    auto xhat = [&](std::int64_t j) { return (xr[j] - m.mean) * m.inv; };
     if (!input) {
-      for (std::int64_t j = 0; j < row; ++j) out.data[channel(j)] += dyr[j] * (xr[j] - m.mean) * m.inv;
+      for (std::int64_t j = 0; j < n; ++j) out.data[rows.channel(r, j)] += dyr[j] * xhat(j);
       continue;
     }
+    auto g = [&](std::int64_t j) { return dyr[j] * (w != nullptr ? w->data[rows.channel(r, j)] : 1.0); };
     double meanG = 0.0, meanGx = 0.0;
-    for (std::int64_t j = 0; j < row; ++j) {
-      const double g = dyr[j] * (w != nullptr ? w->data[channel(j)] : 1.0);
-      meanG += g;
-      meanGx += g * (xr[j] - m.mean) * m.inv;
+    for (std::int64_t j = 0; j < n; ++j) {
+      meanG += g(j);
+      meanGx += g(j) * xhat(j);
     }
-    meanG /= static_cast<double>(row);
-    meanGx /= static_cast<double>(row);
-    double* o = out.data.data() + r * row;
-    for (std::int64_t j = 0; j < row; ++j) {
-      const double g = dyr[j] * (w != nullptr ? w->data[channel(j)] : 1.0);
-      o[j] = m.inv * (g - meanG - (xr[j] - m.mean) * m.inv * meanGx);
-    }
+    meanG /= static_cast<double>(n);
+    meanGx /= static_cast<double>(n);
+    double* o = out.data.data() + r * n;
+    for (std::int64_t j = 0; j < n; ++j) o[j] = m.inv * (g(j) - meanG - xhat(j) * meanGx);
   }
   return out;
 }

@@ -100,6 +100,19 @@ void forEachWindowTap(const Shape& x, const Shape& y, const ir::OpAttrs& a, Fn&&
   }
 }
 
+// x [N, C, ...] seen by GroupNorm: each (sample, group) is one contiguous row of `row` elements
+// (C/groups channels of `spatial` elements each), rows in sample-major order.
+struct GroupRows {
+  GroupRows(const Shape& x, std::int64_t groupCount)
+      : groups(groupCount), channelsPerGroup(x[1] / groupCount), spatial(ir::numel(x) / (x[0] * x[1])),
+        row(channelsPerGroup * spatial), count(x[0] * groupCount) {}
+  std::int64_t groups, channelsPerGroup, spatial, row, count;
+  // The channel of element j of row r.
+  std::size_t channel(std::int64_t r, std::int64_t j) const {
+    return static_cast<std::size_t>((r % groups) * channelsPerGroup + j / spatial);
+  }
+};
+
 // Mean and 1/sqrt(var + eps) of `n` values `stride` apart (biased variance): the norms' statistics.
 struct Moments {
   double mean = 0.0;

@@ -249,22 +249,15 @@ Value evalBatchNorm2d(const OpContext& ctx) {
 Value evalGroupNorm(const OpContext& ctx) {
   const Value& x = ctx.in(0);
   const bool affine = ctx.inputs.size() == 3;
-  const std::int64_t groups = ctx.attrs().count;
-  const std::int64_t channels = x.shape[1];
-  const std::int64_t spatial = x.numel() / (x.shape[0] * channels);
-  const std::int64_t row = channels / groups * spatial;
+  const GroupRows g(x.shape, ctx.attrs().count);
   Value out = ctx.result();
-  for (std::int64_t r = 0; r < x.numel() / row; ++r) {
-    const double* in = x.data.data() + r * row;
-    const Moments m = momentsOf(in, row, 1, ctx.attrs().scalar);
-    const std::int64_t firstChannel = (r % groups) * (channels / groups);
-    for (std::int64_t j = 0; j < row; ++j) {
+  for (std::int64_t r = 0; r < g.count; ++r) {
+    const double* in = x.data.data() + r * g.row;
+    const Moments m = momentsOf(in, g.row, 1, ctx.attrs().scalar);
+    for (std::int64_t j = 0; j < g.row; ++j) {
       double y = (in[j] - m.mean) * m.inv;
-      if (affine) {
-        const auto ch = static_cast<std::size_t>(firstChannel + j / spatial);
-        y = y * ctx.in(1).data[ch] + ctx.in(2).data[ch];
-      }
-      out.data[static_cast<std::size_t>(r * row + j)] = y;
+      if (affine) y = y * ctx.in(1).data[g.channel(r, j)] + ctx.in(2).data[g.channel(r, j)];
+      out.data[static_cast<std::size_t>(r * g.row + j)] = y;
     }
   }
   return out;

@@ -491,8 +491,8 @@ TensorType ropeRule(const Call& c) {
 
 // ----- convolution and pooling ---------------------------------------------------------------------
 
-// The conv attributes, and weight [outC, inC/groups, kH, kW] against input channels `c`.
-void requireConv(const Call& call, const Shape& x, const Shape& w) {
+// groups, stride and padding of a convolution.
+void requireConvAttrs(const Call& call) {
   const OpAttrs& a = call.attrs;
   if (a.groups <= 0) call.fail("groups must be positive, got {}", a.groups);
   if (a.stride[0] <= 0 || a.stride[1] <= 0) {
@@ -501,6 +501,12 @@ void requireConv(const Call& call, const Shape& x, const Shape& w) {
   if (a.padding[0] < 0 || a.padding[1] < 0) {
     call.fail("padding must not be negative, got ({}, {})", a.padding[0], a.padding[1]);
   }
+}
+
+// The conv attributes, and weight [outC, inC/groups, kH, kW] against input x [N, C, H, W].
+void requireConv(const Call& call, const Shape& x, const Shape& w) {
+  requireConvAttrs(call);
+  const OpAttrs& a = call.attrs;
   if (a.kernel[0] != w[2] || a.kernel[1] != w[3]) {
     call.fail("kernel ({}, {}) must be the weight's ({}, {})", a.kernel[0], a.kernel[1], w[2], w[3]);
   }
@@ -543,6 +549,7 @@ TensorType transposedConvRule(const Call& c, std::string_view in) {
     c.fail("weight {} expects {} channels (its axis 0), {} {} has {}", formatShape(c.shape(1)),
            c.shape(1)[0], in, formatShape(c.shape(0)), c.shape(0)[1]);
   }
+  requireConvAttrs(c);
   const Shape& dims = c.attrs.dims;
   c.requirePositiveDims(dims, "output sizes (dims)");
   if (dims.size() != 4) c.fail("the output shape (dims) must have rank 4, got {}", formatShape(dims));

@@ -21,6 +21,20 @@ void requirePositive(const Module& layer, std::string_view kind,
     }
   }
 }
+// A convolution layer's sizes: channels, kernel and groups positive, both channel counts
+// divisible by groups.
+void requireConvSizes(const Module& layer, std::string_view kind, std::int64_t in, std::int64_t out,
+                      std::initializer_list<std::pair<std::string_view, std::int64_t>> kernel,
+                      std::int64_t groups) {
+  requirePositive(layer, kind, {{"inChannels", in}, {"outChannels", out}});
+  requirePositive(layer, kind, kernel);
+  requirePositive(layer, kind, {{"groups", groups}});
+  if (in % groups != 0 || out % groups != 0) {
+    tracing::failAtUserLine(kind, fmt::format("layer '{}': channels {} -> {} must be divisible by groups = {}",
+                                              layer.path(), in, out, groups));
+  }
+}
+
 // PyTorch's default for a layer's weight and bias: uniform(±1/√fan_in).
 Init fanInUniform(std::int64_t fanIn) {
   const double bound = 1.0 / std::sqrt(static_cast<double>(fanIn));
@@ -79,17 +93,8 @@ Tensor Embedding::operator()(Tensor indices) const { return embedding(weight, in
 Conv2d::Conv2d(std::string_view name, std::int64_t inChannels, std::int64_t outChannels,
                Hw kernel, Conv2dLayerOptions options)
     : Module(name), conv{options.stride, options.padding, options.groups} {
-  requirePositive(*this, "Conv2d",
-                  {{"inChannels", inChannels},
-                   {"outChannels", outChannels},
-                   {"kernel height", kernel.h},
-                   {"kernel width", kernel.w},
-                   {"groups", options.groups}});
-  if (inChannels % options.groups != 0 || outChannels % options.groups != 0) {
-    tracing::failAtUserLine("Conv2d", fmt::format(
-        "layer '{}': channels {} -> {} must be divisible by groups = {}", path(), inChannels,
-        outChannels, options.groups));
-  }
+  requireConvSizes(*this, "Conv2d", inChannels, outChannels,
+                   {{"kernel height", kernel.h}, {"kernel width", kernel.w}}, options.groups);
   const std::int64_t fanIn = inChannels / options.groups * kernel.h * kernel.w;
   weight = param("weight", {outChannels, inChannels / options.groups, kernel.h, kernel.w},
                  {orLayerDefault(options.init, fanInUniform(fanIn)), options.decay.value_or(true)});
@@ -106,16 +111,7 @@ Tensor Conv2d::operator()(Tensor x) const {
 Conv1d::Conv1d(std::string_view name, std::int64_t inChannels, std::int64_t outChannels,
                std::int64_t kernel, Conv1dLayerOptions options)
     : Module(name), conv{options.stride, options.padding, options.groups} {
-  requirePositive(*this, "Conv1d",
-                  {{"inChannels", inChannels},
-                   {"outChannels", outChannels},
-                   {"kernel", kernel},
-                   {"groups", options.groups}});
-  if (inChannels % options.groups != 0 || outChannels % options.groups != 0) {
-    tracing::failAtUserLine("Conv1d", fmt::format(
-        "layer '{}': channels {} -> {} must be divisible by groups = {}", path(), inChannels,
-        outChannels, options.groups));
-  }
+  requireConvSizes(*this, "Conv1d", inChannels, outChannels, {{"kernel", kernel}}, options.groups);
   const std::int64_t fanIn = inChannels / options.groups * kernel;
   weight = param("weight", {outChannels, inChannels / options.groups, kernel},
                  {orLayerDefault(options.init, fanInUniform(fanIn)), options.decay.value_or(true)});
@@ -133,17 +129,8 @@ ConvTranspose2d::ConvTranspose2d(std::string_view name, std::int64_t inChannels,
                                  std::int64_t outChannels, Hw kernel,
                                  ConvTranspose2dLayerOptions options)
     : Module(name), conv{options.stride, options.padding, options.outputPadding, options.groups} {
-  requirePositive(*this, "ConvTranspose2d",
-                  {{"inChannels", inChannels},
-                   {"outChannels", outChannels},
-                   {"kernel height", kernel.h},
-                   {"kernel width", kernel.w},
-                   {"groups", options.groups}});
-  if (inChannels % options.groups != 0 || outChannels % options.groups != 0) {
-    tracing::failAtUserLine("ConvTranspose2d", fmt::format(
-        "layer '{}': channels {} -> {} must be divisible by groups = {}", path(), inChannels,
-        outChannels, options.groups));
-  }
+  requireConvSizes(*this, "ConvTranspose2d", inChannels, outChannels,
+                   {{"kernel height", kernel.h}, {"kernel width", kernel.w}}, options.groups);
   // PyTorch computes the fan-in from the weight's axis 1: outC/groups · kH · kW.
   const std::int64_t fanIn = outChannels / options.groups * kernel.h * kernel.w;
   weight = param("weight", {inChannels, outChannels / options.groups, kernel.h, kernel.w},

@@ -65,8 +65,9 @@ Tensor convTranspose2d(Tensor input, Tensor weight, ConvTranspose2dOptions optio
   attrs.padding = {options.padding.h, options.padding.w};
   attrs.groups = options.groups;
   const Hw outPad = options.outputPadding;
-  if (x.size() != 4 || w.size() != 4 || options.stride.h <= 0 || options.stride.w <= 0) {
-    return op.finish();  // the rule names the rank or the stride
+  if (x.size() != 4 || w.size() != 4 || options.stride.h <= 0 || options.stride.w <= 0 ||
+      options.groups <= 0) {
+    return op.finish();  // the rule names the rank, the stride or the groups
   }
   if (outPad.h < 0 || outPad.w < 0 || outPad.h >= options.stride.h || outPad.w >= options.stride.w) {
     op.fail("outputPadding ({}, {}) must be >= 0 and smaller than the stride ({}, {})", outPad.h,
@@ -83,8 +84,10 @@ Tensor convTranspose2d(Tensor input, Tensor weight, ConvTranspose2dOptions optio
     }
     return v;
   };
+  std::int64_t outChannels = 0;
+  if (__builtin_mul_overflow(w[1], options.groups, &outChannels)) op.fail("the output channels overflow 64 bits");
   attrs.kernel = {w[2], w[3]};
-  attrs.dims = {x[0], w[1] * options.groups,
+  attrs.dims = {x[0], outChannels,
                 outSize(x[2], options.stride.h, options.padding.h, w[2], outPad.h),
                 outSize(x[3], options.stride.w, options.padding.w, w[3], outPad.w)};
   return op.finish();

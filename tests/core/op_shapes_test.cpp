@@ -283,6 +283,8 @@ TEST(Convolution, ConvTranspose2d) {
   EXPECT_EQ(errorOf({{"x", {1, 4, 3, 3}}, {"w", {3, 2, 2, 2}}},
                     [](const Inputs& in) { return convTranspose2d(in["x"], in["w"]); }),
             "convTranspose2d: weight [3, 2, 2, 2] expects 3 channels (its axis 0), input [1, 4, 3, 3] has 4");
+  EXPECT_EQ(errorOf(up, [](const Inputs& in) { return convTranspose2d(in["x"], in["w"], {.groups = 0}); }),
+            "convTranspose2d: groups must be positive, got 0");
   // (1 - 1)·1 - 2·2 + 2 = -2: no output left.
   EXPECT_EQ(errorOf({{"x", {1, 4, 1, 1}}, {"w", {4, 2, 2, 2}}},
                     [](const Inputs& in) { return convTranspose2d(in["x"], in["w"], {.padding = 2}); }),

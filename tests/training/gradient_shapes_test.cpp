@@ -107,9 +107,10 @@ TEST(GradientShapes, StopGradientAndIntegerPathsGiveNone) {
 }
 
 TEST(GradientShapes, AnOpWithoutAdjointNamesTheSpecLine) {
-  // The one forward kind without an adjoint (Grad::unsupported) is BatchNorm2d with its running
-  // statistics, which a training trace never makes: turn the second batch_norm2d (line 15) into
-  // one, with the layer's running mean and variance as its inputs.
+  // Every forward kind has an adjoint; the kinds without one (Grad::unsupported) are the backward
+  // kinds: differentiating through one would be second-order autodiff. Turn the second
+  // batch_norm2d (line 15) into its input-gradient kind (dy = x, x, weight), a backward op, and
+  // differentiate the loss through it.
   testing::TracedSpec spec = testing::traceSpec("train_convbn");
   ir::Graph& g = spec.graph;
   ir::Op* second = nullptr;
@@ -117,10 +118,10 @@ TEST(GradientShapes, AnOpWithoutAdjointNamesTheSpecLine) {
     if (op.kind == OpKind::batch_norm2d) second = &op;
   }
   ASSERT_NE(second, nullptr);
-  second->kind = OpKind::batch_norm2d_inference;
+  second->kind = OpKind::batch_norm2d_input_grad;
   second->attrs.scalar2 = 0.0;  // the momentum of the training form
-  second->inputs.push_back(testing::leafNamed(g, "bn.running_mean"));
-  second->inputs.push_back(testing::leafNamed(g, "bn.running_var"));
+  second->inputs = {second->inputs[0], second->inputs[0], second->inputs[1]};
+  second->phase = ir::Phase::backward;
   const ir::TensorId w = testing::leafNamed(g, "conv.weight");
   try {
     training::appendBackward(g, std::vector{w});
@@ -128,7 +129,7 @@ TEST(GradientShapes, AnOpWithoutAdjointNamesTheSpecLine) {
   } catch (const TraceError& e) {
     EXPECT_NE(e.file().find("train_convbn.cpp"), std::string::npos) << e.what();
     EXPECT_EQ(e.line(), 15) << e.what();
-    EXPECT_EQ(e.op(), "batch_norm2d_inference");
+    EXPECT_EQ(e.op(), "batch_norm2d_input_grad");
   }
 }
 
