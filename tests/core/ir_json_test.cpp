@@ -119,6 +119,19 @@ TEST(IrJson, RejectsMalformedDocumentsWithAMessage) {
                  "infer.sites.frames[2].line: expected an integer");
 }
 
+TEST(IrJson, WritesAnyTextAsJsonThatReadsBack) {
+  ir::TracedModel model = denoiser();
+  // Plain runs, every escape, a control character, two-byte UTF-8, and a byte that starts no
+  // UTF-8 sequence (written as U+FFFD).
+  model.spec.label = std::string("plain \"quoted\" back\\slash\x01" "ctl\ttab\nline caf\xC3\xA9 bad\xFF" " end");
+  const std::string text = ir::toJson(model);
+  EXPECT_NE(text.find(R"("label":"plain \"quoted\" back\\slash\u0001ctl\ttab\nline caf)"
+                      "\xC3\xA9 bad\xEF\xBF\xBD" " end\""),
+            std::string::npos);
+  EXPECT_EQ(ir::tracedModelFromJson(text).spec.label,
+            "plain \"quoted\" back\\slash\x01" "ctl\ttab\nline caf\xC3\xA9 bad\xEF\xBF\xBD" " end");
+}
+
 TEST(IrJson, EnforcesReadLimits) {
   const std::string text = ir::toJson(denoiser());
   ir::ReadLimits tiny;
