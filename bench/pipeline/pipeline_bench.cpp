@@ -29,6 +29,24 @@ double secondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// The diagram of a model and its layout + SVG, each timed (seconds).
+struct Drawn {
+  double build = 0, layout = 0;
+  std::size_t boxes = 0;
+};
+Drawn drawTimed(const ir::TracedModel& model) {
+  Drawn drawn;
+  const auto t0 = Clock::now();
+  const diagram::Diagram d = diagram::buildDiagram(model);
+  drawn.build = secondsSince(t0);
+  const auto t1 = Clock::now();
+  std::string svg = diagram::renderSvg(d);
+  drawn.layout = secondsSince(t1);
+  benchmark::DoNotOptimize(svg);
+  drawn.boxes = d.layerCount();
+  return drawn;
+}
+
 // One cache for the whole program, so the precompiled header is built once, before any timing.
 const specrun::RunOptions& options(const fs::path& anySpec) {
   static specrun::TempDir cache(fs::temp_directory_path(), "nndna-bench-pipeline-");
@@ -55,18 +73,14 @@ void BM_Pipeline(benchmark::State& state, const fs::path& spec) {
     specrun::RunReport ran;
     const ir::TracedModel model = specrun::runSpecFile(spec, cached, &ran);
     if (!ran.cacheHit) state.SkipWithError("the run compiled again");
-    const auto t0 = Clock::now();
-    const diagram::Diagram d = diagram::buildDiagram(model);
-    build += secondsSince(t0);
-    const auto t1 = Clock::now();
-    std::string svg = diagram::renderSvg(d);
-    layout += secondsSince(t1);
-    benchmark::DoNotOptimize(svg);
+    const Drawn drawn = drawTimed(model);
+    build += drawn.build;
+    layout += drawn.layout;
     compileWall += compiled.compileSeconds;
     compileCpu += compiled.compileCpuSeconds;
     run += ran.runSeconds;
     read += ran.readSeconds;
-    boxes = d.layerCount();
+    boxes = drawn.boxes;
   }
   const auto n = static_cast<double>(state.iterations());
   state.counters["compile_s"] = compileWall / n;
@@ -101,18 +115,14 @@ void BM_LargeSpec(benchmark::State& state, const fs::path& spec) {
       state.SkipWithError(e.what());
       return;
     }
-    const auto t1 = Clock::now();
-    const diagram::Diagram d = diagram::buildDiagram(model);
-    build += secondsSince(t1);
-    const auto t2 = Clock::now();
-    std::string svg = diagram::renderSvg(d);
-    layout += secondsSince(t2);
+    const Drawn drawn = drawTimed(model);
     total += secondsSince(t0);
-    benchmark::DoNotOptimize(svg);
+    build += drawn.build;
+    layout += drawn.layout;
     run += ran.runSeconds;
     runCpu += ran.runCpuSeconds;
     read += ran.readSeconds;
-    boxes = d.layerCount();
+    boxes = drawn.boxes;
     ops = model.infer.ops.size();
   }
   const auto n = static_cast<double>(state.iterations());
