@@ -266,7 +266,7 @@ OpAttrs readAttrs(const Reader& r, const json& j, const std::string& path) {
     const std::string p = path + "." + key;
     if (key == "name") a.name = r.str(v, p);
     else if (key == "dims") {
-      r.array(v, p, r.limits().maxRank);
+      r.array(v, p, 2 * r.limits().maxRank);  // pad holds two amounts per axis
       for (std::size_t i = 0; i < v.size(); ++i) {
         a.dims.push_back(r.integer(v[i], fmt::format("{}[{}]", p, i), kMin, kMax));
       }
