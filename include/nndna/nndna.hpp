@@ -183,7 +183,7 @@ Tensor randn(Shape shape);
 Tensor narrow(Tensor x, std::int64_t axis, std::int64_t start, std::int64_t length);
 // Constant padding in PyTorch's F.pad order: (before, after) pairs from the last axis backwards,
 // `pad(x, {1, 1, 2, 0})` pads the last axis by 1 on each side and the one before it by 2 in
-// front. A negative amount crops.
+// front. A negative amount crops (at most the whole axis).
 Tensor pad(Tensor x, const std::vector<std::int64_t>& amounts, double value = 0.0);
 Tensor concat(const std::vector<Tensor>& tensors, std::int64_t axis);
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t axis);

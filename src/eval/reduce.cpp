@@ -87,9 +87,13 @@ Value runningSum(const OpContext& ctx, bool fromEnd) {
       for (std::int64_t step = 0; step < s.size; ++step) {
         const std::int64_t j = fromEnd ? s.size - 1 - step : step;
         const auto at = static_cast<std::size_t>((o * s.size + j) * s.inner + i);
-        total += x.data[at];
-        itotal = static_cast<std::int64_t>(wrapI32(itotal + static_cast<std::int64_t>(x.data[at])));
-        out.data[at] = integer ? static_cast<double>(itotal) : total;
+        if (integer) {
+          itotal = static_cast<std::int64_t>(wrapI32(itotal + static_cast<std::int64_t>(x.data[at])));
+          out.data[at] = static_cast<double>(itotal);
+        } else {
+          total += x.data[at];
+          out.data[at] = total;
+        }
       }
     }
   }
@@ -109,6 +113,7 @@ Value evalTopk(const OpContext& ctx) {
   Value out = ctx.result();
   const AxisSplit s = splitAt(x.shape, ctx.axis(ctx.attrs().axis, x.shape.size()));
   const std::int64_t k = ctx.attrs().count;
+  if (k < 1 || k > s.size) ctx.fail("k {} does not fit an axis of size {}", k, s.size);
   std::vector<std::int64_t> order(static_cast<std::size_t>(s.size));
   for (std::int64_t o = 0; o < s.outer; ++o) {
     for (std::int64_t i = 0; i < s.inner; ++i) {

@@ -428,8 +428,9 @@ TensorType narrowRule(const Call& c) {
   return {std::move(shape), c.in(0).dtype};
 }
 
-// dims = (before, after) per axis, in axis order; a negative amount crops. Output position i of
-// an axis reads input i - before, or the fill value outside the input.
+// dims = (before, after) per axis, in axis order; a negative amount crops, at most the whole axis
+// (so that the adjoint, a pad by the opposite amounts, is valid too). Output position i of an
+// axis reads input i - before, or the fill value outside the input.
 TensorType padRule(const Call& c) {
   c.requireNumeric(0);
   const Shape& x = c.shape(0);
@@ -449,6 +450,9 @@ TensorType padRule(const Call& c) {
   for (std::size_t d = 0; d < x.size(); ++d) {
     const std::int64_t before = amounts[2 * d];
     const std::int64_t after = amounts[2 * d + 1];
+    if (std::min(before, after) < -x[d]) {
+      c.fail("axis {}: a crop of {} is more than the axis's {} elements", d, -std::min(before, after), x[d]);
+    }
     if (__builtin_add_overflow(x[d], before, &shape[d]) || __builtin_add_overflow(shape[d], after, &shape[d])) {
       c.fail("axis {}: {} padded by {} and {} overflows 64 bits", d, x[d], before, after);
     }

@@ -144,6 +144,8 @@ TEST(ShapeOps, PadInPyTorchOrder) {
             "the input, last axis first");
   EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return pad(in["x"], {-2, -2}); }),
             "pad: axis 2: 4 padded by -2 and -2 leaves no elements");
+  EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return pad(in["x"], {0, 0, -4, 5}); }),
+            "pad: axis 1: a crop of 4 is more than the axis's 3 elements");
   EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return pad(in["i"], {1, 1}, 0.5); }),
             "pad: an i32 tensor takes a whole fill value within i32, got 0.5");
 }
