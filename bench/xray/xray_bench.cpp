@@ -20,7 +20,11 @@
 #include <nndna/xray_value.hpp>
 #include <string>
 
+#include "support/command_output.hpp"
+
 namespace xr = nndna::xray;
+using nndna::bench::commandOutput;
+using nndna::bench::jsonField;
 
 namespace {
 
@@ -162,23 +166,6 @@ void BM_Finish1MSpans(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Finish1MSpans)->Unit(benchmark::kMillisecond)->Iterations(2);
-
-// The output of a shell command (empty when it fails).
-std::string commandOutput(const std::string& command) {
-  std::string out;
-  if (FILE* pipe = ::popen(command.c_str(), "r")) {
-    char buffer[4096];
-    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-    if (::pclose(pipe) != 0) out.clear();
-  }
-  return out;
-}
-
-// A number field of open_viewer.mjs's one-line JSON ({"ready_ms":1234,...}); -1 when missing.
-double jsonField(const std::string& line, const std::string& key) {
-  auto at = line.find("\"" + key + "\":");
-  return at == std::string::npos ? -1 : std::atof(line.c_str() + at + key.size() + 3);
-}
 
 // The viewer page of 1M spans: seconds to make it, its size, and (when node and the web app's
 // playwright-core were found at configure time) how long Chromium takes to open it, with the

@@ -1,11 +1,19 @@
 // `nndna ir model.cpp -o model.json`: compile a spec file, run it in the sandbox, write its IR.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <stop_token>
 #include <thread>
 
@@ -17,6 +25,7 @@
 #include "nndna/ir_json.hpp"
 #include "render/escape.hpp"
 #include "specrun/spec_runner.hpp"
+#include "specrun/unique_fd.hpp"
 
 namespace nndna::cli {
 
@@ -115,27 +124,35 @@ void warnIfPartial(const specrun::RunReport& report) {
 // SIGTERM, SIGINT and SIGHUP during a run stop it like a cancel: the sandbox kills the spec (or
 // the compiler) and everything it started, the run directory is removed, and nndna exits with
 // 128 + the signal. The signals are blocked in this thread (and so in the threads it starts; the
-// sandbox unblocks them in the program) and taken by a watcher thread.
+// sandbox unblocks them in the program) and read from a signalfd by a watcher thread, which
+// sleeps until a signal comes or the run ends (an eventfd wakes it: a watcher that polled would
+// hold every command up to its tick at the end).
 class StopOnTerminationSignals {
  public:
   StopOnTerminationSignals() {
     sigemptyset(&signals_);
     for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals_, sig);
     pthread_sigmask(SIG_BLOCK, &signals_, &previous_);
-    watcher_ = std::jthread([this](std::stop_token done) {
-      const timespec tick{0, 100'000'000};
-      while (!done.stop_requested()) {
-        const int sig = sigtimedwait(&signals_, nullptr, &tick);
-        if (sig > 0) {
-          received_ = sig;
-          stop_.request_stop();
-          return;
-        }
+    signalFd_.reset(signalfd(-1, &signals_, SFD_CLOEXEC));
+    wakeFd_.reset(eventfd(0, EFD_CLOEXEC));
+    if (!signalFd_ || !wakeFd_) {
+      pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+      throw std::runtime_error(fmt::format("cannot watch for termination signals: {}", std::strerror(errno)));
+    }
+    watcher_ = std::jthread([this] {
+      pollfd fds[2] = {{signalFd_.get(), POLLIN, 0}, {wakeFd_.get(), POLLIN, 0}};
+      while (::poll(fds, 2, -1) < 0 && errno == EINTR) {
+      }
+      signalfd_siginfo info{};
+      if ((fds[0].revents & POLLIN) && ::read(signalFd_.get(), &info, sizeof info) == sizeof info) {
+        received_ = static_cast<int>(info.ssi_signo);
+        stop_.request_stop();
       }
     });
   }
   ~StopOnTerminationSignals() {
-    watcher_.request_stop();
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t woken = ::write(wakeFd_.get(), &one, sizeof one);
     watcher_.join();
     pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
   }
@@ -148,6 +165,7 @@ class StopOnTerminationSignals {
  private:
   sigset_t signals_{};
   sigset_t previous_{};
+  specrun::UniqueFd signalFd_, wakeFd_;
   std::stop_source stop_;
   std::atomic<int> received_{0};
   std::jthread watcher_;

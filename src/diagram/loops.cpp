@@ -33,6 +33,38 @@ bool better(std::size_t k, std::size_t n, std::size_t bestK, std::size_t bestN) 
   return n >= 2 && (k * n > bestK * bestN || (k * n == bestK * bestN && k < bestK));
 }
 
+// Whether period k could still beat the best run at a position with `room` items left: its
+// coverage is at most k × (room / k). Once a run covers all the room, no longer period is tried:
+// without this, every multiple of a long loop's period is measured along the whole loop, which
+// made a 200,000-iteration loop quadratic.
+bool couldBeBetter(std::size_t k, std::size_t room, std::size_t bestK, std::size_t bestN) {
+  return better(k, room / k, bestK, bestN);
+}
+
+// Period searches at one position, k ascending: the first period found to repeat (p, with n
+// copies) answers its multiples without comparing. A block of m·p items inside that run is m
+// copies of the p-block, so it repeats while the run lasts: n / m times.
+template <class Eq>
+class RepeatsFrom {
+ public:
+  RepeatsFrom(std::size_t i, std::size_t hi, Eq eq) : i_(i), hi_(hi), eq_(eq) {}
+
+  std::size_t operator()(std::size_t k) {
+    if (p_ != 0 && k % p_ == 0 && k <= p_ * n_) return std::max<std::size_t>(1, n_ / (k / p_));
+    const std::size_t n = repeatsAt(i_, k, hi_, eq_);
+    if (p_ == 0 && n >= 2) {
+      p_ = k;
+      n_ = n;
+    }
+    return n;
+  }
+
+ private:
+  std::size_t i_, hi_;
+  Eq eq_;
+  std::size_t p_ = 0, n_ = 0;  // the smallest repeating period so far, and its copies
+};
+
 }  // namespace
 
 std::vector<int> collapseRepeats(const std::vector<int>& items) {
@@ -42,8 +74,10 @@ std::vector<int> collapseRepeats(const std::vector<int>& items) {
   auto eq = [&](std::size_t a, std::size_t b) { return items[a] == items[b]; };
   while (i < size) {
     std::size_t bestK = 0, bestN = 0;
+    RepeatsFrom repeats(i, size, eq);
     for (std::size_t k = 1; k <= (size - i) / 2; ++k) {
-      const std::size_t n = repeatsAt(i, k, size, eq);
+      if (!couldBeBetter(k, size - i, bestK, bestN)) continue;
+      const std::size_t n = repeats(k);
       if (better(k, n, bestK, bestN)) {
         bestK = k;
         bestN = n;
@@ -271,8 +305,10 @@ std::vector<LoopRun> LoopFinder::detectInRange(int cluster, std::size_t lo, std:
       // Period 1 only for leaves split by a recurring call address: any other period-1 match is
       // coincidence, since consecutive ops of one line merge into one leaf.
       const bool periodOne = i + 1 < hi && tree_.at(children[i + 1]).repeatSplit;
+      RepeatsFrom repeats(i, hi, eq);
       for (std::size_t k = periodOne ? 1 : 2; k <= (hi - i) / 2; ++k) {
-        std::size_t n = repeatsAt(i, k, hi, eq);
+        if (!couldBeBetter(k, hi - i, bestK, bestN)) continue;
+        std::size_t n = repeats(k);
         if (!better(k, n, bestK, bestN)) continue;
         n = iterationsOfCode(cluster, lo, i, k, n);
         if (better(k, n, bestK, bestN)) {

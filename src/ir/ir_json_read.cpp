@@ -31,16 +31,45 @@ namespace {
 
 // ----- reading one JSON value ------------------------------------------------------------------
 
+// Where a value sits in the document ("train.ops[12].inputs[1]"), spelled out only when an error
+// is reported: reading a million ops must not format ten million paths nobody reads. A level
+// refers to its parent and to its key's text, so a Path must not outlive them: pass
+// `p.field("x").at(i)` straight to a call, and name every level you keep in a variable
+// (`const Path spec("spec"); const Path dims = spec.field("dims");`), never a temporary's child.
+class Path {
+ public:
+  Path(const char* root) : text_(root) {}         // NOLINT: implicit, a literal root ("spec")
+  Path(const std::string& root) : text_(root) {}  // NOLINT: implicit, a frame's path
+
+  Path field(std::string_view key) const { return Path(this, key, kNoIndex); }
+  Path at(std::size_t index) const { return Path(this, {}, index); }
+
+  std::string str() const {
+    if (parent_ == nullptr) return std::string(text_);
+    std::string out = parent_->str();
+    if (index_ != kNoIndex) return out + "[" + std::to_string(index_) + "]";
+    return (out.empty() ? out : out + ".") + std::string(text_);
+  }
+
+ private:
+  static constexpr std::size_t kNoIndex = std::numeric_limits<std::size_t>::max();
+  Path(const Path* parent, std::string_view key, std::size_t index) : parent_(parent), text_(key), index_(index) {}
+
+  const Path* parent_ = nullptr;
+  std::string_view text_;  // the root's text, or this level's key
+  std::size_t index_ = kNoIndex;
+};
+
 // Typed access to a JSON value with its path in every error: "train.ops[12].inputs[1]: ...".
 class Reader {
  public:
   Reader(const ReadLimits& limits, std::string_view file) : limits_(limits), file_(file) {}
 
-  [[noreturn]] void fail(std::string_view path, std::string_view message) const {
-    throw IrFormatError(fmt::format("{}: {}", path, message), std::string(file_));
+  [[noreturn]] void fail(const Path& path, std::string_view message) const {
+    throw IrFormatError(fmt::format("{}: {}", path.str(), message), std::string(file_));
   }
 
-  const json& field(const json& obj, std::string_view key, std::string_view path) const {
+  const json& field(const json& obj, std::string_view key, const Path& path) const {
     if (!obj.is_object()) fail(path, "expected an object");
     auto it = obj.find(key);
     if (it == obj.end()) fail(path, fmt::format("missing field '{}'", key));
@@ -53,23 +82,23 @@ class Reader {
   }
 
   // Rejects fields other than `known`: the reader knows every field the writer writes.
-  void onlyFields(const json& obj, std::initializer_list<std::string_view> known, std::string_view path) const {
+  void onlyFields(const json& obj, std::initializer_list<std::string_view> known, const Path& path) const {
     if (!obj.is_object()) fail(path, "expected an object");
     for (const auto& [key, value] : obj.items()) {
       if (std::find(known.begin(), known.end(), key) == known.end()) {
-        fail(fmt::format("{}.{}", path, key), "unknown field");
+        fail(path.field(key), "unknown field");
       }
     }
   }
 
-  std::string str(const json& j, std::string_view path) const {
+  std::string str(const json& j, const Path& path) const {
     if (!j.is_string()) fail(path, "expected a string");
     const auto& s = j.get_ref<const std::string&>();
     if (s.size() > limits_.maxStringBytes) fail(path, "string too long");
     return s;
   }
 
-  std::int64_t integer(const json& j, std::string_view path, std::int64_t lo, std::int64_t hi) const {
+  std::int64_t integer(const json& j, const Path& path, std::int64_t lo, std::int64_t hi) const {
     if (!j.is_number_integer()) fail(path, "expected an integer");
     std::int64_t v = 0;
     if (j.is_number_unsigned()) {
@@ -85,23 +114,23 @@ class Reader {
     return v;
   }
 
-  std::uint64_t unsignedInteger(const json& j, std::string_view path) const {
+  std::uint64_t unsignedInteger(const json& j, const Path& path) const {
     if (j.is_number_unsigned()) return j.get<std::uint64_t>();
     return static_cast<std::uint64_t>(integer(j, path, 0, std::numeric_limits<std::int64_t>::max()));
   }
 
   // An id of the graph (a tensor, an op, a site); its range is checked by validateGraph.
-  std::int32_t id(const json& j, std::string_view path, std::int32_t lo = 0) const {
+  std::int32_t id(const json& j, const Path& path, std::int32_t lo = 0) const {
     return static_cast<std::int32_t>(integer(j, path, lo, std::numeric_limits<std::int32_t>::max()));
   }
 
-  double number(const json& j, std::string_view path) const {
+  double number(const json& j, const Path& path) const {
     if (!j.is_number()) fail(path, "expected a number");
     return j.get<double>();
   }
 
   // A scalar attribute: a number, or "inf", "-inf", "nan" (scalarJson).
-  double scalar(const json& j, std::string_view path) const {
+  double scalar(const json& j, const Path& path) const {
     if (j.is_string()) {
       const auto& s = j.get_ref<const std::string&>();
       if (s == "inf") return std::numeric_limits<double>::infinity();
@@ -112,23 +141,23 @@ class Reader {
     return number(j, path);
   }
 
-  bool boolean(const json& j, std::string_view path) const {
+  bool boolean(const json& j, const Path& path) const {
     if (!j.is_boolean()) fail(path, "expected true or false");
     return j.get<bool>();
   }
 
-  const json& array(const json& j, std::string_view path, std::size_t maxSize) const {
+  const json& array(const json& j, const Path& path, std::size_t maxSize) const {
     if (!j.is_array()) fail(path, "expected an array");
     if (j.size() > maxSize) fail(path, fmt::format("too many entries ({})", j.size()));
     return j;
   }
 
-  Shape shape(const json& j, std::string_view path) const {
+  Shape shape(const json& j, const Path& path) const {
     array(j, path, limits_.maxRank);
     Shape s;
     s.reserve(j.size());
     for (std::size_t i = 0; i < j.size(); ++i) {
-      s.push_back(integer(j[i], fmt::format("{}[{}]", path, i), 1,
+      s.push_back(integer(j[i], path.at(i), 1,
                           std::numeric_limits<std::int64_t>::max()));
     }
     if (!checkedNumel(s)) fail(path, "element count overflows 64 bits");
@@ -136,7 +165,7 @@ class Reader {
   }
 
   template <class Enum, std::size_t N>
-  Enum named(const std::array<std::string_view, N>& names, const json& j, std::string_view path,
+  Enum named(const std::array<std::string_view, N>& names, const json& j, const Path& path,
              std::string_view what) const {
     const std::string s = str(j, path);
     for (std::size_t i = 0; i < N; ++i) {
@@ -154,44 +183,44 @@ class Reader {
 
 // ----- converting one element ------------------------------------------------------------------
 
-Init readInit(const Reader& r, const json& j, const std::string& path) {
+Init readInit(const Reader& r, const json& j, const Path& path) {
   r.onlyFields(j, {"kind", "a", "b"}, path);
   Init init;
-  init.kind = r.named<Init::Kind>(kInits, r.field(j, "kind", path), path + ".kind", "init kind");
-  if (const json* a = r.optional(j, "a")) init.a = r.number(*a, path + ".a");
-  if (const json* b = r.optional(j, "b")) init.b = r.number(*b, path + ".b");
+  init.kind = r.named<Init::Kind>(kInits, r.field(j, "kind", path), path.field("kind"), "init kind");
+  if (const json* a = r.optional(j, "a")) init.a = r.number(*a, path.field("a"));
+  if (const json* b = r.optional(j, "b")) init.b = r.number(*b, path.field("b"));
   return init;
 }
 
-LearningRate readLr(const Reader& r, const json& j, const std::string& path) {
+LearningRate readLr(const Reader& r, const json& j, const Path& path) {
   r.onlyFields(j, {"kind", "value", "end", "steps", "gamma", "milestones"}, path);
   LearningRate lr;
-  lr.kind = r.named<LearningRate::Kind>(kLearningRates, r.field(j, "kind", path), path + ".kind",
+  lr.kind = r.named<LearningRate::Kind>(kLearningRates, r.field(j, "kind", path), path.field("kind"),
                                         "learning-rate kind");
-  lr.value = r.number(r.field(j, "value", path), path + ".value");
-  if (const json* v = r.optional(j, "end")) lr.end = r.number(*v, path + ".end");
+  lr.value = r.number(r.field(j, "value", path), path.field("value"));
+  if (const json* v = r.optional(j, "end")) lr.end = r.number(*v, path.field("end"));
   if (const json* v = r.optional(j, "steps")) {
-    lr.steps = r.integer(*v, path + ".steps", 0, std::numeric_limits<std::int64_t>::max());
+    lr.steps = r.integer(*v, path.field("steps"), 0, std::numeric_limits<std::int64_t>::max());
   }
-  if (const json* v = r.optional(j, "gamma")) lr.gamma = r.number(*v, path + ".gamma");
+  if (const json* v = r.optional(j, "gamma")) lr.gamma = r.number(*v, path.field("gamma"));
   if (const json* v = r.optional(j, "milestones")) {
-    r.array(*v, path + ".milestones", 1 << 20);
+    r.array(*v, path.field("milestones"), 1 << 20);
     for (std::size_t i = 0; i < v->size(); ++i) {
-      lr.milestones.push_back(r.integer((*v)[i], fmt::format("{}.milestones[{}]", path, i), 0,
+      lr.milestones.push_back(r.integer((*v)[i], path.field("milestones").at(i), 0,
                                         std::numeric_limits<std::int64_t>::max()));
     }
   }
   return lr;
 }
 
-Optimizer readOptimizer(const Reader& r, const json& j, const std::string& path) {
+Optimizer readOptimizer(const Reader& r, const json& j, const Path& path) {
   r.onlyFields(j, {"kind", "lr", "beta1", "beta2", "eps", "weight_decay", "momentum", "nesterov",
                   "clip_grad_norm"}, path);
-  const std::string kind = r.str(r.field(j, "kind", path), path + ".kind");
-  const LearningRate lr = readLr(r, r.field(j, "lr", path), path + ".lr");
+  const std::string kind = r.str(r.field(j, "kind", path), path.field("kind"));
+  const LearningRate lr = readLr(r, r.field(j, "lr", path), path.field("lr"));
   auto num = [&](std::string_view key, double fallback) {
     const json* v = r.optional(j, key);
-    return v ? r.number(*v, path + "." + std::string(key)) : fallback;
+    return v ? r.number(*v, path.field(key)) : fallback;
   };
   Optimizer optimizer;
   if (kind == "adam") {
@@ -203,10 +232,10 @@ Optimizer readOptimizer(const Reader& r, const json& j, const std::string& path)
   } else if (kind == "sgd") {
     const json* nesterov = r.optional(j, "nesterov");
     optimizer = SGD{lr, num("momentum", 0.0),
-                    nesterov ? r.boolean(*nesterov, path + ".nesterov") : false,
+                    nesterov ? r.boolean(*nesterov, path.field("nesterov")) : false,
                     num("weight_decay", 0.0), num("clip_grad_norm", 0.0)};
   } else {
-    r.fail(path + ".kind", fmt::format("unknown optimizer '{}'", kind));
+    r.fail(path.field("kind"), fmt::format("unknown optimizer '{}'", kind));
   }
   // The same check the tracer makes: a step is built from what this returns.
   if (const std::string problem = training::optimizerProblem(optimizer); !problem.empty()) {
@@ -215,15 +244,15 @@ Optimizer readOptimizer(const Reader& r, const json& j, const std::string& path)
   return optimizer;
 }
 
-std::vector<InputDecl> readDecls(const Reader& r, const json& j, const std::string& path) {
+std::vector<InputDecl> readDecls(const Reader& r, const json& j, const Path& path) {
   std::vector<InputDecl> out;
   r.array(j, path, 1 << 16);
   for (std::size_t i = 0; i < j.size(); ++i) {
-    const std::string p = fmt::format("{}[{}]", path, i);
+    const Path p = path.at(i);
     r.onlyFields(j[i], {"name", "shape", "dtype"}, p);
-    out.push_back({r.str(r.field(j[i], "name", p), p + ".name"),
-                   r.shape(r.field(j[i], "shape", p), p + ".shape"),
-                   r.named<DType>(kDtypes, r.field(j[i], "dtype", p), p + ".dtype", "dtype")});
+    out.push_back({r.str(r.field(j[i], "name", p), p.field("name")),
+                   r.shape(r.field(j[i], "shape", p), p.field("shape")),
+                   r.named<DType>(kDtypes, r.field(j[i], "dtype", p), p.field("dtype"), "dtype")});
   }
   return out;
 }
@@ -239,36 +268,38 @@ SpecInfo readSpec(const Reader& r, const json& spec) {
   s.predictInputs = readDecls(r, r.field(spec, "predict_inputs", "spec"), "spec.predict_inputs");
   s.optimizer = readOptimizer(r, r.field(spec, "optimizer", "spec"), "spec.optimizer");
   const json& dims = r.array(r.field(spec, "dims", "spec"), "spec.dims", 1 << 16);
+  const Path specPath("spec");
+  const Path dimsPath = specPath.field("dims");
   for (std::size_t i = 0; i < dims.size(); ++i) {
-    const std::string p = fmt::format("spec.dims[{}]", i);
+    const Path p = dimsPath.at(i);
     r.onlyFields(dims[i], {"size", "name", "desc", "color"}, p);
-    s.dims.push_back({r.integer(r.field(dims[i], "size", p), p + ".size", 0,
+    s.dims.push_back({r.integer(r.field(dims[i], "size", p), p.field("size"), 0,
                                 std::numeric_limits<std::int64_t>::max()),
-                      r.str(r.field(dims[i], "name", p), p + ".name"),
-                      r.str(r.field(dims[i], "desc", p), p + ".desc"),
-                      r.str(r.field(dims[i], "color", p), p + ".color")});
+                      r.str(r.field(dims[i], "name", p), p.field("name")),
+                      r.str(r.field(dims[i], "desc", p), p.field("desc")),
+                      r.str(r.field(dims[i], "color", p), p.field("color"))});
   }
   return s;
 }
 
-OpAttrs readAttrs(const Reader& r, const json& j, const std::string& path) {
+OpAttrs readAttrs(const Reader& r, const json& j, const Path& path) {
   OpAttrs a;
   if (!j.is_object()) r.fail(path, "expected an object");
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
   constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
-  auto pair = [&](const json& v, const std::string& p) {
+  auto pair = [&](const json& v, const Path& p) {
     r.array(v, p, 2);
     if (v.size() != 2) r.fail(p, "expected two integers");
-    return std::array<std::int64_t, 2>{r.integer(v[0], p + "[0]", 0, kMax),
-                                       r.integer(v[1], p + "[1]", 0, kMax)};
+    return std::array<std::int64_t, 2>{r.integer(v[0], p.at(0), 0, kMax),
+                                       r.integer(v[1], p.at(1), 0, kMax)};
   };
   for (const auto& [key, v] : j.items()) {
-    const std::string p = path + "." + key;
+    const Path p = path.field(key);
     if (key == "name") a.name = r.str(v, p);
     else if (key == "dims") {
       r.array(v, p, 2 * r.limits().maxRank);  // pad holds two amounts per axis
       for (std::size_t i = 0; i < v.size(); ++i) {
-        a.dims.push_back(r.integer(v[i], fmt::format("{}[{}]", p, i), kMin, kMax));
+        a.dims.push_back(r.integer(v[i], p.at(i), kMin, kMax));
       }
     } else if (key == "axis") a.axis = r.integer(v, p, kMin, kMax);
     else if (key == "all_axes") a.allAxes = r.boolean(v, p);
@@ -292,66 +323,66 @@ OpAttrs readAttrs(const Reader& r, const json& j, const std::string& path) {
   return a;
 }
 
-TensorInfo readTensor(const Reader& r, const json& j, const std::string& p) {
+TensorInfo readTensor(const Reader& r, const json& j, const Path& p) {
   r.onlyFields(j, {"shape", "dtype", "source"}, p);
-  return {r.shape(r.field(j, "shape", p), p + ".shape"),
-          r.named<DType>(kDtypes, r.field(j, "dtype", p), p + ".dtype", "dtype"),
-          r.id(r.field(j, "source", p), p + ".source")};
+  return {r.shape(r.field(j, "shape", p), p.field("shape")),
+          r.named<DType>(kDtypes, r.field(j, "dtype", p), p.field("dtype"), "dtype"),
+          r.id(r.field(j, "source", p), p.field("source"))};
 }
 
 // Checks what one op says about itself; ids are checked against the whole graph by validateGraph.
-Op readOp(const Reader& r, const json& j, const std::string& p) {
+Op readOp(const Reader& r, const json& j, const Path& p) {
   r.onlyFields(j, {"kind", "inputs", "out", "phase", "site", "attrs"}, p);
   Op op;
-  const std::string kind = r.str(r.field(j, "kind", p), p + ".kind");
+  const std::string kind = r.str(r.field(j, "kind", p), p.field("kind"));
   const auto k = opKindFromName(kind);
-  if (!k) r.fail(p + ".kind", fmt::format("unknown op kind '{}'", kind));
+  if (!k) r.fail(p.field("kind"), fmt::format("unknown op kind '{}'", kind));
   op.kind = *k;
-  const json& inputs = r.array(r.field(j, "inputs", p), p + ".inputs", r.limits().maxTensors);
+  const json& inputs = r.array(r.field(j, "inputs", p), p.field("inputs"), r.limits().maxTensors);
   op.inputs.reserve(inputs.size());
   for (std::size_t n = 0; n < inputs.size(); ++n) {
-    op.inputs.push_back(r.id(inputs[n], fmt::format("{}.inputs[{}]", p, n)));
+    op.inputs.push_back(r.id(inputs[n], p.field("inputs").at(n)));
   }
-  op.out = r.id(r.field(j, "out", p), p + ".out");
-  op.phase = r.named<Phase>(kPhases, r.field(j, "phase", p), p + ".phase", "phase");
-  op.site = r.id(r.field(j, "site", p), p + ".site", -1);
-  if (const json* attrs = r.optional(j, "attrs")) op.attrs = readAttrs(r, *attrs, p + ".attrs");
+  op.out = r.id(r.field(j, "out", p), p.field("out"));
+  op.phase = r.named<Phase>(kPhases, r.field(j, "phase", p), p.field("phase"), "phase");
+  op.site = r.id(r.field(j, "site", p), p.field("site"), -1);
+  if (const json* attrs = r.optional(j, "attrs")) op.attrs = readAttrs(r, *attrs, p.field("attrs"));
   return op;
 }
 
-Param readParam(const Reader& r, const json& j, const std::string& p) {
+Param readParam(const Reader& r, const json& j, const Path& p) {
   r.onlyFields(j, {"name", "tensor", "init", "decay"}, p);
-  return {r.str(r.field(j, "name", p), p + ".name"), r.id(r.field(j, "tensor", p), p + ".tensor"),
-          readInit(r, r.field(j, "init", p), p + ".init"),
-          r.boolean(r.field(j, "decay", p), p + ".decay")};
+  return {r.str(r.field(j, "name", p), p.field("name")), r.id(r.field(j, "tensor", p), p.field("tensor")),
+          readInit(r, r.field(j, "init", p), p.field("init")),
+          r.boolean(r.field(j, "decay", p), p.field("decay"))};
 }
 
-NamedTensor readNamed(const Reader& r, const json& j, const std::string& p) {
+NamedTensor readNamed(const Reader& r, const json& j, const Path& p) {
   r.onlyFields(j, {"name", "tensor"}, p);
-  return {r.str(r.field(j, "name", p), p + ".name"), r.id(r.field(j, "tensor", p), p + ".tensor")};
+  return {r.str(r.field(j, "name", p), p.field("name")), r.id(r.field(j, "tensor", p), p.field("tensor"))};
 }
 
-Update readUpdate(const Reader& r, const json& j, const std::string& p) {
+Update readUpdate(const Reader& r, const json& j, const Path& p) {
   r.onlyFields(j, {"target", "value"}, p);
-  return {r.id(r.field(j, "target", p), p + ".target"), r.id(r.field(j, "value", p), p + ".value")};
+  return {r.id(r.field(j, "target", p), p.field("target")), r.id(r.field(j, "value", p), p.field("value"))};
 }
 
-Frame readFrame(const Reader& r, const json& j, const std::string& p) {
+Frame readFrame(const Reader& r, const json& j, const Path& p) {
   r.onlyFields(j, {"file", "line", "column", "address", "function"}, p);
   Frame f;
-  f.file = r.id(r.field(j, "file", p), p + ".file");
-  f.line = static_cast<std::int32_t>(r.integer(r.field(j, "line", p), p + ".line", 0, 1 << 30));
-  f.column = static_cast<std::int32_t>(r.integer(r.field(j, "column", p), p + ".column", 0, 1 << 30));
-  f.address = r.unsignedInteger(r.field(j, "address", p), p + ".address");
-  f.function = r.str(r.field(j, "function", p), p + ".function");
+  f.file = r.id(r.field(j, "file", p), p.field("file"));
+  f.line = static_cast<std::int32_t>(r.integer(r.field(j, "line", p), p.field("line"), 0, 1 << 30));
+  f.column = static_cast<std::int32_t>(r.integer(r.field(j, "column", p), p.field("column"), 0, 1 << 30));
+  f.address = r.unsignedInteger(r.field(j, "address", p), p.field("address"));
+  f.function = r.str(r.field(j, "function", p), p.field("function"));
   return f;
 }
 
-std::vector<FrameId> readChain(const Reader& r, const json& j, const std::string& p) {
+std::vector<FrameId> readChain(const Reader& r, const json& j, const Path& p) {
   r.array(j, p, 4096);
   std::vector<FrameId> chain;
   chain.reserve(j.size());
-  for (std::size_t k = 0; k < j.size(); ++k) chain.push_back(r.id(j[k], fmt::format("{}[{}]", p, k)));
+  for (std::size_t k = 0; k < j.size(); ++k) chain.push_back(r.id(j[k], p.at(k)));
   return chain;
 }
 
@@ -464,10 +495,12 @@ class StreamingReader : public nlohmann::json_sax<json> {
 
   // ----- captured values: one element (or one small root field) as a JSON tree ---------------
 
-  void beginCapture(Slot slot, std::string path) {
+  // A capture at `path`, or at element `index` of the stream at `path`.
+  void beginCapture(Slot slot, const std::string& path, std::size_t index = kNotAnElement) {
     captureActive_ = true;
     captureSlot_ = slot;
-    capturePath_ = std::move(path);
+    capturePath_ = path;
+    captureIndex_ = index;
     captureCharge_ = 0;
   }
 
@@ -535,15 +568,17 @@ class StreamingReader : public nlohmann::json_sax<json> {
       return true;
     }
     Frame& f = frames_.back();
+    if (f.layout == Layout::stream) {  // an element: its path is spelled out only for an error
+      if (f.index >= r_.limits().maxTensors) r_.fail(f.path, fmt::format("too many entries ({})", f.index + 1));
+      beginCapture(f.slot, f.path, f.index);
+      return false;
+    }
     const std::string p = path();
     switch (f.layout) {
       case Layout::root: return routeRoot(f, p, container, object);
       case Layout::graph: return routeGraph(f, p, container, object);
       case Layout::sites: return routeSites(f, p, container, object);
-      case Layout::stream:
-        if (f.index >= r_.limits().maxTensors) r_.fail(f.path, fmt::format("too many entries ({})", f.index + 1));
-        beginCapture(f.slot, p);
-        return false;
+      case Layout::stream: break;
     }
     return false;
   }
@@ -652,7 +687,8 @@ class StreamingReader : public nlohmann::json_sax<json> {
     captureRoot_ = nullptr;
     captureActive_ = false;
     used_ -= captureCharge_;
-    const std::string& p = capturePath_;
+    const Path where(capturePath_);
+    const Path p = captureIndex_ == kNotAnElement ? where : where.at(captureIndex_);
     Frame* stream = frames_.empty() || frames_.back().layout != Layout::stream ? nullptr : &frames_.back();
     switch (captureSlot_) {
       case Slot::format: {
@@ -673,8 +709,8 @@ class StreamingReader : public nlohmann::json_sax<json> {
         break;
       case Slot::sources: {
         r_.onlyFields(value, {"path", "text"}, p);
-        std::string path = r_.str(r_.field(value, "path", p), p + ".path");
-        std::string text = r_.str(r_.field(value, "text", p), p + ".text");
+        std::string path = r_.str(r_.field(value, "path", p), p.field("path"));
+        std::string text = r_.str(r_.field(value, "text", p), p.field("text"));
         charge(96 + heapOf(path) + heapOf(text));
         sources_[std::move(path)] = std::move(text);
         break;
@@ -716,7 +752,7 @@ class StreamingReader : public nlohmann::json_sax<json> {
         break;
       case Slot::files: {
         r_.onlyFields(value, {"path"}, p);
-        std::string path = r_.str(r_.field(value, "path", p), p + ".path");
+        std::string path = r_.str(r_.field(value, "path", p), p.field("path"));
         charge(sizeof(SourceFile) + heapOf(path));
         graph_->sites.files.push_back({std::move(path), ""});
         break;
@@ -750,6 +786,8 @@ class StreamingReader : public nlohmann::json_sax<json> {
   bool captureActive_ = false;
   Slot captureSlot_ = Slot::format;
   std::string capturePath_;
+  static constexpr std::size_t kNotAnElement = std::numeric_limits<std::size_t>::max();
+  std::size_t captureIndex_ = kNotAnElement;
   std::size_t captureCharge_ = 0;
   json captureRoot_;
   std::vector<json*> capture_;  // open containers of the captured tree

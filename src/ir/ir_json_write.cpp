@@ -237,6 +237,14 @@ void writeGraph(JsonWriter& w, const Graph& g) {
 
 std::string toJson(const TracedModel& model, int indent) {
   JsonWriter w(indent);
+  // An IR takes 145-200 bytes per op and tensor pair (docs/ir.md), plus the source texts.
+  std::size_t estimate = 4096;
+  for (const Graph* g : {&model.train, model.hasInfer ? &model.infer : nullptr}) {
+    if (g == nullptr) continue;
+    estimate += 160 * g->ops.size();
+    for (const SourceFile& f : g->sites.files) estimate += f.text.size() + f.path.size();
+  }
+  w.reserve(estimate);
   const SpecInfo& s = model.spec;
   w.beginObject();
   w.member("format", kIrFormat);

@@ -119,6 +119,18 @@ void JsonWriter::writeString(std::string_view s) {
   out_ += '"';
   std::size_t i = 0;
   while (i < s.size()) {
+    // A run of printable ASCII that needs no escape is copied in one piece (names, most text).
+    std::size_t run = i;
+    while (run < s.size()) {
+      const auto r = static_cast<unsigned char>(s[run]);
+      if (r < 0x20 || r >= 0x80 || r == '"' || r == '\\') break;
+      ++run;
+    }
+    if (run > i) {
+      out_.append(s.substr(i, run - i));
+      i = run;
+      continue;
+    }
     const auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
       case '"': out_ += "\\\""; ++i; continue;

@@ -44,6 +44,9 @@ class JsonWriter {
     value(v);
   }
 
+  // Room for `bytes` of output up front: a large document then grows without copying itself.
+  void reserve(std::size_t bytes) { out_.reserve(bytes); }
+
   const std::string& text() const { return out_; }
   std::string take() { return std::move(out_); }
 

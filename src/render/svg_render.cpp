@@ -3,6 +3,7 @@
 #include <string>
 
 #include "render/graphviz_session.hpp"
+#include "render/text_measure_cache.hpp"
 
 namespace nndna::render {
 namespace detail {
@@ -25,10 +26,13 @@ int collectError(char* message) {
 }
 
 // One context for the process lifetime: creating a context re-reads the plugin configuration.
+// Called with the lock held.
 GVC_t* context() {
   static GVC_t* gvc = [] {
     GVC_t* c = gvContext();
     if (c == nullptr) throw RenderError("graphviz: cannot create a layout context");
+    // Without pango (not installed), Graphviz falls back to its built-in font metrics, as before.
+    installTextMeasureCache(c);
     return c;
   }();
   return gvc;

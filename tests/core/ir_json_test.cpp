@@ -106,6 +106,31 @@ TEST(IrJson, RejectsMalformedDocumentsWithAMessage) {
                  "train.ops[10]: gelu: the output is declared [256, 99] f32, its shape rule gives [256, 128] f32");
   expectRejected([](json& d) { d["spec"]["optimizer"]["kind"] = "lion"; },
                  "spec.optimizer.kind: unknown optimizer 'lion'");
+  // Paths several levels deep (they are spelled out only when an error is reported).
+  expectRejected([](json& d) { d["spec"]["dims"][0]["size"] = -1; },
+                 "spec.dims[0].size: -1 is out of range (0..9223372036854775807)");
+  expectRejected([](json& d) { d["spec"]["optimizer"]["lr"]["milestones"] = {10, "x"}; },
+                 "spec.optimizer.lr.milestones[1]: expected an integer");
+  expectRejected([](json& d) { d["spec"]["inputs"][1]["shape"] = {256, 0}; },
+                 "spec.inputs[1].shape[1]: 0 is out of range (1..9223372036854775807)");
+  expectRejected([](json& d) { d["train"]["ops"][8]["attrs"] = {{"kernel", {3, -1}}}; },
+                 "train.ops[8].attrs.kernel[1]: -1 is out of range (0..9223372036854775807)");
+  expectRejected([](json& d) { d["sources"][0]["path"] = 3; }, "sources[0].path: expected a string");
+  expectRejected([](json& d) { d["infer"]["sites"]["frames"][2]["line"] = "x"; },
+                 "infer.sites.frames[2].line: expected an integer");
+}
+
+TEST(IrJson, WritesAnyTextAsJsonThatReadsBack) {
+  ir::TracedModel model = denoiser();
+  // Plain runs, every escape, a control character, two-byte UTF-8, and a byte that starts no
+  // UTF-8 sequence (written as U+FFFD).
+  model.spec.label = std::string("plain \"quoted\" back\\slash\x01" "ctl\ttab\nline caf\xC3\xA9 bad\xFF" " end");
+  const std::string text = ir::toJson(model);
+  EXPECT_NE(text.find(R"("label":"plain \"quoted\" back\\slash\u0001ctl\ttab\nline caf)"
+                      "\xC3\xA9 bad\xEF\xBF\xBD" " end\""),
+            std::string::npos);
+  EXPECT_EQ(ir::tracedModelFromJson(text).spec.label,
+            "plain \"quoted\" back\\slash\x01" "ctl\ttab\nline caf\xC3\xA9 bad\xEF\xBF\xBD" " end");
 }
 
 // pad's amounts, arange's start and step, one_hot's dtype and topk's k travel in the document and

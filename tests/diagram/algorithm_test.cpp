@@ -1,6 +1,9 @@
 // The algorithm's parts on small inputs: repeat collapsing, label text, dims.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "diagram/dims.hpp"
 #include "diagram/loops.hpp"
 #include "diagram/shape_label.hpp"
@@ -19,6 +22,59 @@ TEST(CollapseRepeats, CollapsesRunsNotWholeLists) {
   EXPECT_EQ(collapseRepeats({1, 1, 1, 1}), (std::vector<int>{1}));
   EXPECT_EQ(collapseRepeats({1, 2, 3}), (std::vector<int>{1, 2, 3}));
   EXPECT_TRUE(collapseRepeats({}).empty());
+}
+
+// The definition, checked without shortcuts: at each position, every period, every copy compared.
+std::vector<int> collapseRepeatsByDefinition(const std::vector<int>& items) {
+  std::vector<int> out;
+  std::size_t i = 0;
+  while (i < items.size()) {
+    std::size_t bestK = 0, bestN = 0;
+    for (std::size_t k = 1; i + 2 * k <= items.size(); ++k) {
+      std::size_t n = 1;
+      while (i + (n + 1) * k <= items.size() &&
+             std::equal(items.begin() + static_cast<long>(i), items.begin() + static_cast<long>(i + k),
+                        items.begin() + static_cast<long>(i + n * k))) {
+        ++n;
+      }
+      if (n >= 2 && (k * n > bestK * bestN || (k * n == bestK * bestN && k < bestK))) {
+        bestK = k;
+        bestN = n;
+      }
+    }
+    const std::size_t take = bestN >= 2 ? bestK : 1;
+    out.insert(out.end(), items.begin() + static_cast<long>(i), items.begin() + static_cast<long>(i + take));
+    i += bestN >= 2 ? bestK * bestN : 1;
+  }
+  return out;
+}
+
+TEST(CollapseRepeats, AgreesWithTheDefinitionOnRandomLists) {
+  // Small alphabets make runs, runs of runs and multiples of periods (the shortcuts' cases).
+  std::uint32_t state = 12345;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::size_t size = next() % 40;
+    const int alphabet = 1 + static_cast<int>(next() % 3);
+    std::vector<int> items;
+    // Half the lists are a random block repeated, with a random tail.
+    if (trial % 2 == 0) {
+      for (std::size_t j = 0; j < size; ++j) items.push_back(static_cast<int>(next() % alphabet));
+    } else {
+      std::vector<int> block(1 + next() % 5);
+      for (int& b : block) b = static_cast<int>(next() % alphabet);
+      for (std::size_t copies = 2 + next() % 8; copies > 0; --copies) items.insert(items.end(), block.begin(), block.end());
+      for (std::size_t tail = next() % 4; tail > 0; --tail) items.push_back(static_cast<int>(next() % alphabet));
+    }
+    ASSERT_EQ(collapseRepeats(items), collapseRepeatsByDefinition(items)) << "trial " << trial;
+  }
+}
+
+TEST(CollapseRepeats, ALongLoopCollapsesToItsBody) {
+  std::vector<int> items;
+  for (int i = 0; i < 200'000; ++i) items.insert(items.end(), {7, 8, 9, 8, 7});
+  items.push_back(3);
+  EXPECT_EQ(collapseRepeats(items), (std::vector<int>{7, 8, 9, 8, 7, 3}));
 }
 
 TEST(LabelText, WrapsAtBreakCharactersAndEscapes) {
