@@ -71,18 +71,20 @@ struct TensorInfo {
 // Attributes of an op. Which fields a kind uses is listed next to the kind in op_kind.hpp.
 struct OpAttrs {
   std::string name;                 // input / param / state / capture name
-  std::vector<std::int64_t> dims;   // reshape target, permute axes, constant shapes
+  std::vector<std::int64_t> dims;   // reshape target, permute axes, constant shapes, pad amounts
   std::int64_t axis = 0;            // the axis of axis ops
   bool allAxes = false;             // mean/sum over every axis
   bool keepDims = false;            // mean/sum
   std::int64_t start = 0;           // narrow
-  std::int64_t count = 0;           // narrow length, one_hot depth, arange n, heads, factor
-  double scalar = 0.0;              // scalar operand, alpha, eps, p, base, fill, clamp low
-  double scalar2 = 0.0;             // clamp high, batch-norm momentum
+  std::int64_t count = 0;           // narrow length, one_hot depth, arange length, topk k, heads,
+                                    // factor
+  double scalar = 0.0;              // scalar operand, alpha, eps, p, base, fill (where_causal,
+                                    // pad), clamp low, arange start
+  double scalar2 = 0.0;             // clamp high, batch-norm momentum, arange step
   bool scalarOperand = false;       // binary op with a number instead of a second tensor
   bool scalarLeft = false;          // the number is the left operand (`sub(1, x)`)
   bool approximate = false;         // gelu tanh approximation
-  DType dtype = DType::f32;         // constant dtype
+  DType dtype = DType::f32;         // constant and one_hot dtype
   Reduction reduction = Reduction::mean;  // losses
   std::array<std::int64_t, 2> kernel{0, 0};   // conv / pool
   std::array<std::int64_t, 2> stride{1, 1};

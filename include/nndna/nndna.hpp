@@ -139,6 +139,15 @@ Tensor mean(Tensor x, std::vector<std::int64_t> axes, ReduceOptions options = {}
 Tensor sum(Tensor x, std::vector<std::int64_t> axes, ReduceOptions options = {});
 Tensor argmax(Tensor x, std::int64_t axis = -1);
 Tensor argmin(Tensor x, std::int64_t axis = -1);
+// The running sum along `axis` (PyTorch's cumsum): out[i] = x[0] + ... + x[i].
+Tensor cumsum(Tensor x, std::int64_t axis);
+// The k largest values along `axis`, largest first, and their indices (i32), as PyTorch's topk
+// (largest, sorted). Ties: the lower index first. Gradients flow to the chosen positions.
+struct TopK {
+  Tensor values;
+  Tensor indices;
+};
+TopK topk(Tensor x, std::int64_t k, std::int64_t axis = -1);
 
 // Shape. `reshape` allows one -1; `swapAxes` is PyTorch's transpose.
 Tensor reshape(Tensor x, Shape shape);
@@ -157,8 +166,11 @@ Tensor repeatKv(Tensor x, std::int64_t repeats);
 Tensor matmul(Tensor a, Tensor b);
 
 // Indexing.
-Tensor oneHot(Tensor indices, std::int64_t depth);
+Tensor oneHot(Tensor indices, std::int64_t depth, DType dtype = DType::f32);
+// 0, 1, ..., n - 1; and PyTorch's arange(start, end, step): ceil((end - start) / step) values
+// start, start + step, ... (an empty range or a step of 0 is an error; i32 takes whole numbers).
 Tensor arange(std::int64_t n, DType dtype = DType::i32);
+Tensor arange(double start, double end, double step = 1.0, DType dtype = DType::i32);
 Tensor embedding(Tensor table, Tensor indices);
 Tensor takeAlongAxis(Tensor input, Tensor indices, std::int64_t axis);
 
@@ -169,6 +181,10 @@ Tensor randn(Shape shape);
 
 // Slicing and joining.
 Tensor narrow(Tensor x, std::int64_t axis, std::int64_t start, std::int64_t length);
+// Constant padding in PyTorch's F.pad order: (before, after) pairs from the last axis backwards,
+// `pad(x, {1, 1, 2, 0})` pads the last axis by 1 on each side and the one before it by 2 in
+// front. A negative amount crops (at most the whole axis).
+Tensor pad(Tensor x, const std::vector<std::int64_t>& amounts, double value = 0.0);
 Tensor concat(const std::vector<Tensor>& tensors, std::int64_t axis);
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t axis);
 std::vector<Tensor> split(Tensor x, const std::vector<std::int64_t>& sizes, std::int64_t axis);

@@ -94,7 +94,8 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   /* constants */                                                                             \
   X(zeros, 0, 0, attr::dims | attr::dtype, flag::none, Grad::blocked)                         \
   X(ones, 0, 0, attr::dims | attr::dtype, flag::none, Grad::blocked)                          \
-  X(arange, 0, 0, attr::count | attr::dtype, flag::none, Grad::blocked)                       \
+  /* arange: count = the length, scalar = start, scalar2 = step */                            \
+  X(arange, 0, 0, attr::count | attr::scalar | attr::scalar2 | attr::dtype, flag::none, Grad::blocked) \
   X(randn, 0, 0, attr::dims | attr::seed, flag::stochastic, Grad::blocked)                    \
   /* elementwise unary */                                                                     \
   X(sqrt, 1, 1, attr::none, flag::unary, Grad::adjoint)                                       \
@@ -130,6 +131,8 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(sum, 1, 1, attr::axis | attr::all_axes | attr::keep_dims, flag::none, Grad::adjoint)      \
   X(argmax, 1, 1, attr::axis, flag::none, Grad::blocked)                                      \
   X(argmin, 1, 1, attr::axis, flag::none, Grad::blocked)                                      \
+  X(cumsum, 1, 1, attr::axis, flag::none, Grad::adjoint) /* inclusive running sum */          \
+  X(topk, 1, 1, attr::axis | attr::count, flag::none, Grad::blocked) /* k; i32 indices */     \
   /* shape: dims = the target shape / the axes; swapAxes lowers to permute */                 \
   X(reshape, 1, 1, attr::dims, flag::view, Grad::adjoint)                                     \
   X(permute, 1, 1, attr::dims, flag::view, Grad::adjoint)                                     \
@@ -137,11 +140,13 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   /* linear algebra */                                                                        \
   X(matmul, 2, 2, attr::none, flag::none, Grad::adjoint)                                      \
   /* indexing */                                                                              \
-  X(one_hot, 1, 1, attr::count, flag::none, Grad::blocked) /* count = depth */                \
+  X(one_hot, 1, 1, attr::count | attr::dtype, flag::none, Grad::blocked) /* count = depth */  \
   X(embedding, 2, 2, attr::none, flag::none, Grad::adjoint) /* table, indices */              \
   X(take_along_axis, 2, 2, attr::axis, flag::none, Grad::adjoint) /* input, indices */        \
   /* slicing and joining; split lowers to one narrow per piece */                             \
   X(narrow, 1, 1, attr::axis | attr::start | attr::count, flag::none, Grad::adjoint)          \
+  /* pad: dims = (before, after) per axis; scalar = the fill value */                         \
+  X(pad, 1, 1, attr::dims | attr::scalar, flag::none, Grad::adjoint)                          \
   X(concat, 1, kVariadic, attr::axis, flag::none, Grad::adjoint)                              \
   X(stack, 1, kVariadic, attr::axis, flag::none, Grad::adjoint)                               \
   /* fused ML ops */                                                                          \
@@ -193,6 +198,7 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(embedding_grad, 2, 2, attr::count, flag::internal, Grad::unsupported)                     \
   X(take_along_axis_grad, 2, 2, attr::axis | attr::dims, flag::internal, Grad::unsupported)   \
   X(narrow_grad, 1, 1, attr::axis | attr::start | attr::dims, flag::internal, Grad::unsupported) \
+  X(cumsum_grad, 1, 1, attr::axis, flag::internal, Grad::unsupported)                         \
   X(rope_grad, 1, 1, attr::scalar, flag::internal, Grad::unsupported)                         \
   X(conv2d_input_grad, 2, 2, attr::conv | attr::dims, flag::internal, Grad::unsupported)      \
   X(conv2d_weight_grad, 2, 2, attr::conv | attr::dims, flag::internal, Grad::unsupported)     \

@@ -72,7 +72,8 @@ FlopRule flopRuleFor(ir::OpKind kind) {
     case K::tanh: case K::sigmoid: case K::gelu: case K::silu: case K::leaky_relu:
     case K::softplus: case K::clamp: case K::add: case K::sub: case K::mul: case K::div:
     case K::min: case K::max: case K::less: case K::greater: case K::where: case K::mean:
-    case K::sum: case K::argmax: case K::argmin: case K::reshape: case K::permute:
+    case K::sum: case K::argmax: case K::argmin: case K::cumsum: case K::topk: case K::reshape:
+    case K::permute: case K::pad:
     case K::one_hot: case K::embedding: case K::take_along_axis: case K::narrow: case K::concat:
     case K::stack: case K::softmax: case K::log_softmax: case K::softmax_causal:
     case K::where_causal: case K::categorical: case K::split_heads: case K::merge_heads:
@@ -84,7 +85,8 @@ FlopRule flopRuleFor(ir::OpKind kind) {
     case K::silu_grad: case K::leaky_relu_grad: case K::softplus_grad: case K::clamp_grad:
     case K::abs_grad: case K::tanh_grad: case K::sigmoid_grad: case K::softmax_grad:
     case K::log_softmax_grad: case K::cross_entropy_grad: case K::nll_loss_grad:
-    case K::embedding_grad: case K::take_along_axis_grad: case K::narrow_grad: case K::rope_grad:
+    case K::embedding_grad: case K::take_along_axis_grad: case K::narrow_grad: case K::cumsum_grad:
+    case K::rope_grad:
     case K::max_pool2d_grad: case K::avg_pool2d_grad: case K::nearest_upsample2d_grad: case K::layer_norm_input_grad:
     case K::layer_norm_weight_grad: case K::rms_norm_input_grad: case K::rms_norm_weight_grad:
     case K::batch_norm2d_input_grad: case K::batch_norm2d_weight_grad:

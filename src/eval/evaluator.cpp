@@ -59,6 +59,8 @@ KernelEntry kernelFor(OpKind kind) {
     case OpKind::where: return {evalWhere};
     case OpKind::mean: case OpKind::sum: return {evalReduce};
     case OpKind::argmax: case OpKind::argmin: return {evalArgReduce};
+    case OpKind::cumsum: return {evalCumsum};
+    case OpKind::topk: return {evalTopk};
     case OpKind::reshape: return {nullptr, aliasStrides};
     case OpKind::permute: return {nullptr, permuteStrides};
     case OpKind::matmul: return {evalMatmul};
@@ -66,6 +68,7 @@ KernelEntry kernelFor(OpKind kind) {
     case OpKind::embedding: return {evalEmbedding};
     case OpKind::take_along_axis: return {evalTakeAlongAxis};
     case OpKind::narrow: return {evalNarrow};
+    case OpKind::pad: return {evalPad};
     case OpKind::concat: return {evalConcat};
     case OpKind::stack: return {evalStack};
     case OpKind::softmax: case OpKind::log_softmax: return {evalSoftmax};
@@ -104,6 +107,7 @@ KernelEntry kernelFor(OpKind kind) {
     case OpKind::embedding_grad: return {evalEmbeddingGrad};
     case OpKind::take_along_axis_grad: return {evalTakeAlongAxisGrad};
     case OpKind::narrow_grad: return {evalNarrowGrad};
+    case OpKind::cumsum_grad: return {evalCumsumGrad};
     case OpKind::rope_grad: return {evalRopeGrad};
     case OpKind::conv2d_input_grad: return {evalConv2dInputGrad};
     case OpKind::conv2d_weight_grad: return {evalConv2dWeightGrad};

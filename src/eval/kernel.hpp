@@ -231,7 +231,10 @@ Value evalRandn(const OpContext& ctx);
 Value evalWhere(const OpContext& ctx);
 Value evalReduce(const OpContext& ctx);       // mean, sum
 Value evalArgReduce(const OpContext& ctx);    // argmax, argmin
+Value evalCumsum(const OpContext& ctx);
+Value evalTopk(const OpContext& ctx);
 Value evalNarrow(const OpContext& ctx);
+Value evalPad(const OpContext& ctx);
 Value evalConcat(const OpContext& ctx);
 Value evalStack(const OpContext& ctx);
 Value evalMergeHeads(const OpContext& ctx);
@@ -262,6 +265,7 @@ Value evalLossGrad(const OpContext& ctx);         // cross_entropy_grad, nll_los
 Value evalEmbeddingGrad(const OpContext& ctx);
 Value evalTakeAlongAxisGrad(const OpContext& ctx);
 Value evalNarrowGrad(const OpContext& ctx);
+Value evalCumsumGrad(const OpContext& ctx);       // reduce.cpp, beside cumsum
 Value evalRopeGrad(const OpContext& ctx);
 Value evalConv2dInputGrad(const OpContext& ctx);    // also conv_transpose2d: the same sum
 Value evalConv2dWeightGrad(const OpContext& ctx);

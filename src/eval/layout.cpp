@@ -1,5 +1,5 @@
-// Constants, layout and indexing ops: zeros/ones/arange/randn, reshape, permute, narrow, concat,
-// stack, heads, oneHot, embedding, takeAlongAxis, nearestUpsample2d.
+// Constants, layout and indexing ops: zeros/ones/arange/randn, reshape, permute, narrow, pad,
+// concat, stack, heads, oneHot, embedding, takeAlongAxis, nearestUpsample2d.
 #include <algorithm>
 #include <numeric>
 
@@ -69,9 +69,12 @@ Value evalOnes(const OpContext& ctx) {
   return out;
 }
 
+// start + i·step (exact for i32 ranges: whole numbers within i32).
 Value evalArange(const OpContext& ctx) {
   Value out = ctx.result();
-  std::iota(out.data.begin(), out.data.end(), 0.0);
+  for (std::size_t i = 0; i < out.data.size(); ++i) {
+    out.data[i] = ctx.attrs().scalar + static_cast<double>(i) * ctx.attrs().scalar2;
+  }
   return out;
 }
 
@@ -94,6 +97,32 @@ Value evalNarrow(const OpContext& ctx) {
   for (std::int64_t o = 0; o < s.outer; ++o) {
     const auto from = x.data.begin() + (o * s.size + a.start) * s.inner;
     std::copy(from, from + chunk, out.data.begin() + o * chunk);
+  }
+  return out;
+}
+
+// out[i] = x[i - before] on every axis, the fill value where that is outside x (negative amounts
+// crop).
+Value evalPad(const OpContext& ctx) {
+  const Value& x = ctx.in(0);
+  const std::vector<std::int64_t>& amounts = ctx.attrs().dims;
+  const std::size_t rank = x.shape.size();
+  if (amounts.size() != 2 * rank) ctx.fail("{} pad amounts for the {} axes of {}", amounts.size(), rank, describe(x));
+  Value out = ctx.result();
+  std::fill(out.data.begin(), out.data.end(), ctx.attrs().scalar);
+  const std::vector<std::int64_t> inStrides = stridesOf(x.shape);
+  const std::vector<std::int64_t> outStrides = stridesOf(out.shape);
+  for (std::size_t flat = 0; flat < out.data.size(); ++flat) {
+    std::int64_t from = 0;
+    bool inside = true;
+    auto rest = static_cast<std::int64_t>(flat);
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::int64_t source = rest / outStrides[d] - amounts[2 * d];
+      rest %= outStrides[d];
+      inside = inside && source >= 0 && source < x.shape[d];
+      from += source * inStrides[d];
+    }
+    if (inside) out.data[flat] = x.data[static_cast<std::size_t>(from)];
   }
   return out;
 }

@@ -32,6 +32,7 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::min: case OpKind::max: return minMaxAdjoint;
     case OpKind::where: return whereAdjoint;
     case OpKind::mean: case OpKind::sum: return reduceAdjoint;
+    case OpKind::cumsum: return cumsumAdjoint;
     case OpKind::reshape: return reshapeAdjoint;
     case OpKind::permute: return permuteAdjoint;
     case OpKind::broadcast_to: return broadcastToAdjoint;
@@ -39,6 +40,7 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::embedding: return embeddingAdjoint;
     case OpKind::take_along_axis: return takeAlongAxisAdjoint;
     case OpKind::narrow: return narrowAdjoint;
+    case OpKind::pad: return padAdjoint;
     case OpKind::concat: return concatAdjoint;
     case OpKind::stack: return stackAdjoint;
     case OpKind::softmax: return softmaxAdjoint;
@@ -66,6 +68,7 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::param_input: case OpKind::tensor_input: case OpKind::state_input:
     case OpKind::zeros: case OpKind::ones: case OpKind::arange: case OpKind::randn:
     case OpKind::less: case OpKind::greater: case OpKind::argmax: case OpKind::argmin:
+    case OpKind::topk:
     case OpKind::one_hot: case OpKind::categorical: case OpKind::stop_gradient:
     // Grad::unsupported: no second-order autodiff.
     case OpKind::sum_to_shape: case OpKind::relu_grad:
@@ -74,6 +77,7 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::tanh_grad: case OpKind::sigmoid_grad: case OpKind::softmax_grad:
     case OpKind::log_softmax_grad: case OpKind::cross_entropy_grad: case OpKind::nll_loss_grad:
     case OpKind::embedding_grad: case OpKind::take_along_axis_grad: case OpKind::narrow_grad:
+    case OpKind::cumsum_grad:
     case OpKind::rope_grad: case OpKind::conv2d_input_grad: case OpKind::conv2d_weight_grad:
     case OpKind::max_pool2d_grad: case OpKind::avg_pool2d_grad: case OpKind::nearest_upsample2d_grad:
     case OpKind::layer_norm_input_grad: case OpKind::layer_norm_weight_grad:

@@ -60,6 +60,8 @@ void matmulAdjoint(Emitter& e, const AdjointCall& call);
 void embeddingAdjoint(Emitter& e, const AdjointCall& call);
 void takeAlongAxisAdjoint(Emitter& e, const AdjointCall& call);
 void narrowAdjoint(Emitter& e, const AdjointCall& call);
+void padAdjoint(Emitter& e, const AdjointCall& call);
+void cumsumAdjoint(Emitter& e, const AdjointCall& call);
 void concatAdjoint(Emitter& e, const AdjointCall& call);
 void stackAdjoint(Emitter& e, const AdjointCall& call);
 void splitHeadsAdjoint(Emitter& e, const AdjointCall& call);

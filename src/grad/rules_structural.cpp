@@ -101,6 +101,21 @@ void narrowAdjoint(Emitter& e, const AdjointCall& c) {
   c.grads[0] = e.emit(OpKind::narrow_grad, {c.dy}, std::move(attrs));
 }
 
+// Padding is undone by the opposite amounts: the inner slice of dy where x was padded, zeros
+// where x was cropped.
+void padAdjoint(Emitter& e, const AdjointCall& c) {
+  ir::OpAttrs attrs;
+  for (const std::int64_t amount : c.op.attrs.dims) attrs.dims.push_back(-amount);
+  c.grads[0] = e.emit(OpKind::pad, {c.dy}, std::move(attrs));
+}
+
+// x[j] adds into out[i] for every i >= j: dx[j] = dy[j] + ... + dy[n - 1].
+void cumsumAdjoint(Emitter& e, const AdjointCall& c) {
+  ir::OpAttrs attrs;
+  attrs.axis = c.op.attrs.axis;
+  c.grads[0] = e.emit(OpKind::cumsum_grad, {c.dy}, std::move(attrs));
+}
+
 void concatAdjoint(Emitter& e, const AdjointCall& c) {
   const auto axis = static_cast<std::size_t>(c.op.attrs.axis);
   std::int64_t offset = 0;

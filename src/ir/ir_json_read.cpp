@@ -297,7 +297,7 @@ OpAttrs readAttrs(const Reader& r, const json& j, const Path& path) {
     const Path p = path.field(key);
     if (key == "name") a.name = r.str(v, p);
     else if (key == "dims") {
-      r.array(v, p, r.limits().maxRank);
+      r.array(v, p, 2 * r.limits().maxRank);  // pad holds two amounts per axis
       for (std::size_t i = 0; i < v.size(); ++i) {
         a.dims.push_back(r.integer(v[i], p.at(i), kMin, kMax));
       }

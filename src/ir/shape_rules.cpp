@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace nndna::ir {
 
@@ -169,10 +170,28 @@ TensorType filled(const Call& c) {
   return {c.attrs.dims, c.attrs.dtype};
 }
 
+// count values start, start + step, ... (the API derives the count from an end).
 TensorType arangeRule(const Call& c) {
-  if (c.attrs.count <= 0) c.fail("n must be positive, got {}", c.attrs.count);
-  if (c.attrs.dtype == DType::boolean) c.fail("dtype must be i32 or f32");
-  return {{c.attrs.count}, c.attrs.dtype};
+  const OpAttrs& a = c.attrs;
+  if (a.count <= 0) c.fail("the length must be positive, got {}", a.count);
+  if (a.dtype == DType::boolean) c.fail("dtype must be i32 or f32");
+  c.requireFinite(a.scalar, "start");
+  c.requireFinite(a.scalar2, "step");
+  if (a.scalar2 == 0) c.fail("step must not be 0");
+  const double last = a.scalar + static_cast<double>(a.count - 1) * a.scalar2;
+  c.requireFinite(last, "the last value");
+  if (a.dtype == DType::i32) {
+    if (a.scalar != std::trunc(a.scalar) || a.scalar2 != std::trunc(a.scalar2)) {
+      c.fail("an i32 range takes whole numbers, got start {} and step {} (f32 takes fractions)",
+             a.scalar, a.scalar2);
+    }
+    constexpr double lo = std::numeric_limits<std::int32_t>::min();
+    constexpr double hi = std::numeric_limits<std::int32_t>::max();
+    if (std::min(a.scalar, last) < lo || std::max(a.scalar, last) > hi) {
+      c.fail("the values {} to {} do not fit i32", a.scalar, last);
+    }
+  }
+  return {{a.count}, a.dtype};
 }
 
 TensorType randnRule(const Call& c) {
@@ -256,6 +275,27 @@ TensorType reduceRule(const Call& c) {
 TensorType argReduceRule(const Call& c) {
   c.requireNumeric(0);
   return {reduced(c.shape(0), c.axis(c.attrs.axis, c.rank(0)), false), DType::i32};
+}
+
+// cumsum, and cumsum_grad (the running sum from the end): the input's shape and dtype.
+TensorType cumsumRule(const Call& c) {
+  if (c.kind == OpKind::cumsum_grad) c.requireFloat(0, "dy");
+  c.requireNumeric(0);
+  c.axis(c.attrs.axis, c.rank(0));
+  return {c.shape(0), c.in(0).dtype};
+}
+
+// The indices (i32) of the k largest values along the axis; the axis becomes k long.
+TensorType topkRule(const Call& c) {
+  c.requireNumeric(0);
+  const std::size_t a = c.axis(c.attrs.axis, c.rank(0));
+  const std::int64_t size = c.shape(0)[a];
+  if (c.attrs.count < 1 || c.attrs.count > size) {
+    c.fail("k must be in 1..{} (axis {} of {}), got {}", size, a, formatShape(c.shape(0)), c.attrs.count);
+  }
+  Shape shape = c.shape(0);
+  shape[a] = c.attrs.count;
+  return {std::move(shape), DType::i32};
 }
 
 // ----- shape ---------------------------------------------------------------------------------------
@@ -348,7 +388,7 @@ TensorType oneHotRule(const Call& c) {
   if (c.attrs.count <= 0) c.fail("depth must be positive, got {}", c.attrs.count);
   Shape shape = c.shape(0);
   shape.push_back(c.attrs.count);
-  return {std::move(shape), DType::f32};
+  return {std::move(shape), c.attrs.dtype};
 }
 
 TensorType embeddingRule(const Call& c) {
@@ -392,6 +432,39 @@ TensorType narrowRule(const Call& c) {
   }
   Shape shape = c.shape(0);
   shape[a] = at.count;
+  return {std::move(shape), c.in(0).dtype};
+}
+
+// dims = (before, after) per axis, in axis order; a negative amount crops, at most the whole axis
+// (so that the adjoint, a pad by the opposite amounts, is valid too). Output position i of an
+// axis reads input i - before, or the fill value outside the input.
+TensorType padRule(const Call& c) {
+  c.requireNumeric(0);
+  const Shape& x = c.shape(0);
+  const std::vector<std::int64_t>& amounts = c.attrs.dims;
+  if (amounts.size() != 2 * x.size()) {
+    c.fail("the amounts (dims) must be a (before, after) pair per axis of {}: {} numbers, got {}",
+           formatShape(x), 2 * x.size(), amounts.size());
+  }
+  const double value = c.attrs.scalar;
+  if (std::isnan(value)) c.fail("the fill value must not be NaN");
+  if (c.in(0).dtype == DType::i32 &&
+      (value != std::trunc(value) || value < std::numeric_limits<std::int32_t>::min() ||
+       value > std::numeric_limits<std::int32_t>::max())) {
+    c.fail("an i32 tensor takes a whole fill value within i32, got {}", value);
+  }
+  Shape shape = x;
+  for (std::size_t d = 0; d < x.size(); ++d) {
+    const std::int64_t before = amounts[2 * d];
+    const std::int64_t after = amounts[2 * d + 1];
+    if (std::min(before, after) < -x[d]) {
+      c.fail("axis {}: a crop of {} is more than the axis's {} elements", d, -std::min(before, after), x[d]);
+    }
+    if (__builtin_add_overflow(x[d], before, &shape[d]) || __builtin_add_overflow(shape[d], after, &shape[d])) {
+      c.fail("axis {}: {} padded by {} and {} overflows 64 bits", d, x[d], before, after);
+    }
+    if (shape[d] <= 0) c.fail("axis {}: {} padded by {} and {} leaves no elements", d, x[d], before, after);
+  }
   return {std::move(shape), c.in(0).dtype};
 }
 
@@ -923,6 +996,8 @@ Rule ruleFor(OpKind kind) {
     case OpKind::where: return whereRule;
     case OpKind::mean: case OpKind::sum: return reduceRule;
     case OpKind::argmax: case OpKind::argmin: return argReduceRule;
+    case OpKind::cumsum: return cumsumRule;
+    case OpKind::topk: return topkRule;
     case OpKind::reshape: return reshapeRule;
     case OpKind::permute: return permuteRule;
     case OpKind::matmul: return matmulRule;
@@ -930,6 +1005,7 @@ Rule ruleFor(OpKind kind) {
     case OpKind::embedding: return embeddingRule;
     case OpKind::take_along_axis: return takeAlongAxisRule;
     case OpKind::narrow: return narrowRule;
+    case OpKind::pad: return padRule;
     case OpKind::concat: return concatRule;
     case OpKind::stack: return stackRule;
     case OpKind::softmax: case OpKind::log_softmax: return softmaxRule;
@@ -963,6 +1039,7 @@ Rule ruleFor(OpKind kind) {
     case OpKind::embedding_grad: return embeddingGradRule;
     case OpKind::take_along_axis_grad: return takeAlongAxisGradRule;
     case OpKind::narrow_grad: return narrowGradRule;
+    case OpKind::cumsum_grad: return cumsumRule;
     case OpKind::rope_grad: return ropeGradRule;
     case OpKind::conv2d_input_grad: return conv2dInputGradRule;
     case OpKind::conv2d_weight_grad: return conv2dWeightGradRule;

@@ -1,4 +1,7 @@
 // Indexing and constant tensors: oneHot, arange, embedding, takeAlongAxis, zeros, ones, randn.
+#include <cmath>
+#include <limits>
+
 #include "ops/op_builder.hpp"
 
 namespace nndna {
@@ -6,18 +9,46 @@ namespace nndna {
 using ir::OpKind;
 using ops::OpBuilder;
 
-Tensor oneHot(Tensor indices, std::int64_t depth) {
+Tensor oneHot(Tensor indices, std::int64_t depth, DType dtype) {
   OpBuilder op(OpKind::one_hot, "oneHot");
   op.input(indices);
   op.attrs().count = depth;
+  op.attrs().dtype = dtype;
   return op.finish();
 }
 
-Tensor arange(std::int64_t n, DType dtype) {
-  OpBuilder op(OpKind::arange, "arange");
-  op.attrs().count = n;
+namespace {
+Tensor range(OpBuilder& op, std::int64_t count, double start, double step, DType dtype) {
+  op.attrs().count = count;
+  op.attrs().scalar = start;
+  op.attrs().scalar2 = step;
   op.attrs().dtype = dtype;
   return op.finish();
+}
+}  // namespace
+
+Tensor arange(std::int64_t n, DType dtype) {
+  OpBuilder op(OpKind::arange, "arange");
+  if (n <= 0) op.fail("n must be positive, got {}", n);
+  return range(op, n, 0.0, 1.0, dtype);
+}
+
+// PyTorch's length, ceil((end - start) / step); an empty range is an error (no tensor is empty).
+Tensor arange(double start, double end, double step, DType dtype) {
+  OpBuilder op(OpKind::arange, "arange");
+  if (!std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step)) {
+    op.fail("start, end and step must be finite, got {}, {}, {}", start, end, step);
+  }
+  if (step == 0) op.fail("step must not be 0");
+  const double length = std::ceil((end - start) / step);
+  if (!(length >= 1)) {
+    op.fail("the range from {} to {} by step {} is empty (a {} step must lead {})", start, end, step,
+            step > 0 ? "positive" : "negative", step > 0 ? "up to a larger end" : "down to a smaller end");
+  }
+  if (length > static_cast<double>(std::numeric_limits<std::int64_t>::max() / 2)) {
+    op.fail("the range from {} to {} by step {} is too long", start, end, step);
+  }
+  return range(op, static_cast<std::int64_t>(length), start, step, dtype);
 }
 
 Tensor embedding(Tensor table, Tensor indices) {

@@ -1,4 +1,5 @@
-// Reductions: mean, sum (over one axis, several, or all), argmax, argmin.
+// Reductions: mean, sum (over one axis, several, or all), argmax, argmin; and the scans along an
+// axis: cumsum, topk.
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -87,5 +88,28 @@ Tensor sum(Tensor x, std::vector<std::int64_t> axes, ReduceOptions options) {
 }
 Tensor argmax(Tensor x, std::int64_t axis) { return argReduce(OpKind::argmax, "argmax", x, axis); }
 Tensor argmin(Tensor x, std::int64_t axis) { return argReduce(OpKind::argmin, "argmin", x, axis); }
+
+Tensor cumsum(Tensor x, std::int64_t axis) {
+  OpBuilder op(OpKind::cumsum, "cumsum");
+  const ir::TensorInfo& in = op.input(x);
+  op.attrs().axis = op.axis(axis, in.shape.size());
+  return op.finish();
+}
+
+// Two ops: topk gives the indices; the values are the input taken at them (take_along_axis),
+// which is also how their gradient reaches the chosen positions.
+TopK topk(Tensor x, std::int64_t k, std::int64_t axis) {
+  OpBuilder select(OpKind::topk, "topk");
+  const ir::TensorInfo& in = select.input(x);
+  const std::int64_t a = select.axis(axis, in.shape.size());
+  select.attrs().axis = a;
+  select.attrs().count = k;
+  const Tensor indices = select.finish();
+  OpBuilder gather(OpKind::take_along_axis, "topk");
+  gather.input(x);
+  gather.input(indices);
+  gather.attrs().axis = a;
+  return {gather.finish(), indices};
+}
 
 }  // namespace nndna

@@ -1,5 +1,5 @@
-// Shape and layout ops: reshape, permute, swapAxes, broadcastTo, expand, narrow, concat, stack,
-// split, heads, repeatKv.
+// Shape and layout ops: reshape, permute, swapAxes, broadcastTo, expand, narrow, pad, concat,
+// stack, split, heads, repeatKv.
 #include <fmt/ranges.h>
 
 #include <numeric>
@@ -119,6 +119,26 @@ Tensor narrowAs(std::string_view api, Tensor x, std::int64_t axis, std::int64_t 
 
 Tensor narrow(Tensor x, std::int64_t axis, std::int64_t start, std::int64_t length) {
   return narrowAs("narrow", x, axis, start, length);
+}
+
+// PyTorch's F.pad order (the last axis's pair first) becomes one (before, after) pair per axis,
+// in axis order, zero for the axes not named.
+Tensor pad(Tensor x, const std::vector<std::int64_t>& amounts, double value) {
+  OpBuilder op(OpKind::pad, "pad");
+  const std::size_t rank = op.input(x).shape.size();
+  if (amounts.empty() || amounts.size() % 2 != 0 || amounts.size() > 2 * rank) {
+    op.fail("amounts [{}] must be (before, after) pairs for up to the {} axes of the input, last "
+            "axis first", fmt::join(amounts, ", "), rank);
+  }
+  std::vector<std::int64_t> perAxis(2 * rank, 0);
+  for (std::size_t k = 0; k < amounts.size() / 2; ++k) {
+    const std::size_t axis = rank - 1 - k;
+    perAxis[2 * axis] = amounts[2 * k];
+    perAxis[2 * axis + 1] = amounts[2 * k + 1];
+  }
+  op.attrs().dims = std::move(perAxis);
+  op.attrs().scalar = value;
+  return op.finish();
 }
 
 std::vector<Tensor> split(Tensor x, const std::vector<std::int64_t>& sizes, std::int64_t axis) {

@@ -1,6 +1,7 @@
 // The IR's JSON form: a lossless round trip, and rejection of malformed documents.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "nndna/ir_json.hpp"
@@ -130,6 +131,51 @@ TEST(IrJson, WritesAnyTextAsJsonThatReadsBack) {
             std::string::npos);
   EXPECT_EQ(ir::tracedModelFromJson(text).spec.label,
             "plain \"quoted\" back\\slash\x01" "ctl\ttab\nline caf\xC3\xA9 bad\xEF\xBF\xBD" " end");
+}
+
+// pad's amounts, arange's start and step, one_hot's dtype and topk's k travel in the document and
+// are checked on read by the kinds' shape rules (the all_ops spec makes each).
+TEST(IrJson, PadArangeOneHotTopkAttributesAreValidatedOnRead) {
+  const ir::TracedModel model = traceModel(loadSpec(*findSpec("all_ops")));
+  const std::string text = ir::toJson(model);
+  EXPECT_EQ(ir::toJson(ir::tracedModelFromJson(text)), text);
+  const json doc = json::parse(text);
+  // The index of the first training op of `kind` whose attrs hold `key` (its value, if given).
+  auto opOf = [&](std::string_view kind, std::string_view key, const json& value) {
+    const json& ops = doc["train"]["ops"];
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const json& attrs = ops[i].value("attrs", json::object());
+      if (ops[i]["kind"] == kind && attrs.contains(key) && (value.is_null() || attrs[key] == value)) return i;
+    }
+    ADD_FAILURE() << "no " << kind << " op with " << key;
+    return std::size_t{0};
+  };
+  auto rejected = [&](std::size_t op, std::string_view key, const json& value, std::string_view message) {
+    json bad = doc;
+    bad["train"]["ops"][op]["attrs"][key] = value;
+    try {
+      ir::tracedModelFromJson(bad.dump());
+      ADD_FAILURE() << "accepted; expected: " << message;
+    } catch (const ir::IrFormatError& e) {
+      EXPECT_EQ(std::string(e.what()), fmt::format("train.ops[{}]: {}", op, message));
+    }
+  };
+  // all_ops: arange(-1, 1, 0.25, f32), pad(h [2, 4, 8], {1, 2, -1, 1}, 0.5), topk(h, 3),
+  // oneHot(top.indices, D, i32).
+  const std::size_t range = opOf("arange", "scalar2", 0.25);
+  EXPECT_EQ(doc["train"]["ops"][range]["attrs"]["scalar"], -1);
+  EXPECT_EQ(doc["train"]["ops"][range]["attrs"]["count"], 8);
+  rejected(range, "scalar2", 0, "arange: step must not be 0");
+  rejected(range, "scalar", "inf", "arange: start must be finite, got inf");
+  const std::size_t padded = opOf("pad", "dims", json());
+  EXPECT_EQ(doc["train"]["ops"][padded]["attrs"]["dims"], json({0, 0, -1, 1, 1, 2}));
+  EXPECT_EQ(doc["train"]["ops"][padded]["attrs"]["scalar"], 0.5);
+  rejected(padded, "dims", {1, 2, 3},
+           "pad: the amounts (dims) must be a (before, after) pair per axis of [2, 4, 8]: 6 numbers, got 3");
+  rejected(padded, "dims", {0, 0, -2, -2, 0, 0}, "pad: axis 1: 4 padded by -2 and -2 leaves no elements");
+  rejected(opOf("topk", "count", 3), "count", 9, "topk: k must be in 1..8 (axis 2 of [2, 4, 8]), got 9");
+  rejected(opOf("one_hot", "dtype", "i32"), "dtype", "f32",
+           "one_hot: the output is declared [2, 4, 3, 8] i32, its shape rule gives [2, 4, 3, 8] f32");
 }
 
 TEST(IrJson, EnforcesReadLimits) {

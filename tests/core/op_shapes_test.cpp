@@ -102,6 +102,54 @@ TEST(Reductions, AxisKeepDimsAndAll) {
             "mean: axis -4 is out of range for rank 3 (expected -3..2)");
 }
 
+TEST(Reductions, CumsumAndTopk) {
+  const std::vector<InputDecl> in2 = {{"x", {2, 3, 4}}, {"i", {5}, i32}, {"b", {5}, DType::boolean}};
+  EXPECT_EQ(shapeOf(in2, [](const Inputs& in) { return cumsum(in["x"], -1); }), (Shape{2, 3, 4}));
+  EXPECT_EQ(outOf(in2, [](const Inputs& in) { return cumsum(in["i"], 0); }).dtype, DType::i32);
+  EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return cumsum(in["x"], 3); }),
+            "cumsum: axis 3 is out of range for rank 3 (expected -3..2)");
+  EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return cumsum(in["b"], 0); }),
+            "cumsum: input must be f32 or i32, got [5] bool");
+  const ir::Graph g = traceFunction(in2, [](const Inputs& in) {
+    const TopK top = topk(in["x"], 2);
+    EXPECT_EQ(top.values.shape(), (Shape{2, 3, 2}));
+    EXPECT_EQ(top.indices.shape(), (Shape{2, 3, 2}));
+    EXPECT_EQ(topk(in["x"], 3, 1).values.shape(), (Shape{2, 3, 4}));
+    return top.indices;
+  });
+  EXPECT_EQ(g.tensor(g.outputs[0]).dtype, DType::i32);
+  EXPECT_EQ(g.producer(g.outputs[0]).kind, ir::OpKind::topk);
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs.count, 2);
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs.axis, 2);
+  EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return topk(in["x"], 5).values; }),
+            "topk: k must be in 1..4 (axis 2 of [2, 3, 4]), got 5");
+  EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return topk(in["x"], 0, 0).values; }),
+            "topk: k must be in 1..2 (axis 0 of [2, 3, 4]), got 0");
+}
+
+TEST(ShapeOps, PadInPyTorchOrder) {
+  const std::vector<InputDecl> in2 = {{"x", {2, 3, 4}}, {"i", {5}, i32}};
+  EXPECT_EQ(shapeOf(in2, [](const Inputs& in) { return pad(in["x"], {1, 2}); }), (Shape{2, 3, 7}));
+  EXPECT_EQ(shapeOf(in2, [](const Inputs& in) { return pad(in["x"], {1, 1, 2, 0}); }), (Shape{2, 5, 6}));
+  EXPECT_EQ(shapeOf(in2, [](const Inputs& in) { return pad(in["x"], {0, 0, 0, 0, 1, 1}); }), (Shape{4, 3, 4}));
+  EXPECT_EQ(shapeOf(in2, [](const Inputs& in) { return pad(in["x"], {-1, 0}); }), (Shape{2, 3, 3}));
+  // The IR holds one (before, after) pair per axis, in axis order.
+  const ir::Graph g = traceFunction(in2, [](const Inputs& in) { return pad(in["x"], {1, 2, 3, 4}, -1.5); });
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs.dims, (std::vector<std::int64_t>{0, 0, 3, 4, 1, 2}));
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs.scalar, -1.5);
+  EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return pad(in["x"], {1}); }),
+            "pad: amounts [1] must be (before, after) pairs for up to the 3 axes of the input, last axis first");
+  EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return pad(in["x"], {1, 1, 1, 1, 1, 1, 1, 1}); }),
+            "pad: amounts [1, 1, 1, 1, 1, 1, 1, 1] must be (before, after) pairs for up to the 3 axes of "
+            "the input, last axis first");
+  EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return pad(in["x"], {-2, -2}); }),
+            "pad: axis 2: 4 padded by -2 and -2 leaves no elements");
+  EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return pad(in["x"], {0, 0, -4, 5}); }),
+            "pad: axis 1: a crop of 4 is more than the axis's 3 elements");
+  EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return pad(in["i"], {1, 1}, 0.5); }),
+            "pad: an i32 tensor takes a whole fill value within i32, got 0.5");
+}
+
 TEST(ShapeOps, ReshapeInfersOneDimension) {
   EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return reshape(in["x"], {-1, 4}); }), (Shape{6, 4}));
   EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return reshape(in["x"], {24}); }), (Shape{24}));
@@ -330,6 +378,28 @@ TEST(Indexing, OneHotArangeEmbeddingTake) {
   EXPECT_EQ(oh.dtype, DType::f32);
   EXPECT_EQ(outOf(idx, [](const Inputs&) { return arange(6); }).dtype, DType::i32);
   EXPECT_EQ(outOf(idx, [](const Inputs&) { return arange(6, f32); }).dtype, DType::f32);
+  EXPECT_EQ(outOf(idx, [](const Inputs& in) { return oneHot(in["i"], 10, i32); }).dtype, DType::i32);
+  EXPECT_EQ(outOf(idx, [](const Inputs& in) { return oneHot(in["i"], 10, DType::boolean); }).dtype,
+            DType::boolean);
+  // PyTorch's length rule, ceil((end - start) / step).
+  EXPECT_EQ(shapeOf(idx, [](const Inputs&) { return arange(2, 10, 3); }), (Shape{3}));
+  EXPECT_EQ(shapeOf(idx, [](const Inputs&) { return arange(10, 0, -3); }), (Shape{4}));
+  EXPECT_EQ(shapeOf(idx, [](const Inputs&) { return arange(0, 1, 0.1, f32); }), (Shape{10}));
+  const ir::Graph g = traceFunction(idx, [](const Inputs&) { return arange(-3, 4, 2); });
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs.count, 4);
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs.scalar, -3);
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs.scalar2, 2);
+  EXPECT_EQ(errorOf(idx, [](const Inputs&) { return arange(0, 10, 0); }), "arange: step must not be 0");
+  EXPECT_EQ(errorOf(idx, [](const Inputs&) { return arange(0, 10, -1); }),
+            "arange: the range from 0 to 10 by step -1 is empty (a negative step must lead down to a "
+            "smaller end)");
+  EXPECT_EQ(errorOf(idx, [](const Inputs&) { return arange(5, 5); }),
+            "arange: the range from 5 to 5 by step 1 is empty (a positive step must lead up to a larger "
+            "end)");
+  EXPECT_EQ(errorOf(idx, [](const Inputs&) { return arange(0, 1, 0.5); }),
+            "arange: an i32 range takes whole numbers, got start 0 and step 0.5 (f32 takes fractions)");
+  EXPECT_EQ(errorOf(idx, [](const Inputs&) { return arange(0, 4e9, 1e9); }),
+            "arange: the values 0 to 3000000000 do not fit i32");
   EXPECT_EQ(shapeOf(idx, [](const Inputs& in) { return embedding(in["table"], in["i"]); }), (Shape{4, 5, 16}));
   EXPECT_EQ(errorOf(idx, [](const Inputs& in) { return embedding(in["table"], in["x"]); }),
             "embedding: indices must be i32, got [4, 7] f32");

@@ -28,7 +28,7 @@ const std::string& prompt() {
 // namespace detail holds what NNDNA_SPEC calls, not ops.
 std::set<std::string> headerOps() {
   std::set<std::string> ops;
-  const std::regex declaration(R"(^(?:Tensor|std::vector<Tensor>|std::pair<Tensor, Tensor>|bool) (\w+)\()");
+  const std::regex declaration(R"(^(?:Tensor|std::vector<Tensor>|std::pair<Tensor, Tensor>|TopK|bool) (\w+)\()");
   bool inDetail = false;
   for (const std::string& line : linesOf(header())) {
     if (line.starts_with("namespace detail {")) inDetail = true;
@@ -78,6 +78,7 @@ TEST(Prompt, TheHeaderIsReadable) {
   EXPECT_TRUE(headerOps().contains("matmul"));
   EXPECT_TRUE(headerOps().contains("split"));    // std::vector<Tensor>
   EXPECT_TRUE(headerOps().contains("rope"));     // std::pair<Tensor, Tensor>
+  EXPECT_TRUE(headerOps().contains("topk"));     // TopK
   EXPECT_TRUE(headerOps().contains("isTraining"));
   EXPECT_TRUE(headerLayers().contains("Linear"));
 }
@@ -103,7 +104,7 @@ TEST(Prompt, EveryLayerIsListed) {
 }
 
 TEST(Prompt, WhatItSaysNndnaLacksItLacks) {
-  const std::string bullet = promptSection("- **No `cumsum`", "- **Parameters exist");
+  const std::string bullet = promptSection("- **No `Conv3d`", "- **Parameters exist");
   ASSERT_FALSE(bullet.empty());
   const std::regex span("`(\\w+)`");
   int named = 0;
@@ -114,7 +115,7 @@ TEST(Prompt, WhatItSaysNndnaLacksItLacks) {
     EXPECT_FALSE(headerOps().contains(name) || headerLayers().contains(name))
         << "docs/design_prompt.md says nndna has no `" << name << "`, but nndna.hpp declares it";
   }
-  EXPECT_GE(named, 4);  // cumsum, Conv3d, LSTM, GRU and the alternatives
+  EXPECT_GE(named, 4);  // Conv3d, LSTM, GRU and the alternatives
 }
 
 TEST(Prompt, TheBuiltInPromptIsTheDocument) {

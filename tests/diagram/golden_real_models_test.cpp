@@ -344,6 +344,53 @@ TEST(DiagramGoldenRealModels, GroupedQueryAttentionCountsByHand) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// moe_topk_router: B=2, T=8 (BT = 16 tokens), D=16, F=32, E=4 experts, top K=2; the router has
+// no bias, each expert is Linear(D, F) + GELU + Linear(F, D) with biases.
+TEST(DiagramGoldenRealModels, TopkMixtureOfExpertsCountsByHand) {
+  const ir::TracedModel model = traced("moe_topk_router");
+  constexpr std::int64_t B = 2, T = 8, D = 16, F = 32, E = 4, K = 2;
+  // topk's two outputs: the values (take_along_axis of the probabilities) and the i32 indices.
+  const ir::Graph& g = model.infer;
+  std::size_t topks = 0;
+  for (const ir::Op& op : g.ops) {
+    if (op.kind != ir::OpKind::topk) continue;
+    ++topks;
+    EXPECT_EQ(g.tensor(op.out).shape, (Shape{B, T, K}));
+    EXPECT_EQ(g.tensor(op.out).dtype, DType::i32);
+    EXPECT_EQ(g.tensor(op.inputs[0]).shape, (Shape{B, T, E}));
+  }
+  EXPECT_EQ(topks, 1u);
+  const Diagram d = buildDiagram(model);
+  // Router D·E; each expert D·F + F + F·D + D: 64 + 4·1,072.
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), D * E + E * (D * F + F + F * D + D));
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 4'352);
+  // Forward matmuls (2 · output elements · K): the router 2·BT·D·E = 2,048; per expert up and
+  // down 2·BT·D·F = 16,384 each. The gates (topk, oneHot, mul, sum) and the mixing count none.
+  constexpr std::int64_t router = 2 * B * T * D * E, expertMatmul = 2 * B * T * D * F;
+  constexpr std::int64_t forward = router + E * 2 * expertMatmul;
+  EXPECT_EQ(forward, 133'120);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), forward);
+  // Backward: x is an input, so the router and each expert's up give their weight gradient only
+  // (one matmul each, the forward's FLOPs); down gives both operands' (two). The router's
+  // gradient arrives through topk's values (take_along_axis_grad), then softmax.
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), forward + router + E * 3 * expertMatmul);
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"), 331'776);
+  // Inference kernels: router matmul, softmax, topk, its values (take_along_axis), the sum and
+  // div of the renormalisation, oneHot, mul, sum (the reshape is a view), zeros; per expert up
+  // (matmul, add), gelu, down (matmul, add), narrow, mul, add = 8. 10 + 4·8.
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 10 + E * 8);
+  // Activations (elements, × 4 bytes): router and softmax BT·E each, topk and its values BT·K
+  // each, the sum BT, div BT·K, oneHot and mul BT·K·E each, sum BT·E, zeros BT·D; per expert up
+  // and its bias add BT·F each, gelu BT·F, down and its add BT·D each, narrow BT, mul and add
+  // BT·D each.
+  constexpr std::int64_t BT = B * T;
+  constexpr std::int64_t gates = 2 * BT * E + 2 * BT * K + BT + BT * K + 2 * BT * K * E + BT * E + BT * D;
+  constexpr std::int64_t perExpert = 3 * BT * F + 4 * BT * D + BT;
+  EXPECT_EQ(gates + E * perExpert, 11'120);
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), (gates + E * perExpert) * 4);
+}
+
+// ---------------------------------------------------------------------------------------------
 // post_ln_encoder: B=16, T=128, V=30522, D=256, H=4 heads of Dh=64, F=1024, 4 post-LN layers;
 // dropout is `trainingDropout(x, train)`, called from four lines (issue 12, point 6).
 TEST(DiagramGoldenRealModels, PostLnEncoderDrawsTheDropoutHelperInItsCallersLines) {

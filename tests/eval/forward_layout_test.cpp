@@ -62,6 +62,21 @@ TEST(EvalLayout, NarrowConcatStackSplit) {
             {1, 2, 4, 5});
 }
 
+TEST(EvalLayout, PadInPyTorchOrderAndCrop) {
+  const Feeds feeds = {{"x", iota({2, 3})}, {"i", i32({2}, {4, 5})}};  // x = [[0, 1, 2], [3, 4, 5]]
+  // The last axis: one 9 in front.
+  expectF32(run(feeds, [](const Inputs& in) { return pad(in["x"], {1, 0}, 9); }), {2, 4},
+            {9, 0, 1, 2, 9, 3, 4, 5});
+  // The last axis one zero after, the first axis one zero row in front.
+  expectF32(run(feeds, [](const Inputs& in) { return pad(in["x"], {0, 1, 1, 0}); }), {3, 4},
+            {0, 0, 0, 0, 0, 1, 2, 0, 3, 4, 5, 0});
+  // Crop one in front, pad one 7 after: out[i] = x[i + 1].
+  expectF32(run(feeds, [](const Inputs& in) { return pad(in["x"], {-1, 1}, 7); }), {2, 3},
+            {1, 2, 7, 4, 5, 7});
+  expectValue(run(feeds, [](const Inputs& in) { return pad(in["i"], {2, 1}, -1); }), {5}, DType::i32,
+              {-1, -1, 4, 5, -1});
+}
+
 TEST(EvalLayout, SplitAndMergeHeads) {
   const Feeds feeds = {{"x", iota({1, 2, 4})}};  // x[0, t, d] = 4t + d
   // [B, T, D] -> [B, H, T, D/H]: head h holds features 2h, 2h + 1.
@@ -102,12 +117,45 @@ TEST(EvalIndexing, OneHotEmbeddingTakeAlongAxis) {
             {20, 11, 22});
   const Feeds bad = {{"i", i32({1}, {3})}};
   EXPECT_THROW(run(bad, [](const Inputs& in) { return oneHot(in["i"], 3); }), EvalError);
+  expectValue(run(idx, [](const Inputs& in) { return oneHot(in["i"], 3, DType::i32); }), {3, 3}, DType::i32,
+              {0, 0, 1, 1, 0, 0, 0, 1, 0});
+  expectValue(run(idx, [](const Inputs& in) { return oneHot(in["i"], 3, DType::boolean); }), {3, 3},
+              DType::boolean, {0, 0, 1, 1, 0, 0, 0, 1, 0});
+}
+
+TEST(EvalReductions, CumsumAlongAnAxisAndOfAMask) {
+  const Feeds feeds = {{"x", iota({2, 3})}, {"mask", i32({5}, {1, 1, 0, 1, 1})}};
+  expectF32(run(feeds, [](const Inputs& in) { return cumsum(in["x"], -1); }), {2, 3},
+            {0, 1, 3, 3, 7, 12});
+  expectF32(run(feeds, [](const Inputs& in) { return cumsum(in["x"], 0); }), {2, 3},
+            {0, 1, 2, 3, 5, 7});
+  // Position ids of a padded sequence: cumsum(mask) - 1 (HF's trick), i32 throughout.
+  expectValue(run(feeds, [](const Inputs& in) { return sub(cumsum(in["mask"], 0), 1.0); }), {5},
+              DType::i32, {0, 1, 1, 2, 3});
+}
+
+TEST(EvalReductions, TopkLargestFirstTiesByLowerIndex) {
+  const Feeds feeds = {{"x", f32({2, 4}, {1, 3, 3, 2, 5, -1, 7, 5})}};
+  // Row 0: the two 3s, index 1 before 2; row 1: 7, then the 5 at index 0 before the one at 3.
+  expectF32(run(feeds, [](const Inputs& in) { return topk(in["x"], 3).values; }), {2, 3},
+            {3, 3, 2, 7, 5, 5});
+  expectValue(run(feeds, [](const Inputs& in) { return topk(in["x"], 3).indices; }), {2, 3}, DType::i32,
+              {1, 2, 3, 2, 0, 3});
+  // Down the columns: the larger of each pair.
+  expectF32(run(feeds, [](const Inputs& in) { return topk(in["x"], 1, 0).values; }), {1, 4},
+            {5, 3, 7, 5});
+  expectValue(run(feeds, [](const Inputs& in) { return topk(in["x"], 1, 0).indices; }), {1, 4},
+              DType::i32, {1, 0, 1, 1});
 }
 
 TEST(EvalConstants, ZerosOnesArange) {
   const Feeds none = {{"x", f32({1}, {0})}};
   expectValue(run(none, [](const Inputs&) { return arange(4); }), {4}, DType::i32, {0, 1, 2, 3});
   expectF32(run(none, [](const Inputs&) { return arange(3, DType::f32); }), {3}, {0, 1, 2});
+  // ceil((end - start) / step) values: ceil(8/3) = 3, ceil(-10/-3) = 4, ceil(2/0.5) = 4.
+  expectValue(run(none, [](const Inputs&) { return arange(2, 10, 3); }), {3}, DType::i32, {2, 5, 8});
+  expectValue(run(none, [](const Inputs&) { return arange(10, 0, -3); }), {4}, DType::i32, {10, 7, 4, 1});
+  expectF32(run(none, [](const Inputs&) { return arange(-1, 1, 0.5, DType::f32); }), {4}, {-1, -0.5, 0, 0.5});
   expectF32(run(none, [](const Inputs& in) { return add(ones({2}), in["x"]); }), {2}, {1, 1});
   expectF32(run(none, [](const Inputs& in) { return add(zeros({2}), in["x"]); }), {2}, {0, 0});
 }

@@ -113,6 +113,28 @@ TEST(GradCheck, ShapeOps) {
   }));
 }
 
+TEST(GradCheck, PadWithFillCropAndBoth) {
+  const Feeds feeds = one({2, 3, 4});
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return pad(in["x"], {1, 2}, 0.5); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return pad(in["x"], {0, 1, 2, 0, 1, 1}); }));
+  // Cropping one side of an axis while padding the other, and cropping a whole axis's edges.
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return pad(in["x"], {-1, 2, -1, -1}); }));
+}
+
+TEST(GradCheck, CumsumAlongEachAxis) {
+  const Feeds feeds = one({2, 3, 4});
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return cumsum(in["x"], -1); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return cumsum(in["x"], 1); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return cumsum(in["x"], 0); }));
+}
+
+// The values' gradient reaches the chosen positions only (random inputs: no ties to flip).
+TEST(GradCheck, TopkValues) {
+  const Feeds feeds = one({2, 3, 5});
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return topk(in["x"], 2).values; }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return topk(in["x"], 3, 1).values; }));
+}
+
 TEST(GradCheck, ConcatAndStack) {
   const Feeds feeds = {{"a", randomF32({2, 3}, 9)}, {"b", randomF32({2, 1}, 10)},
                        {"c", randomF32({2, 3}, 11)}};

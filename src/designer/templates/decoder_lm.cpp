@@ -1,5 +1,6 @@
 // A decoder-only transformer language model (the GPT and LLaMA family): token embeddings, a
-// stack of pre-norm blocks of causal self-attention and an MLP, and a next-token head.
+// stack of pre-norm blocks of causal self-attention and an MLP, and a next-token head. With fewer
+// key/value heads than query heads the attention is grouped-query (LLaMA-2 70B, Mistral).
 #include <nndna/nndna.hpp>
 
 #include <cmath>
@@ -13,6 +14,7 @@ constexpr int T = 64;           // context length (tokens)
 constexpr int V = 256;          // vocabulary size
 constexpr int D = 128;          // model width
 constexpr int H = 4;            // attention heads
+constexpr int KV_HEADS = H;     // key/value heads (fewer than H: grouped-query attention)
 constexpr int DH = D / H;       // head width
 constexpr int F = 4 * D;        // MLP hidden width
 constexpr int N_LAYERS = 4;     // transformer blocks
@@ -24,8 +26,8 @@ constexpr LinearOptions PROJ{.bias = true};  //[!nobias]
 
 struct Attention : Module {
   Linear q{"q", D, D, PROJ};
-  Linear k{"k", D, D, PROJ};
-  Linear v{"v", D, D, PROJ};
+  Linear k{"k", D, KV_HEADS * DH, PROJ};
+  Linear v{"v", D, KV_HEADS * DH, PROJ};
   Linear proj{"proj", D, D, PROJ};
 };
 
@@ -50,12 +52,14 @@ struct LanguageModel : Module {
   //[untied] Linear head{"head", D, V, {.bias = false}};
 };
 
-// Causal multi-head self-attention.
+// Causal self-attention; each key/value head serves H / KV_HEADS query heads (repeatKv).
 Tensor attention(const Attention& a, Tensor x) {
-  Tensor q = splitHeads(a.q(x), H);  // [B, H, T, DH]  //[!rope]
-  Tensor k = splitHeads(a.k(x), H);  //[!rope]
-  //[rope] auto [q, k] = rope(splitHeads(a.q(x), H), splitHeads(a.k(x), H));  // [B, H, T, DH]
-  Tensor v = splitHeads(a.v(x), H);
+  Tensor q = splitHeads(a.q(x), H);         // [B, H, T, DH]  //[!rope]
+  Tensor k = splitHeads(a.k(x), KV_HEADS);  // [B, KV_HEADS, T, DH]  //[!rope]
+  //[rope] auto [q, k] = rope(splitHeads(a.q(x), H), splitHeads(a.k(x), KV_HEADS));
+  Tensor v = splitHeads(a.v(x), KV_HEADS);
+  k = repeatKv(k, H / KV_HEADS);            // [B, H, T, DH]
+  v = repeatKv(v, H / KV_HEADS);
   Tensor scores = mul(matmul(q, swapAxes(k, -1, -2)), 1.0 / std::sqrt(DH));  // [B, H, T, T]
   return a.proj(mergeHeads(matmul(softmaxCausal(scores), v)));               // [B, T, D]
 }

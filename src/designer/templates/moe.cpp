@@ -55,15 +55,13 @@ Tensor attention(const Attention& a, Tensor x) {
   return a.proj(mergeHeads(matmul(softmaxCausal(scores), v)));               // [B, T, D]
 }
 
-// Router weights [B, T, EXPERTS]: the top-2 experts' probabilities, renormalised; zero elsewhere.
+// Router weights [B, T, EXPERTS] (Mixtral's router): the top-2 experts' probabilities,
+// renormalised over the chosen; zero elsewhere.
 Tensor routing(const MoeBlock& b, Tensor x) {
-  Tensor logits = b.router(x);
-  Tensor first = oneHot(argmax(logits, -1), EXPERTS);                            // best expert
-  Tensor second = oneHot(argmax(sub(logits, mul(first, 1e9)), -1), EXPERTS);     //[!top1]
-  Tensor chosen = add(first, second);                                            //[!top1]
-  //[top1] Tensor chosen = first;
-  Tensor weights = mul(softmax(logits), chosen);
-  return div(weights, sum(weights, -1, {.keepDims = true}));
+  auto [probs, chosen] = topk(softmax(b.router(x)), 2);  // [B, T, 2] each  //[!top1]
+  //[top1] auto [probs, chosen] = topk(softmax(b.router(x)), 1);  // [B, T, 1] each
+  Tensor weights = div(probs, sum(probs, -1, {.keepDims = true}));
+  return sum(mul(oneHot(chosen, EXPERTS), reshape(weights, {B, T, -1, 1})), -2);
 }
 
 Tensor mixture(const MoeBlock& b, Tensor x) {

@@ -56,7 +56,7 @@ Tensor block(const Block& b, Tensor x) {
 Tensor classify(const VisionTransformer& m, Tensor images) {
   Tensor patches = reshape(m.patchify(images), {B, D, N});     // [B, D, N]
   Tensor tokens = swapAxes(patches, 1, 2);                     // [B, N, D]
-  Tensor cls = add(zeros({B, 1, D}), m.cls);                   // [B, 1, D]
+  Tensor cls = expand(m.cls, {B, -1, -1});                     // [B, 1, D], a view
   Tensor h = add(concat({cls, tokens}, 1), m.pos);             // [B, N+1, D]
   for (const Block& layer : m.layers) h = block(layer, h);
   Tensor first = reshape(narrow(m.normF(h), 1, 0, 1), {B, D});  // the [CLS] state

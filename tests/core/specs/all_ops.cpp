@@ -54,6 +54,12 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
   use(sum(h, {-2, -1}));
   use(mul(h, oneHot(argmax(h, -1), D)));
   use(mul(h, oneHot(argmin(h, -1), D)));
+  use(where(oneHot(argmax(h, 1), T, DType::boolean), swapAxes(h, 1, 2), neg(swapAxes(h, 1, 2))));
+  // Scans: the running sum; the top k, its values and (through an i32 oneHot) its indices.
+  use(cumsum(h, 1));
+  const TopK top = topk(h, 3);
+  use(top.values);
+  use(mul(h, less(sum(oneHot(top.indices, D, i32), 2), 1)));  // h where not among the top 3
   // Layout and matmul.
   use(reshape(h, {B * T, D}));
   use(permute(h, {0, 2, 1}));
@@ -69,6 +75,7 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
   use(takeAlongAxis(h, in["positions"], -1));
   // Slicing and joining.
   use(narrow(h, -1, 0, 4));
+  use(pad(h, {1, 2, -1, 1}, 0.5));  // the last axis padded, the time axis cropped in front
   use(concat({h, shifted}, -1));
   use(stack({h, shifted}, 0));
   for (Tensor piece : split(h, {3, 5}, -1)) use(piece);
@@ -97,6 +104,7 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
   use(add(h, zeros({B, T, D})));
   use(mul(h, ones({B, T, D})));
   use(add(h, arange(D, f32)));
+  use(add(h, arange(-1, 1, 0.25, f32)));  // D = 8 values
   use(add(h, randn({B, T, D})));
   // Norms and losses.
   use(m.ln(h));
