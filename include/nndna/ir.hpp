@@ -62,16 +62,25 @@ struct SiteTable {
 
 // ----- Tensors and ops -------------------------------------------------------------------------
 
+// Per axis, the name of its size as the spec gave it through named dims: "" (unknown), "T",
+// "H·Dh", "D/H" (the forms and their algebra: src/ir/dim_names.hpp). A tensor with no named
+// axis has an empty list; otherwise one entry per axis.
+using DimNames = std::vector<std::string>;
+
 struct TensorInfo {
   Shape shape;
   DType dtype = DType::f32;
   OpId source = kNone;  // the op that produced it
+  DimNames names;       // computed by the op's shape rule (leaves: declared)
 };
 
 // Attributes of an op. Which fields a kind uses is listed next to the kind in op_kind.hpp.
 struct OpAttrs {
   std::string name;                 // input / param / state / capture name
   std::vector<std::int64_t> dims;   // reshape target, permute axes, constant shapes, pad amounts
+  DimNames names;                   // names of `dims` (reshape, broadcast_to, zeros, ones, randn)
+                                    // or of `count` (split_heads, one_hot, arange, narrow, topk):
+                                    // empty, or one per entry
   std::int64_t axis = 0;            // the axis of axis ops
   bool allAxes = false;             // mean/sum over every axis
   bool keepDims = false;            // mean/sum

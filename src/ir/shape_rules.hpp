@@ -25,6 +25,7 @@ namespace nndna::ir {
 struct TensorType {
   Shape shape;
   DType dtype = DType::f32;
+  DimNames names;  // per axis (dim_names.hpp); empty when no axis is named
   bool operator==(const TensorType&) const = default;
 };
 
