@@ -17,7 +17,11 @@
 #include <utility>
 #include <vector>
 
+#include "nndna/export.hpp"
 #include "nndna/ir.hpp"
+
+// Exported: the diagram (a separate library over the shared libnndna) and the tests use it.
+NNDNA_API_BEGIN
 
 namespace nndna::ir {
 
@@ -57,3 +61,4 @@ inline const std::string& dimNameAt(const DimNames& names, std::size_t i) {
 DimNames normalizedDimNames(DimNames names);
 
 }  // namespace nndna::ir
+NNDNA_API_END
