@@ -1367,6 +1367,13 @@ TensorType inferOutput(OpKind kind, const OpAttrs& attrs, std::span<const Tensor
   if (const std::string_view a = unusedAttribute(kind, attrs); !a.empty()) {
     throw ShapeRuleError(fmt::format("sets the attribute '{}', which {} does not use", a, opKindName(kind)));
   }
+  // The rules index names by axis: a list of another length is refused before they read it.
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const TensorInfo& in = *inputs[i];
+    if (!in.names.empty() && in.names.size() != in.shape.size()) {
+      throw ShapeRuleError(fmt::format("input {} {} has {} axis names", i, formatShape(in.shape), in.names.size()));
+    }
+  }
   TensorType out = rule(Call(kind, attrs, inputs));
   if (out.shape.size() > kMaxRank) {
     throw ShapeRuleError(fmt::format("the result has {} axes, at most {}", out.shape.size(), kMaxRank));

@@ -81,6 +81,11 @@ TEST(RuleNames, KindsWithoutNamesRejectThem) {
   EXPECT_EQ(unusedAttribute(OpKind::reshape, r), "");
 }
 
+TEST(RuleNames, InputsNamesAreOnePerAxis) {
+  EXPECT_EQ(errorOf(OpKind::sum, withAxis(2), {t({8, 16, 32}, {"B", "T"})}), "input 0 [8, 16, 32] has 2 axis names");
+  EXPECT_EQ(errorOf(OpKind::add, {}, {kBTD, t({32}, {"D", "E"})}), "input 1 [32] has 2 axis names");
+}
+
 TEST(RuleNames, SameShapeKindsKeepTheInputsNames) {
   const DimNames btd = {"B", "T", "D"};
   EXPECT_EQ(namesOf(OpKind::relu, {}, {kBTD}), btd);
