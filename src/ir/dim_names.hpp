@@ -17,8 +17,11 @@
 #include <utility>
 #include <vector>
 
+#include "nndna/export.hpp"
 #include "nndna/ir.hpp"
 
+// Exported: the diagram library and the unit tests link libnndna.
+NNDNA_API_BEGIN
 namespace nndna::ir {
 
 // The most characters an axis name may have (the JSON reader enforces it).
@@ -57,3 +60,4 @@ inline const std::string& dimNameAt(const DimNames& names, std::size_t i) {
 DimNames normalizedDimNames(DimNames names);
 
 }  // namespace nndna::ir
+NNDNA_API_END
