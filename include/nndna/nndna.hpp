@@ -34,6 +34,214 @@ inline constexpr DType i32 = DType::i32;
 
 using Shape = std::vector<std::int64_t>;
 
+// ===== Named dims ===============================================================================
+// `constexpr Dim T{"T", 1024, "context"};` names a size. A Dim is an integer wherever one is
+// expected (`T - 1`, `Shape{B, T}`, `i < T`, an array bound), and wherever the model API takes a
+// size or a shape (layer sizes, `reshape`, `splitHeads`, inputs, parameters) it also takes the
+// name: the tensor's axes then know they are T, and its boxes read [B, T, D] even where sizes
+// collide (T = D = 1024). `*` and `/` of dims and whole numbers keep the names (`H * Dh`,
+// `D / H`, `4 * D`); a Dim may be defined by such a product (`constexpr Dim Dh{"Dh", D / H};`),
+// which lets the diagram read an axis computed as D/H as Dh. Other arithmetic (`T + 1`, `T % 2`)
+// gives a plain integer. A function overloaded on several number types needs a cast:
+// `std::sqrt(double(Dh))`. Names are identifiers (`Dh`, `n_embd`); every dim the model API meets
+// is listed in the diagram's legend, with its description and colour (`#rrggbb`).
+
+// One named dim of a product, raised to `power`.
+struct DimFactor {
+  std::string_view name;
+  std::string_view desc;
+  std::string_view color;
+  std::int64_t size = 0;
+  int power = 0;
+};
+
+// An integer that remembers which dims it is the product of: what `*` and `/` of dims give.
+class DimExpr {
+ public:
+  static constexpr int kMaxFactors = 4;
+
+  constexpr DimExpr() = default;
+  constexpr std::int64_t value() const { return value_; }
+  constexpr operator std::int64_t() const { return value_; }  // NOLINT: an integer everywhere
+  // False once the name is lost: a quotient that is not exact, more than kMaxFactors dims.
+  constexpr bool named() const { return named_ && count_ > 0; }
+  // value = numerator / denominator · Π factor.size^power
+  constexpr std::int64_t numerator() const { return num_; }
+  constexpr std::int64_t denominator() const { return den_; }
+  constexpr int factorCount() const { return count_; }
+  constexpr const DimFactor& factor(int i) const { return factors_[i]; }
+
+  friend constexpr DimExpr operator*(const DimExpr& a, const DimExpr& b) { return combine(a, b, 1); }
+  friend constexpr DimExpr operator/(const DimExpr& a, const DimExpr& b) { return combine(a, b, -1); }
+  template <class I>
+    requires std::is_integral_v<I>
+  friend constexpr DimExpr operator*(const DimExpr& a, I b) { return a.scaled(static_cast<std::int64_t>(b), 1); }
+  template <class I>
+    requires std::is_integral_v<I>
+  friend constexpr DimExpr operator*(I a, const DimExpr& b) { return b.scaled(static_cast<std::int64_t>(a), 1); }
+  template <class I>
+    requires std::is_integral_v<I>
+  friend constexpr DimExpr operator/(const DimExpr& a, I b) { return a.scaled(1, static_cast<std::int64_t>(b)); }
+  template <class I>
+    requires std::is_integral_v<I>
+  friend constexpr DimExpr operator/(I a, const DimExpr& b) {
+    DimExpr whole;
+    whole.value_ = static_cast<std::int64_t>(a);
+    whole.num_ = whole.value_;
+    return combine(whole, b, -1);
+  }
+
+ protected:
+  constexpr explicit DimExpr(const DimFactor& single) : value_(single.size), count_(1) {
+    factors_[0] = single;
+  }
+
+ private:
+  static constexpr std::int64_t gcd(std::int64_t a, std::int64_t b) {
+    if (a < 0) a = -a;
+    if (b < 0) b = -b;
+    while (b != 0) {
+      const std::int64_t r = a % b;
+      a = b;
+      b = r;
+    }
+    return a;
+  }
+  // value · num / den; a division that is not exact (or by 0) loses the name.
+  constexpr DimExpr scaled(std::int64_t num, std::int64_t den) const {
+    DimExpr out = *this;
+    if (den == 0 || __builtin_mul_overflow(value_, num, &out.value_) || out.value_ % den != 0 ||
+        __builtin_mul_overflow(num_, num, &out.num_) || __builtin_mul_overflow(den_, den, &out.den_)) {
+      out.value_ = den == 0 ? 0 : out.value_ / den;
+      out.named_ = false;
+      return out;
+    }
+    out.value_ /= den;
+    out.reduce();
+    return out;
+  }
+  constexpr void reduce() {
+    if (den_ < 0) {
+      den_ = -den_;
+      num_ = -num_;
+    }
+    const std::int64_t g = gcd(num_, den_);
+    if (g > 1) {
+      num_ /= g;
+      den_ /= g;
+    }
+  }
+  // a · b (sign 1) or a / b (sign -1), with the integer semantics of the values.
+  static constexpr DimExpr combine(const DimExpr& a, const DimExpr& b, int sign) {
+    DimExpr out = a;
+    bool exact = a.named_ && b.named_;
+    if (sign > 0) {
+      exact = !__builtin_mul_overflow(a.value_, b.value_, &out.value_) &&
+              !__builtin_mul_overflow(a.num_, b.num_, &out.num_) &&
+              !__builtin_mul_overflow(a.den_, b.den_, &out.den_) && exact;
+    } else if (b.value_ == 0) {
+      out.value_ = 0;
+      exact = false;
+    } else {
+      out.value_ = a.value_ / b.value_;
+      exact = a.value_ % b.value_ == 0 && !__builtin_mul_overflow(a.num_, b.den_, &out.num_) &&
+              !__builtin_mul_overflow(a.den_, b.num_, &out.den_) && exact;
+    }
+    out.named_ = exact;
+    if (!exact) return out;
+    out.reduce();
+    for (int i = 0; i < b.count_; ++i) out.addFactor(b.factors_[i], sign * b.factors_[i].power);
+    return out;
+  }
+  constexpr void addFactor(const DimFactor& f, int power) {
+    for (int i = 0; i < count_; ++i) {
+      if (factors_[i].name == f.name) {
+        factors_[i].power += power;
+        if (factors_[i].power == 0) {
+          for (int j = i + 1; j < count_; ++j) factors_[j - 1] = factors_[j];
+          --count_;
+        }
+        return;
+      }
+    }
+    if (count_ == kMaxFactors) {
+      named_ = false;
+      return;
+    }
+    factors_[count_] = f;
+    factors_[count_].power = power;
+    ++count_;
+  }
+
+  std::int64_t value_ = 0;
+  std::int64_t num_ = 1;
+  std::int64_t den_ = 1;
+  DimFactor factors_[kMaxFactors]{};
+  int count_ = 0;
+  bool named_ = true;
+};
+
+// A named size: `constexpr Dim T{"T", 1024, "context"};`, `constexpr Dim Dh{"Dh", D / H};`.
+class Dim : public DimExpr {
+ public:
+  constexpr Dim(std::string_view name, std::int64_t size, std::string_view desc = {},
+                std::string_view color = {})
+      : DimExpr(DimFactor{name, desc, color, size, 1}) {}
+  constexpr Dim(std::string_view name, const DimExpr& definition, std::string_view desc = {},
+                std::string_view color = {})
+      : DimExpr(DimFactor{name, desc, color, definition.value(), 1}), definition_(definition) {}
+
+  constexpr std::string_view name() const { return factor(0).name; }
+  constexpr std::string_view desc() const { return factor(0).desc; }
+  constexpr std::string_view color() const { return factor(0).color; }
+  // The product this dim was defined as (no factors when it was given a number).
+  constexpr const DimExpr& definition() const { return definition_; }
+
+ private:
+  DimExpr definition_;
+};
+
+// A size as the model API takes it: a whole number, a Dim, or a product of dims (`H * Dh`).
+class Size {
+ public:
+  constexpr Size() = default;
+  constexpr Size(std::int64_t value) : value_(value) {}  // NOLINT: implicit (`Linear("fc", 8, 16)`)
+  constexpr Size(const DimExpr& expr) : value_(expr.value()), expr_(expr) {}  // NOLINT: implicit
+  constexpr Size(const Dim& dim)  // NOLINT: implicit
+      : value_(dim.value()), expr_(dim), definition_(dim.definition()) {}
+  constexpr operator std::int64_t() const { return value_; }  // NOLINT: an integer everywhere
+
+  constexpr std::int64_t value() const { return value_; }
+  // The product that names it (no factors for a plain number).
+  constexpr const DimExpr& expr() const { return expr_; }
+  // For a whole Dim: its definition (no factors when it was given a number).
+  constexpr const DimExpr& definition() const { return definition_; }
+
+ private:
+  std::int64_t value_ = 0;
+  DimExpr expr_;
+  DimExpr definition_;
+};
+
+// A shape as the model API takes it: `{B, T, -1}`, `{V, D}`, or a Shape.
+class Sizes {
+ public:
+  Sizes(std::initializer_list<Size> sizes);  // NOLINT: implicit (`reshape(x, {B, T, D})`)
+  Sizes(const Shape& shape);                 // NOLINT: implicit (`reshape(x, y.shape())`)
+  explicit Sizes(std::vector<Size> sizes);
+  Sizes(const Sizes& other);
+  Sizes(Sizes&& other) noexcept;
+  Sizes& operator=(const Sizes& other);
+  Sizes& operator=(Sizes&& other) noexcept;
+  ~Sizes();
+
+  const std::vector<Size>& all() const { return sizes_; }
+  Shape values() const;
+
+ private:
+  std::vector<Size> sizes_;
+};
+
 namespace detail {
 struct TensorAccess;  // the library's access to a Tensor's handle (not part of the API)
 }  // namespace detail
@@ -147,47 +355,47 @@ struct TopK {
   Tensor values;
   Tensor indices;
 };
-TopK topk(Tensor x, std::int64_t k, std::int64_t axis = -1);
+TopK topk(Tensor x, Size k, std::int64_t axis = -1);
 
 // Shape. `reshape` allows one -1; `swapAxes` is PyTorch's transpose.
-Tensor reshape(Tensor x, Shape shape);
+Tensor reshape(Tensor x, Sizes shape);
 Tensor permute(Tensor x, std::vector<std::int64_t> axes);
 Tensor swapAxes(Tensor x, std::int64_t a, std::int64_t b);
 // NumPy broadcasting to `shape` (a view, no copy): `broadcastTo(cls, {B, 1, D})`. `expand` is
 // PyTorch's spelling, where -1 keeps an axis: `expand(cls, {B, -1, -1})`.
-Tensor broadcastTo(Tensor x, Shape shape);
-Tensor expand(Tensor x, Shape shape);
+Tensor broadcastTo(Tensor x, Sizes shape);
+Tensor expand(Tensor x, Sizes shape);
 // Grouped-query attention: [..., Hkv, T, Dh] -> [..., Hkv·repeats, T, Dh], each key/value head
 // repeated for the `repeats` query heads that share it (LLaMA's repeat_kv).
-Tensor repeatKv(Tensor x, std::int64_t repeats);
+Tensor repeatKv(Tensor x, Size repeats);
 
 // Linear algebra: [..., M, K] · [..., K, N]; the batch axes broadcast as in PyTorch
 // ([B, Hkv, G, T, Dh] · [B, Hkv, 1, Dh, T], [B, M, K] · [K, N]).
 Tensor matmul(Tensor a, Tensor b);
 
 // Indexing.
-Tensor oneHot(Tensor indices, std::int64_t depth, DType dtype = DType::f32);
+Tensor oneHot(Tensor indices, Size depth, DType dtype = DType::f32);
 // 0, 1, ..., n - 1; and PyTorch's arange(start, end, step): ceil((end - start) / step) values
 // start, start + step, ... (an empty range or a step of 0 is an error; i32 takes whole numbers).
-Tensor arange(std::int64_t n, DType dtype = DType::i32);
+Tensor arange(Size n, DType dtype = DType::i32);
 Tensor arange(double start, double end, double step = 1.0, DType dtype = DType::i32);
 Tensor embedding(Tensor table, Tensor indices);
 Tensor takeAlongAxis(Tensor input, Tensor indices, std::int64_t axis);
 
 // Constant tensors.
-Tensor zeros(Shape shape, DType dtype = DType::f32);
-Tensor ones(Shape shape, DType dtype = DType::f32);
-Tensor randn(Shape shape);
+Tensor zeros(Sizes shape, DType dtype = DType::f32);
+Tensor ones(Sizes shape, DType dtype = DType::f32);
+Tensor randn(Sizes shape);
 
 // Slicing and joining.
-Tensor narrow(Tensor x, std::int64_t axis, std::int64_t start, std::int64_t length);
+Tensor narrow(Tensor x, std::int64_t axis, std::int64_t start, Size length);
 // Constant padding in PyTorch's F.pad order: (before, after) pairs from the last axis backwards,
 // `pad(x, {1, 1, 2, 0})` pads the last axis by 1 on each side and the one before it by 2 in
 // front. A negative amount crops (at most the whole axis).
 Tensor pad(Tensor x, const std::vector<std::int64_t>& amounts, double value = 0.0);
 Tensor concat(const std::vector<Tensor>& tensors, std::int64_t axis);
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t axis);
-std::vector<Tensor> split(Tensor x, const std::vector<std::int64_t>& sizes, std::int64_t axis);
+std::vector<Tensor> split(Tensor x, const Sizes& sizes, std::int64_t axis);
 
 // Fused ML ops. `softmaxCausal` masks the future over the last two axes ([.., T, T]) and
 // normalises; `whereCausal` only fills the future positions with `fill`.
@@ -199,7 +407,7 @@ Tensor whereCausal(Tensor x, double fill = -std::numeric_limits<double>::infinit
 Tensor categorical(Tensor logits, std::int64_t axis = -1);
 
 // Attention layout. splitHeads: [B, T, D] -> [B, H, T, D/H]; mergeHeads is its inverse.
-Tensor splitHeads(Tensor x, std::int64_t heads);
+Tensor splitHeads(Tensor x, Size heads);
 Tensor mergeHeads(Tensor x);
 struct RopeOptions {
   double base = 10000.0;
@@ -326,9 +534,9 @@ class Module {
   const std::string& path() const { return path_; }
 
  protected:
-  Tensor param(std::string_view name, Shape shape, ParamOptions options = {});
+  Tensor param(std::string_view name, Sizes shape, ParamOptions options = {});
   // Non-trainable state updated by the training step (BatchNorm running statistics).
-  Tensor state(std::string_view name, Shape shape, Init init = init::zeros());
+  Tensor state(std::string_view name, Sizes shape, Init init = init::zeros());
 
   // A child module named `name`. Built-in layers take their name as the first constructor
   // argument, so `child<Linear>("proj", 8, 8)` works as well as `child<Block>("block")`.
@@ -412,7 +620,7 @@ struct LinearOptions {
 class Linear : public Module {
  public:
   Linear() = default;
-  Linear(std::string_view name, std::int64_t in, std::int64_t out, LinearOptions options = {});
+  Linear(std::string_view name, Size in, Size out, LinearOptions options = {});
   Tensor operator()(Tensor x) const;
 
   Tensor weight;
@@ -427,7 +635,7 @@ struct LayerNormOptions {
 class LayerNorm : public Module {
  public:
   LayerNorm() = default;
-  LayerNorm(std::string_view name, std::int64_t dim, LayerNormOptions options = {});
+  LayerNorm(std::string_view name, Size dim, LayerNormOptions options = {});
   Tensor operator()(Tensor x) const;
 
   Tensor weight;
@@ -442,7 +650,7 @@ struct RMSNormOptions {
 class RMSNorm : public Module {
  public:
   RMSNorm() = default;
-  RMSNorm(std::string_view name, std::int64_t dim, RMSNormOptions options = {});
+  RMSNorm(std::string_view name, Size dim, RMSNormOptions options = {});
   Tensor operator()(Tensor x) const;
 
   Tensor weight;
@@ -456,7 +664,7 @@ struct EmbeddingOptions {
 class Embedding : public Module {
  public:
   Embedding() = default;
-  Embedding(std::string_view name, std::int64_t vocab, std::int64_t dim,
+  Embedding(std::string_view name, Size vocab, Size dim,
             EmbeddingOptions options = {});
   Tensor operator()(Tensor indices) const;
 
@@ -474,7 +682,7 @@ struct Conv2dLayerOptions {
 class Conv2d : public Module {
  public:
   Conv2d() = default;
-  Conv2d(std::string_view name, std::int64_t inChannels, std::int64_t outChannels, Hw kernel,
+  Conv2d(std::string_view name, Size inChannels, Size outChannels, Hw kernel,
          Conv2dLayerOptions options = {});
   Tensor operator()(Tensor x) const;
 
@@ -494,7 +702,7 @@ struct Conv1dLayerOptions {
 class Conv1d : public Module {
  public:
   Conv1d() = default;
-  Conv1d(std::string_view name, std::int64_t inChannels, std::int64_t outChannels,
+  Conv1d(std::string_view name, Size inChannels, Size outChannels,
          std::int64_t kernel, Conv1dLayerOptions options = {});
   Tensor operator()(Tensor x) const;
 
@@ -516,7 +724,7 @@ struct ConvTranspose2dLayerOptions {
 class ConvTranspose2d : public Module {
  public:
   ConvTranspose2d() = default;
-  ConvTranspose2d(std::string_view name, std::int64_t inChannels, std::int64_t outChannels,
+  ConvTranspose2d(std::string_view name, Size inChannels, Size outChannels,
                   Hw kernel, ConvTranspose2dLayerOptions options = {});
   Tensor operator()(Tensor x) const;
 
@@ -550,7 +758,7 @@ struct BatchNorm2dOptions {
 class BatchNorm2d : public Module {
  public:
   BatchNorm2d() = default;
-  BatchNorm2d(std::string_view name, std::int64_t channels, BatchNorm2dOptions options = {});
+  BatchNorm2d(std::string_view name, Size channels, BatchNorm2dOptions options = {});
   Tensor operator()(Tensor x) const;
 
   Tensor weight;
@@ -570,7 +778,7 @@ struct GroupNormOptions {
 class GroupNorm : public Module {
  public:
   GroupNorm() = default;
-  GroupNorm(std::string_view name, std::int64_t numGroups, std::int64_t numChannels,
+  GroupNorm(std::string_view name, std::int64_t numGroups, Size numChannels,
             GroupNormOptions options = {});
   Tensor operator()(Tensor x) const;
 
@@ -592,9 +800,10 @@ struct InputDecl {
   std::string name;
   Shape shape;
   DType dtype = DType::f32;
+  std::vector<std::string> names;  // per axis when some axis is a named dim (ir::DimNames)
 
   InputDecl();
-  InputDecl(std::string_view name_, std::initializer_list<std::int64_t> shape_,
+  InputDecl(std::string_view name_, std::initializer_list<Size> shape_,
             DType dtype_ = DType::f32);
   InputDecl(std::string_view name_, const Shape& shape_, DType dtype_ = DType::f32);
   InputDecl(const InputDecl&);
@@ -708,10 +917,13 @@ struct DimDecl {
   std::string name;
   std::string desc;
   std::string color;  // optional "#rrggbb"
+  // The product it was defined as ("D/H" for `Dim Dh{"Dh", D / H}`), or "" (dim_names.hpp forms).
+  std::string definition;
 
   DimDecl();
   DimDecl(std::int64_t size_, std::string_view name_, std::string_view desc_ = {},
           std::string_view color_ = {});
+  DimDecl(const Dim& dim);  // NOLINT: implicit (`.dims = {B, T}`)
   DimDecl(const DimDecl&);
   DimDecl(DimDecl&&) noexcept;
   DimDecl& operator=(const DimDecl&);
@@ -724,6 +936,7 @@ struct DimDecl {
 // Instantiated once, in libnndna (spec_types.cpp), rather than in every spec's compile.
 extern template class std::vector<nndna::InputDecl>;
 extern template class std::vector<nndna::DimDecl>;
+extern template class std::vector<nndna::Size>;
 
 namespace nndna {
 

@@ -52,6 +52,7 @@ bool registerSpec(const char* sourceFile, int line, SpecBuilder builder);
 struct ParamDecl {
   std::string name;  // dotted path
   Shape shape;
+  std::vector<std::string> names;  // per axis when some axis is named (ir::DimNames)
   Init init;
   bool decay = false;
   bool isState = false;  // non-trainable state (BatchNorm running statistics)
@@ -74,6 +75,7 @@ struct LoadedSpec {
   std::vector<ParamDecl> params;  // in registration order
   int line = 0;                   // the NNDNA_SPEC line (0: unknown)
   std::uint32_t paramSerial = 0;  // what the model's parameter handles carry (0: no model built)
+  std::vector<DimDecl> dims;      // the named dims met while the model was built
 };
 
 // Every spec linked into this program, in registration order.

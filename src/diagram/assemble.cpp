@@ -342,7 +342,7 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
                          distinctSides(acc.sides)});
   }
   lines.push_back("}");
-  std::vector<Shape> drawn;
+  std::vector<DrawnShape> drawn;
   for (const Entry& e : entries) {
     for (const BoxShape& shape : e.shapes) drawn.insert(drawn.end(), shape.begin(), shape.end());
   }

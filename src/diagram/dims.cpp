@@ -1,6 +1,7 @@
 #include "diagram/dims.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <array>
 #include <optional>
 #include <cctype>
@@ -41,11 +42,41 @@ std::optional<std::string> normalizeColor(std::string_view c) {
   return std::nullopt;
 }
 
+// into · by^power over the whole-number factors and the named dims; false on overflow.
+bool multiplyTerms(ir::DimTerms& into, const ir::DimTerms& by, int power) {
+  for (int i = 0; i < (power < 0 ? -power : power); ++i) {
+    const std::int64_t num = power > 0 ? by.num : by.den;
+    const std::int64_t den = power > 0 ? by.den : by.num;
+    if (__builtin_mul_overflow(into.num, num, &into.num) || __builtin_mul_overflow(into.den, den, &into.den)) {
+      return false;
+    }
+    const std::int64_t g = std::gcd(into.num, into.den);
+    into.num /= g;
+    into.den /= g;
+  }
+  for (const auto& [name, p] : by.powers) {
+    auto it = std::find_if(into.powers.begin(), into.powers.end(), [&](const auto& e) { return e.first == name; });
+    if (it == into.powers.end()) {
+      into.powers.emplace_back(name, p * power);
+    } else {
+      it->second += p * power;
+    }
+  }
+  std::erase_if(into.powers, [](const auto& e) { return e.second == 0; });
+  return true;
+}
+
+// Definitions may refer to each other (D = H·Dh, Dh = D/H); expansion stops this deep.
+constexpr int kMaxExpansionDepth = 8;
+
 }  // namespace
 
 DimResolver::DimResolver(std::vector<DimDecl> declared, const std::vector<const ir::Graph*>& graphs)
     : declared_(std::move(declared)) {
-  for (std::size_t i = 0; i < declared_.size(); ++i) bySize_[declared_[i].size].push_back(i);
+  for (std::size_t i = 0; i < declared_.size(); ++i) {
+    bySize_[declared_[i].size].push_back(i);
+    byName_.try_emplace(declared_[i].name, i);
+  }
   for (std::size_t i = 0; i < declared_.size(); ++i) {
     if (declared_[i].name == "B" || mentionsBatch(declared_[i].desc)) {
       batch_ = i;
@@ -73,13 +104,16 @@ DimResolver::DimResolver(std::vector<DimDecl> declared, const std::vector<const 
   }
 }
 
-std::vector<DimCollision> DimResolver::collisionsIn(const std::vector<Shape>& drawn) const {
+std::vector<DimCollision> DimResolver::collisionsIn(const std::vector<DrawnShape>& drawn) const {
   // Only what is drawn ambiguous needs the explainer: the batch heuristic resolves a two-way batch
-  // collision on every tensor of rank >= 2, but not on a rank-1 one (a batch of labels).
+  // collision on every tensor of rank >= 2, but not on a rank-1 one (a batch of labels); an axis
+  // the spec named is never ambiguous.
   std::map<std::int64_t, bool> ambiguous;
-  for (const Shape& shape : drawn) {
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-      if (candidates(shape[i], i, shape.size()).size() > 1) ambiguous[shape[i]] = true;
+  for (const DrawnShape& shape : drawn) {
+    const Shape& s = shape.sizes;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (!ir::dimNameAt(shape.names, i).empty()) continue;
+      if (candidates(s[i], i, s.size()).size() > 1) ambiguous[s[i]] = true;
     }
   }
   std::vector<DimCollision> out;
@@ -108,7 +142,53 @@ std::vector<const DimDecl*> DimResolver::candidates(std::int64_t size, std::size
   return out;
 }
 
-ResolvedDim DimResolver::resolve(std::int64_t size, std::size_t position, std::size_t rank) const {
+std::optional<ir::DimTerms> DimResolver::expanded(std::string_view name, int depth) const {
+  const std::optional<ir::DimTerms> terms = ir::parseDimName(name);
+  if (!terms) return std::nullopt;
+  ir::DimTerms out{terms->num, terms->den, {}};
+  for (const auto& [dim, power] : terms->powers) {
+    std::optional<ir::DimTerms> meaning;
+    const auto it = byName_.find(dim);
+    if (depth < kMaxExpansionDepth && it != byName_.end() && !declared_[it->second].definition.empty()) {
+      meaning = expanded(declared_[it->second].definition, depth + 1);
+    }
+    if (!meaning) meaning = ir::DimTerms{1, 1, {{dim, 1}}};
+    if (!multiplyTerms(out, *meaning, power)) return std::nullopt;
+  }
+  std::sort(out.powers.begin(), out.powers.end());
+  return out;
+}
+
+std::string DimResolver::displayName(std::string_view name, std::int64_t size) const {
+  if (byName_.contains(name)) return std::string(name);
+  const std::optional<ir::DimTerms> mine = expanded(name, 0);
+  if (mine) {
+    for (const DimDecl& d : declared_) {
+      if (d.size != size) continue;
+      const std::optional<ir::DimTerms> theirs = expanded(d.name, 0);
+      if (theirs && *theirs == *mine) return d.name;
+    }
+  }
+  return std::string(name);
+}
+
+ResolvedDim DimResolver::resolve(const DrawnShape& shape, std::size_t axis) const {
+  return resolve(shape.sizes[axis], axis, shape.sizes.size(), ir::dimNameAt(shape.names, axis));
+}
+
+ResolvedDim DimResolver::resolve(std::int64_t size, std::size_t position, std::size_t rank,
+                                 std::string_view name) const {
+  if (!name.empty()) {
+    ResolvedDim named{displayName(name, size), {}};
+    if (const auto it = byName_.find(named.name); it != byName_.end()) {
+      named.color = colors_[it->second];
+    } else if (const auto a = autoColors_.find(size); a != autoColors_.end()) {
+      named.color = a->second;
+    } else {
+      named.color = "#666666";  // a product of dims ("H·Dh"): no colour of its own
+    }
+    return named;
+  }
   const auto cands = candidates(size, position, rank);
   if (cands.empty()) {
     auto it = autoColors_.find(size);
@@ -123,17 +203,17 @@ ResolvedDim DimResolver::resolve(std::int64_t size, std::size_t position, std::s
   return r;
 }
 
-std::vector<std::string> DimResolver::names(const Shape& shape) const {
+std::vector<std::string> DimResolver::names(const DrawnShape& shape) const {
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < shape.size(); ++i) out.push_back(resolve(shape[i], i, shape.size()).name);
+  for (std::size_t i = 0; i < shape.sizes.size(); ++i) out.push_back(resolve(shape, i).name);
   return out;
 }
 
-std::string DimResolver::plainShape(const Shape& shape) const {
+std::string DimResolver::plainShape(const DrawnShape& shape) const {
   std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
+  for (std::size_t i = 0; i < shape.sizes.size(); ++i) {
     if (i) out += ", ";
-    out += resolve(shape[i], i, shape.size()).name;
+    out += resolve(shape, i).name;
   }
   return out + "]";
 }
@@ -142,12 +222,12 @@ std::string htmlDimName(const ResolvedDim& dim) {
   return "<FONT COLOR=\"" + escapeXml(dim.color) + "\"><B>" + escapeHtmlLabel(dim.name) + "</B></FONT>";
 }
 
-std::string DimResolver::htmlShape(const Shape& shape) const {
+std::string DimResolver::htmlShape(const DrawnShape& shape) const {
   // Brackets as character references: Graphviz 2.43 rejects `]` after a closing tag.
   std::string out = "&#91;";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
+  for (std::size_t i = 0; i < shape.sizes.size(); ++i) {
     if (i) out += ", ";
-    out += htmlDimName(resolve(shape[i], i, shape.size()));
+    out += htmlDimName(resolve(shape, i));
   }
   return out + "&#93;";
 }

@@ -24,19 +24,19 @@ std::string groupedOutputs(const BoxShape& shape, ShapeText shapeText) {
 }
 
 std::string htmlBoxShape(const DimResolver& dims, const BoxShape& shape) {
-  return groupedOutputs(shape, [&](const Shape& s) { return dims.htmlShape(s); });
+  return groupedOutputs(shape, [&](const DrawnShape& s) { return dims.htmlShape(s); });
 }
 
 }  // namespace
 
 std::string plainBoxShape(const DimResolver& dims, const BoxShape& shape) {
-  return groupedOutputs(shape, [&](const Shape& s) { return dims.plainShape(s); });
+  return groupedOutputs(shape, [&](const DrawnShape& s) { return dims.plainShape(s); });
 }
 
 std::string htmlBoxShapes(const DimResolver& dims, const std::vector<BoxShape>& shapes) {
   const bool mergeAxes =
       shapes.size() > 1 && std::all_of(shapes.begin(), shapes.end(), [&](const BoxShape& s) {
-        return s.size() == 1 && s[0].size() == shapes[0][0].size();
+        return s.size() == 1 && s[0].sizes.size() == shapes[0][0].sizes.size();
       });
   if (!mergeAxes) {
     std::string out;
@@ -47,12 +47,12 @@ std::string htmlBoxShapes(const DimResolver& dims, const std::vector<BoxShape>& 
     return out;
   }
   // Brackets as character references: Graphviz 2.43 rejects `]` after a closing tag.
-  const std::size_t rank = shapes[0][0].size();
+  const std::size_t rank = shapes[0][0].sizes.size();
   std::string out = "&#91;";
   for (std::size_t axis = 0; axis < rank; ++axis) {
     std::vector<ResolvedDim> values;
     for (const BoxShape& s : shapes) {
-      const ResolvedDim d = dims.resolve(s[0][axis], axis, rank);
+      const ResolvedDim d = dims.resolve(s[0], axis);
       if (std::none_of(values.begin(), values.end(), [&](const ResolvedDim& v) { return v.name == d.name; })) {
         values.push_back(d);
       }

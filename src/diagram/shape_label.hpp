@@ -12,7 +12,7 @@
 namespace nndna::diagram::detail {
 
 // What a box hands on: one shape per output, in op order.
-using BoxShape = std::vector<Shape>;
+using BoxShape = std::vector<DrawnShape>;
 
 // "[B, T, D]", "3 × [B, T, D]", "[B, T, D], 2 × [B, T, Dkv]" (dims resolved).
 std::string plainBoxShape(const DimResolver& dims, const BoxShape& shape);

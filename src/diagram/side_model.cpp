@@ -192,7 +192,7 @@ class SideExtractor {
   }
   BoxShape shapeOf(const DagNode& node) const {
     BoxShape shape;
-    for (ir::TensorId t : node.outputs) shape.push_back(g_.tensor(t).shape);
+    for (ir::TensorId t : node.outputs) shape.push_back({g_.tensor(t).shape, g_.tensor(t).names});
     return shape;
   }
 

@@ -20,7 +20,7 @@
 #include "nndna/export.hpp"
 #include "nndna/ir.hpp"
 
-// Exported: the diagram (a separate library over the shared libnndna) and the tests use it.
+// Exported: the diagram library and the unit tests link libnndna.
 NNDNA_API_BEGIN
 
 namespace nndna::ir {

@@ -292,12 +292,20 @@ SpecInfo readSpec(const Reader& r, const json& spec) {
   const Path dimsPath = specPath.field("dims");
   for (std::size_t i = 0; i < dims.size(); ++i) {
     const Path p = dimsPath.at(i);
-    r.onlyFields(dims[i], {"size", "name", "desc", "color"}, p);
+    r.onlyFields(dims[i], {"size", "name", "desc", "color", "definition"}, p);
     s.dims.push_back({r.integer(r.field(dims[i], "size", p), p.field("size"), 0,
                                 std::numeric_limits<std::int64_t>::max()),
                       r.str(r.field(dims[i], "name", p), p.field("name")),
                       r.str(r.field(dims[i], "desc", p), p.field("desc")),
                       r.str(r.field(dims[i], "color", p), p.field("color"))});
+    // A named dim's definition ("D/H"): optional, and a product of dims when present.
+    if (const json* def = r.optional(dims[i], "definition")) {
+      std::string text = r.str(*def, p.field("definition"));
+      if (!parseDimName(text)) {
+        r.fail(p.field("definition"), fmt::format("'{}' is not a product of dims (\"H·Dh\", \"D/H\")", text));
+      }
+      s.dims.back().definition = std::move(text);
+    }
   }
   return s;
 }

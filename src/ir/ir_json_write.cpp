@@ -273,6 +273,7 @@ std::string toJson(const TracedModel& model, int indent) {
     w.member("name", d.name);
     w.member("desc", d.desc);
     w.member("color", d.color);
+    if (!d.definition.empty()) w.member("definition", d.definition);
     w.endObject();
   }
   w.endArray();

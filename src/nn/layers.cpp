@@ -35,6 +35,11 @@ void requireConvSizes(const Module& layer, std::string_view kind, std::int64_t i
   }
 }
 
+// Channels per group: the channel count itself (and its name) when there is one group.
+Size perGroup(const Size& channels, std::int64_t groups) {
+  return groups == 1 ? channels : Size(channels.value() / groups);
+}
+
 // PyTorch's default for a layer's weight and bias: uniform(±1/√fan_in).
 Init fanInUniform(std::int64_t fanIn) {
   const double bound = 1.0 / std::sqrt(static_cast<double>(fanIn));
@@ -48,7 +53,7 @@ Init orLayerDefault(const Init& given, const Init& layerDefault) {
 }
 }  // namespace
 
-Linear::Linear(std::string_view name, std::int64_t in, std::int64_t out, LinearOptions options)
+Linear::Linear(std::string_view name, Size in, Size out, LinearOptions options)
     : Module(name) {
   requirePositive(*this, "Linear", {{"in", in}, {"out", out}});
   weight = param("weight", {in, out},
@@ -61,7 +66,7 @@ Tensor Linear::operator()(Tensor x) const {
   return bias.defined() ? add(y, bias) : y;
 }
 
-LayerNorm::LayerNorm(std::string_view name, std::int64_t dim, LayerNormOptions options)
+LayerNorm::LayerNorm(std::string_view name, Size dim, LayerNormOptions options)
     : Module(name), eps(options.eps) {
   requirePositive(*this, "LayerNorm", {{"dim", dim}});
   const bool decay = options.decay.value_or(false);
@@ -71,7 +76,7 @@ LayerNorm::LayerNorm(std::string_view name, std::int64_t dim, LayerNormOptions o
 
 Tensor LayerNorm::operator()(Tensor x) const { return ops::layerNorm(x, weight, bias, eps); }
 
-RMSNorm::RMSNorm(std::string_view name, std::int64_t dim, RMSNormOptions options)
+RMSNorm::RMSNorm(std::string_view name, Size dim, RMSNormOptions options)
     : Module(name), eps(options.eps) {
   requirePositive(*this, "RMSNorm", {{"dim", dim}});
   weight = param("weight", {dim}, {init::ones(), options.decay.value_or(false)});
@@ -79,7 +84,7 @@ RMSNorm::RMSNorm(std::string_view name, std::int64_t dim, RMSNormOptions options
 
 Tensor RMSNorm::operator()(Tensor x) const { return ops::rmsNorm(x, weight, eps); }
 
-Embedding::Embedding(std::string_view name, std::int64_t vocab, std::int64_t dim,
+Embedding::Embedding(std::string_view name, Size vocab, Size dim,
                      EmbeddingOptions options)
     : Module(name) {
   requirePositive(*this, "Embedding", {{"vocab", vocab}, {"dim", dim}});
@@ -90,13 +95,13 @@ Embedding::Embedding(std::string_view name, std::int64_t vocab, std::int64_t dim
 
 Tensor Embedding::operator()(Tensor indices) const { return embedding(weight, indices); }
 
-Conv2d::Conv2d(std::string_view name, std::int64_t inChannels, std::int64_t outChannels,
+Conv2d::Conv2d(std::string_view name, Size inChannels, Size outChannels,
                Hw kernel, Conv2dLayerOptions options)
     : Module(name), conv{options.stride, options.padding, options.groups} {
   requireConvSizes(*this, "Conv2d", inChannels, outChannels,
                    {{"kernel height", kernel.h}, {"kernel width", kernel.w}}, options.groups);
   const std::int64_t fanIn = inChannels / options.groups * kernel.h * kernel.w;
-  weight = param("weight", {outChannels, inChannels / options.groups, kernel.h, kernel.w},
+  weight = param("weight", {outChannels, perGroup(inChannels, options.groups), kernel.h, kernel.w},
                  {orLayerDefault(options.init, fanInUniform(fanIn)), options.decay.value_or(true)});
   if (options.bias) bias = param("bias", {outChannels}, {fanInUniform(fanIn), false});
 }
@@ -108,12 +113,12 @@ Tensor Conv2d::operator()(Tensor x) const {
   return add(y, reshape(bias, {bias.dim(0), 1, 1}));
 }
 
-Conv1d::Conv1d(std::string_view name, std::int64_t inChannels, std::int64_t outChannels,
+Conv1d::Conv1d(std::string_view name, Size inChannels, Size outChannels,
                std::int64_t kernel, Conv1dLayerOptions options)
     : Module(name), conv{options.stride, options.padding, options.groups} {
   requireConvSizes(*this, "Conv1d", inChannels, outChannels, {{"kernel", kernel}}, options.groups);
   const std::int64_t fanIn = inChannels / options.groups * kernel;
-  weight = param("weight", {outChannels, inChannels / options.groups, kernel},
+  weight = param("weight", {outChannels, perGroup(inChannels, options.groups), kernel},
                  {orLayerDefault(options.init, fanInUniform(fanIn)), options.decay.value_or(true)});
   if (options.bias) bias = param("bias", {outChannels}, {fanInUniform(fanIn), false});
 }
@@ -125,15 +130,15 @@ Tensor Conv1d::operator()(Tensor x) const {
   return add(y, reshape(bias, {bias.dim(0), 1}));
 }
 
-ConvTranspose2d::ConvTranspose2d(std::string_view name, std::int64_t inChannels,
-                                 std::int64_t outChannels, Hw kernel,
+ConvTranspose2d::ConvTranspose2d(std::string_view name, Size inChannels, Size outChannels,
+                                 Hw kernel,
                                  ConvTranspose2dLayerOptions options)
     : Module(name), conv{options.stride, options.padding, options.outputPadding, options.groups} {
   requireConvSizes(*this, "ConvTranspose2d", inChannels, outChannels,
                    {{"kernel height", kernel.h}, {"kernel width", kernel.w}}, options.groups);
   // PyTorch computes the fan-in from the weight's axis 1: outC/groups · kH · kW.
   const std::int64_t fanIn = outChannels / options.groups * kernel.h * kernel.w;
-  weight = param("weight", {inChannels, outChannels / options.groups, kernel.h, kernel.w},
+  weight = param("weight", {inChannels, perGroup(outChannels, options.groups), kernel.h, kernel.w},
                  {orLayerDefault(options.init, fanInUniform(fanIn)), options.decay.value_or(true)});
   if (options.bias) bias = param("bias", {outChannels}, {fanInUniform(fanIn), false});
 }
@@ -148,7 +153,7 @@ Dropout::Dropout(std::string_view name, double p_) : Module(name), p(p_) {}
 
 Tensor Dropout::operator()(Tensor x) const { return isTraining() ? dropout(x, p) : x; }
 
-BatchNorm2d::BatchNorm2d(std::string_view name, std::int64_t channels, BatchNorm2dOptions opts)
+BatchNorm2d::BatchNorm2d(std::string_view name, Size channels, BatchNorm2dOptions opts)
     : Module(name), options(opts) {
   requirePositive(*this, "BatchNorm2d", {{"channels", channels}});
   weight = param("weight", {channels}, {init::ones(), false});
@@ -164,13 +169,13 @@ Tensor BatchNorm2d::operator()(Tensor x) const {
   return ops::batchNorm2dInference(x, weight, bias, runningMean, runningVar, options.eps);
 }
 
-GroupNorm::GroupNorm(std::string_view name, std::int64_t numGroups_, std::int64_t numChannels,
+GroupNorm::GroupNorm(std::string_view name, std::int64_t numGroups_, Size numChannels,
                      GroupNormOptions options)
     : Module(name), numGroups(numGroups_), eps(options.eps) {
   requirePositive(*this, "GroupNorm", {{"numGroups", numGroups}, {"numChannels", numChannels}});
   if (numChannels % numGroups != 0) {
     tracing::failAtUserLine("GroupNorm", fmt::format(
-        "layer '{}': numChannels {} must be divisible by numGroups = {}", path(), numChannels,
+        "layer '{}': numChannels {} must be divisible by numGroups = {}", path(), numChannels.value(),
         numGroups));
   }
   if (!options.affine) return;

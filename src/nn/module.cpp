@@ -5,6 +5,7 @@
 
 #include "nndna/ir.hpp"
 #include "nndna/nndna.hpp"
+#include "trace/dim_log.hpp"
 #include "trace/tracer.hpp"
 
 namespace nndna {
@@ -82,19 +83,22 @@ std::string Module::qualify(std::string_view name) const {
   return path_.empty() ? std::string(name) : path_ + "." + std::string(name);
 }
 
-Tensor Module::param(std::string_view name, Shape shape, ParamOptions options) {
+Tensor Module::param(std::string_view name, Sizes sizes, ParamOptions options) {
   const std::string full = qualify(name);
   tracing::ModelBuilder& builder = builderFor("param", full);
+  Shape shape = sizes.values();
   checkShape("param", "parameter", full, shape);
   const bool decay = options.decay.value_or(shape.size() >= 2);
-  return builder.add({full, std::move(shape), options.init, decay, false});
+  return builder.add({full, std::move(shape), tracing::namesOfSizes(sizes, "param"), options.init,
+                      decay, false});
 }
 
-Tensor Module::state(std::string_view name, Shape shape, Init init) {
+Tensor Module::state(std::string_view name, Sizes sizes, Init init) {
   const std::string full = qualify(name);
   tracing::ModelBuilder& builder = builderFor("state", full);
+  Shape shape = sizes.values();
   checkShape("state", "state", full, shape);
-  return builder.add({full, std::move(shape), init, false, true});
+  return builder.add({full, std::move(shape), tracing::namesOfSizes(sizes, "state"), init, false, true});
 }
 
 }  // namespace nndna

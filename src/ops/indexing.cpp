@@ -9,10 +9,10 @@ namespace nndna {
 using ir::OpKind;
 using ops::OpBuilder;
 
-Tensor oneHot(Tensor indices, std::int64_t depth, DType dtype) {
+Tensor oneHot(Tensor indices, Size depth, DType dtype) {
   OpBuilder op(OpKind::one_hot, "oneHot");
   op.input(indices);
-  op.attrs().count = depth;
+  op.count(depth);
   op.attrs().dtype = dtype;
   return op.finish();
 }
@@ -27,9 +27,10 @@ Tensor range(OpBuilder& op, std::int64_t count, double start, double step, DType
 }
 }  // namespace
 
-Tensor arange(std::int64_t n, DType dtype) {
+Tensor arange(Size n, DType dtype) {
   OpBuilder op(OpKind::arange, "arange");
-  if (n <= 0) op.fail("n must be positive, got {}", n);
+  if (n <= 0) op.fail("n must be positive, got {}", n.value());
+  op.count(n);
   return range(op, n, 0.0, 1.0, dtype);
 }
 
@@ -67,16 +68,17 @@ Tensor takeAlongAxis(Tensor input, Tensor indices, std::int64_t axis) {
 }
 
 namespace {
-Tensor constant(OpKind kind, std::string_view api, Shape shape, DType dtype) {
+Tensor constant(OpKind kind, std::string_view api, const Sizes& shape, DType dtype) {
   OpBuilder op(kind, api);
-  op.attrs().dims = std::move(shape);
+  op.attrs().dims = shape.values();
+  op.nameDims(shape);
   if (kind != OpKind::randn) op.attrs().dtype = dtype;
   return op.finish();
 }
 }  // namespace
 
-Tensor zeros(Shape shape, DType dtype) { return constant(OpKind::zeros, "zeros", std::move(shape), dtype); }
-Tensor ones(Shape shape, DType dtype) { return constant(OpKind::ones, "ones", std::move(shape), dtype); }
-Tensor randn(Shape shape) { return constant(OpKind::randn, "randn", std::move(shape), DType::f32); }
+Tensor zeros(Sizes shape, DType dtype) { return constant(OpKind::zeros, "zeros", shape, dtype); }
+Tensor ones(Sizes shape, DType dtype) { return constant(OpKind::ones, "ones", shape, dtype); }
+Tensor randn(Sizes shape) { return constant(OpKind::randn, "randn", shape, DType::f32); }
 
 }  // namespace nndna

@@ -2,6 +2,9 @@
 
 #include <vector>
 
+#include "ir/dim_names.hpp"
+#include "trace/dim_log.hpp"
+
 namespace nndna::ops {
 
 namespace {
@@ -31,6 +34,13 @@ void OpBuilder::fail(std::string detail) const {
   throw TraceError(at.file, at.line, std::string(api_), std::move(detail));
 }
 
+void OpBuilder::count(const Size& size) {
+  op_.attrs.count = size.value();
+  op_.attrs.names = ir::normalizedDimNames({tracing::nameOfSize(size, api_)});
+}
+
+void OpBuilder::nameDims(const Sizes& sizes) { op_.attrs.names = tracing::namesOfSizes(sizes, api_); }
+
 std::int64_t OpBuilder::axis(std::int64_t axis, std::size_t rank, std::string_view what) const {
   const auto r = static_cast<std::int64_t>(rank);
   if (axis < -r || axis >= r) {
@@ -51,24 +61,26 @@ Tensor OpBuilder::finish() {
   } catch (const ir::ShapeRuleError& e) {
     fail(e.message());  // the same error, at the user's line
   }
-  const ir::TensorId id = tracer_.emit(std::move(op_), std::move(out.shape), out.dtype);
+  const ir::TensorId id =
+      tracer_.emit(std::move(op_), std::move(out.shape), out.dtype, std::move(out.names));
   return tracer_.handleOf(id);
 }
 
 namespace {
-Tensor viewAs(ir::OpKind kind, std::string_view api, Tensor x, Shape shape) {
+Tensor viewAs(ir::OpKind kind, std::string_view api, Tensor x, const Sizes& shape) {
   OpBuilder op(kind, api);
   op.input(x);
-  op.attrs().dims = std::move(shape);
+  op.attrs().dims = shape.values();
+  op.nameDims(shape);
   return op.finish();
 }
 }  // namespace
 
-Tensor reshapeAs(std::string_view api, Tensor x, Shape shape) {
-  return viewAs(ir::OpKind::reshape, api, x, std::move(shape));
+Tensor reshapeAs(std::string_view api, Tensor x, const Sizes& shape) {
+  return viewAs(ir::OpKind::reshape, api, x, shape);
 }
-Tensor broadcastAs(std::string_view api, Tensor x, Shape shape) {
-  return viewAs(ir::OpKind::broadcast_to, api, x, std::move(shape));
+Tensor broadcastAs(std::string_view api, Tensor x, const Sizes& shape) {
+  return viewAs(ir::OpKind::broadcast_to, api, x, shape);
 }
 
 }  // namespace nndna::ops

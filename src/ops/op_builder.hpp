@@ -27,6 +27,10 @@ class OpBuilder {
   // Adds `t` as the op's next input and returns its shape and dtype (valid until finish()).
   const ir::TensorInfo& input(Tensor t);
   ir::OpAttrs& attrs() { return op_.attrs; }
+  // Sets attrs().count to `size` and attrs().names to its name, if it has one (a Dim).
+  void count(const Size& size);
+  // Sets attrs().names to the names of `sizes` (one per entry, or none).
+  void nameDims(const Sizes& sizes);
   ir::Graph& graph() { return tracer_.graph(); }
 
   // Throws a TraceError at the user's line: "model.cpp:14: matmul: <detail>".
@@ -51,7 +55,7 @@ class OpBuilder {
 
 // A reshape or a broadcast_to (both views) issued by a composite op under its own API name
 // (`repeatKv`, `conv1d`, `mean` over several axes), so that errors name what the user called.
-Tensor reshapeAs(std::string_view api, Tensor x, Shape shape);
-Tensor broadcastAs(std::string_view api, Tensor x, Shape shape);
+Tensor reshapeAs(std::string_view api, Tensor x, const Sizes& shape);
+Tensor broadcastAs(std::string_view api, Tensor x, const Sizes& shape);
 
 }  // namespace nndna::ops

@@ -98,12 +98,12 @@ Tensor cumsum(Tensor x, std::int64_t axis) {
 
 // Two ops: topk gives the indices; the values are the input taken at them (take_along_axis),
 // which is also how their gradient reaches the chosen positions.
-TopK topk(Tensor x, std::int64_t k, std::int64_t axis) {
+TopK topk(Tensor x, Size k, std::int64_t axis) {
   OpBuilder select(OpKind::topk, "topk");
   const ir::TensorInfo& in = select.input(x);
   const std::int64_t a = select.axis(axis, in.shape.size());
   select.attrs().axis = a;
-  select.attrs().count = k;
+  select.count(k);
   const Tensor indices = select.finish();
   OpBuilder gather(OpKind::take_along_axis, "topk");
   gather.input(x);

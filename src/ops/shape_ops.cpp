@@ -13,9 +13,10 @@ using ops::broadcastAs;
 using ops::OpBuilder;
 using ops::reshapeAs;
 
-Tensor reshape(Tensor x, Shape shape) {
+Tensor reshape(Tensor x, Sizes sizes) {
   OpBuilder op(OpKind::reshape, "reshape");
   const ir::TensorInfo& in = op.input(x);
+  Shape shape = sizes.values();
   // Resolve the one -1 (the API's convenience); the rule checks the element counts.
   int inferred = -1;
   std::int64_t known = 1;
@@ -38,6 +39,7 @@ Tensor reshape(Tensor x, Shape shape) {
     shape[static_cast<std::size_t>(inferred)] = total / known;
   }
   op.attrs().dims = std::move(shape);
+  op.nameDims(sizes);
   return op.finish();
 }
 
@@ -62,9 +64,10 @@ Tensor swapAxes(Tensor x, std::int64_t a, std::int64_t b) {
   return op.finish();
 }
 
-Tensor broadcastTo(Tensor x, Shape shape) { return broadcastAs("broadcastTo", x, std::move(shape)); }
+Tensor broadcastTo(Tensor x, Sizes shape) { return broadcastAs("broadcastTo", x, shape); }
 
-Tensor expand(Tensor x, Shape shape) {
+Tensor expand(Tensor x, Sizes sizes) {
+  Shape shape = sizes.values();
   // PyTorch's expand: -1 keeps the size of the (trailing-aligned) axis of x.
   {
     OpBuilder check(OpKind::broadcast_to, "expand");
@@ -79,10 +82,14 @@ Tensor expand(Tensor x, Shape shape) {
       shape[i] = in.shape[i - lead];
     }
   }
-  return broadcastAs("expand", x, std::move(shape));
+  std::vector<Size> named(sizes.all());
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    if (named[i] == -1) named[i] = shape[i];  // kept from x: the rule carries its name
+  }
+  return broadcastAs("expand", x, Sizes(named));
 }
 
-Tensor repeatKv(Tensor x, std::int64_t repeats) {
+Tensor repeatKv(Tensor x, Size repeats) {
   // [..., Hkv, T, Dh] -> [..., Hkv, 1, T, Dh] -> broadcast [..., Hkv, repeats, T, Dh] -> merge the
   // two head axes: query head h reads key/value head h / repeats (LLaMA's repeat_kv).
   Shape in;
@@ -90,34 +97,33 @@ Tensor repeatKv(Tensor x, std::int64_t repeats) {
     OpBuilder check(OpKind::broadcast_to, "repeatKv");
     in = check.input(x).shape;
     if (in.size() < 3) check.fail("x must be [..., heads, T, headDim], got {}", ir::formatShape(in));
-    if (repeats <= 0) check.fail("repeats must be positive, got {}", repeats);
+    if (repeats <= 0) check.fail("repeats must be positive, got {}", repeats.value());
   }
   if (repeats == 1) return x;
   const std::size_t h = in.size() - 3;
   Shape unsqueezed = in;
   unsqueezed.insert(unsqueezed.begin() + static_cast<std::ptrdiff_t>(h) + 1, 1);
-  Shape broadcast = unsqueezed;
+  std::vector<Size> broadcast(unsqueezed.begin(), unsqueezed.end());
   broadcast[h + 1] = repeats;
   Shape merged = in;
   merged[h] = in[h] * repeats;
-  const Tensor wide = broadcastAs("repeatKv", reshapeAs("repeatKv", x, std::move(unsqueezed)),
-                                 std::move(broadcast));
+  const Tensor wide = broadcastAs("repeatKv", reshapeAs("repeatKv", x, unsqueezed), Sizes(broadcast));
   return reshapeAs("repeatKv", wide, std::move(merged));
 }
 
 namespace {
 Tensor narrowAs(std::string_view api, Tensor x, std::int64_t axis, std::int64_t start,
-                std::int64_t length) {
+                const Size& length) {
   OpBuilder op(OpKind::narrow, api);
   const ir::TensorInfo& in = op.input(x);
   op.attrs().axis = op.axis(axis, in.shape.size());
   op.attrs().start = start;
-  op.attrs().count = length;
+  op.count(length);
   return op.finish();
 }
 }  // namespace
 
-Tensor narrow(Tensor x, std::int64_t axis, std::int64_t start, std::int64_t length) {
+Tensor narrow(Tensor x, std::int64_t axis, std::int64_t start, Size length) {
   return narrowAs("narrow", x, axis, start, length);
 }
 
@@ -141,7 +147,8 @@ Tensor pad(Tensor x, const std::vector<std::int64_t>& amounts, double value) {
   return op.finish();
 }
 
-std::vector<Tensor> split(Tensor x, const std::vector<std::int64_t>& sizes, std::int64_t axis) {
+std::vector<Tensor> split(Tensor x, const Sizes& named, std::int64_t axis) {
+  const Shape sizes = named.values();
   // The sizes are checked once against the whole tensor (split is the API's, not an IR kind);
   // each piece is a narrow.
   std::int64_t a = 0;
@@ -161,7 +168,7 @@ std::vector<Tensor> split(Tensor x, const std::vector<std::int64_t>& sizes, std:
   }
   std::vector<Tensor> pieces;
   std::int64_t start = 0;
-  for (std::int64_t s : sizes) {
+  for (const Size& s : named.all()) {
     pieces.push_back(narrowAs("split", x, a, start, s));
     start += s;
   }
@@ -192,10 +199,10 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t axis) {
   return join(OpKind::stack, "stack", tensors, axis);
 }
 
-Tensor splitHeads(Tensor x, std::int64_t heads) {
+Tensor splitHeads(Tensor x, Size heads) {
   OpBuilder op(OpKind::split_heads, "splitHeads");
   op.input(x);
-  op.attrs().count = heads;
+  op.count(heads);
   return op.finish();
 }
 

@@ -2,6 +2,7 @@
 #include <filesystem>
 
 #include "nndna/trace.hpp"
+#include "trace/dim_log.hpp"
 #include "trace/tracer.hpp"
 
 namespace nndna {
@@ -53,7 +54,9 @@ LoadedSpec loadSpec(const RegisteredSpec& registered) {
   loaded.name = registered.name;
   loaded.line = registered.line;
   tracing::ModelBuilder builder;
+  tracing::DimLog met;
   loaded.spec = buildModel(builder, registered, loaded.model);
+  loaded.dims = met.take();
   loaded.params = builder.take();
   loaded.paramSerial = builder.serial();
   return loaded;

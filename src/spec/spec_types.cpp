@@ -3,18 +3,24 @@
 #include <new>
 
 #include "nndna/trace.hpp"
+#include "trace/dim_log.hpp"
 
 // The vectors a spec body fills, instantiated once (nndna.hpp declares them extern).
 template class std::vector<nndna::InputDecl>;
 template class std::vector<nndna::DimDecl>;
+template class std::vector<nndna::Size>;
 
 namespace nndna {
 
 // ----- InputDecl --------------------------------------------------------------------------------
 
 InputDecl::InputDecl() = default;
-InputDecl::InputDecl(std::string_view name_, std::initializer_list<std::int64_t> shape_, DType dtype_)
-    : name(name_), shape(shape_), dtype(dtype_) {}
+InputDecl::InputDecl(std::string_view name_, std::initializer_list<Size> shape_, DType dtype_)
+    : name(name_), dtype(dtype_) {
+  const Sizes sizes(shape_);
+  shape = sizes.values();
+  names = tracing::namesOfSizes(sizes, "inputs");
+}
 InputDecl::InputDecl(std::string_view name_, const Shape& shape_, DType dtype_)
     : name(name_), shape(shape_), dtype(dtype_) {}
 InputDecl::InputDecl(const InputDecl&) = default;
@@ -28,11 +34,29 @@ InputDecl::~InputDecl() = default;
 DimDecl::DimDecl() = default;
 DimDecl::DimDecl(std::int64_t size_, std::string_view name_, std::string_view desc_, std::string_view color_)
     : size(size_), name(name_), desc(desc_), color(color_) {}
+DimDecl::DimDecl(const Dim& dim)
+    : size(dim.value()),
+      name(dim.name()),
+      desc(dim.desc()),
+      color(dim.color()),
+      definition(tracing::formatDimExpr(dim.definition())) {}
 DimDecl::DimDecl(const DimDecl&) = default;
 DimDecl::DimDecl(DimDecl&&) noexcept = default;
 DimDecl& DimDecl::operator=(const DimDecl&) = default;
 DimDecl& DimDecl::operator=(DimDecl&&) noexcept = default;
 DimDecl::~DimDecl() = default;
+
+// ----- Sizes ------------------------------------------------------------------------------------
+
+Sizes::Sizes(std::initializer_list<Size> sizes) : sizes_(sizes) {}
+Sizes::Sizes(const Shape& shape) : sizes_(shape.begin(), shape.end()) {}
+Sizes::Sizes(std::vector<Size> sizes) : sizes_(std::move(sizes)) {}
+Sizes::Sizes(const Sizes&) = default;
+Sizes::Sizes(Sizes&&) noexcept = default;
+Sizes& Sizes::operator=(const Sizes&) = default;
+Sizes& Sizes::operator=(Sizes&&) noexcept = default;
+Sizes::~Sizes() = default;
+Shape Sizes::values() const { return Shape(sizes_.begin(), sizes_.end()); }
 
 // ----- LearningRate -----------------------------------------------------------------------------
 

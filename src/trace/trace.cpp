@@ -3,6 +3,7 @@
 
 #include "nndna/trace.hpp"
 #include "nndna/training.hpp"
+#include "trace/dim_log.hpp"
 #include "trace/tensor_access.hpp"
 #include "trace/tracer.hpp"
 
@@ -45,7 +46,7 @@ void checkOptimizer(const LoadedSpec& spec) {
 Inputs declareInputs(tracing::Tracer& tracer, const std::vector<InputDecl>& decls) {
   std::vector<std::pair<std::string, Tensor>> tensors;
   for (const InputDecl& d : decls) {
-    const ir::TensorId id = tracer.addLeaf(ir::OpKind::tensor_input, d.name, d.shape, d.dtype);
+    const ir::TensorId id = tracer.addLeaf(ir::OpKind::tensor_input, d.name, d.shape, d.dtype, d.names);
     tracer.graph().inputs.push_back({d.name, id});
     tensors.emplace_back(d.name, tracer.handleOf(id));
   }
@@ -136,11 +137,15 @@ ir::TracedModel traceModel(const LoadedSpec& spec) {
   const detail::ErasedSpec& s = spec.spec;
   model.spec = {s.label, s.description, spec.sourceFile, s.inputs, s.predictInputs, s.optimizer,
                 s.dims};
+  tracing::DimLog met;
   model.train = trace(spec);
   if (s.predict) {
     model.infer = traceForward(spec);
     model.hasInfer = true;
   }
+  // The legend: the dims the spec lists, then those the model and its forwards named.
+  tracing::mergeDims(model.spec.dims, spec.dims, spec.sourceFile, spec.line, "the model's layers");
+  tracing::mergeDims(model.spec.dims, met.dims(), spec.sourceFile, spec.line, "the forward functions");
   return model;
 }
 

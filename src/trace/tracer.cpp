@@ -55,7 +55,7 @@ Tracer::Tracer(ir::Graph& graph, const std::vector<ParamDecl>& params, std::uint
   paramTensors_.reserve(params.size());
   for (const ParamDecl& p : params) {
     const ir::TensorId id = addLeaf(p.isState ? ir::OpKind::state_input : ir::OpKind::param_input,
-                                    p.name, p.shape, DType::f32);
+                                    p.name, p.shape, DType::f32, p.names);
     paramTensors_.push_back(id);
     ir::Param entry{p.name, id, p.init, p.decay};
     (p.isState ? graph_.state : graph_.params).push_back(std::move(entry));
@@ -130,7 +130,7 @@ ir::FrameId Tracer::internFrame(std::uintptr_t address) {
   return id;
 }
 
-ir::TensorId Tracer::emit(ir::Op op, Shape shape, DType dtype) {
+ir::TensorId Tracer::emit(ir::Op op, Shape shape, DType dtype, ir::DimNames names) {
   const auto tensorId = static_cast<ir::TensorId>(graph_.tensors.size());
   const auto opId = static_cast<ir::OpId>(graph_.ops.size());
   if (graph_.tensors.size() >= kParamTag - 1) {
@@ -138,18 +138,19 @@ ir::TensorId Tracer::emit(ir::Op op, Shape shape, DType dtype) {
     throw TraceError(at.file, at.line, std::string(ir::opKindName(op.kind)),
                      "the traced graph has too many tensors (2^31)");
   }
-  graph_.tensors.push_back({std::move(shape), dtype, opId});
+  graph_.tensors.push_back({std::move(shape), dtype, opId, std::move(names)});
   op.out = tensorId;
   op.phase = phase_;
   graph_.ops.push_back(std::move(op));
   return tensorId;
 }
 
-ir::TensorId Tracer::addLeaf(ir::OpKind kind, std::string name, Shape shape, DType dtype) {
+ir::TensorId Tracer::addLeaf(ir::OpKind kind, std::string name, Shape shape, DType dtype,
+                             ir::DimNames names) {
   ir::Op op;
   op.kind = kind;
   op.attrs.name = std::move(name);
-  return emit(std::move(op), std::move(shape), dtype);
+  return emit(std::move(op), std::move(shape), dtype, std::move(names));
 }
 
 void Tracer::attachSourceText() {

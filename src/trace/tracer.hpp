@@ -78,10 +78,12 @@ class Tracer {
   ir::SiteId captureSite();
 
   // Appends an op and its output tensor; returns the tensor's id.
-  ir::TensorId emit(ir::Op op, Shape shape, DType dtype);
+  // `names`: per axis, or empty (ir::DimNames).
+  ir::TensorId emit(ir::Op op, Shape shape, DType dtype, ir::DimNames names = {});
 
   // Adds a leaf (param/state/tensor input) with no call site.
-  ir::TensorId addLeaf(ir::OpKind kind, std::string name, Shape shape, DType dtype);
+  ir::TensorId addLeaf(ir::OpKind kind, std::string name, Shape shape, DType dtype,
+                       ir::DimNames names = {});
 
   // Reads the text of every source file a site names (bounded), for the IR and the diagram.
   void attachSourceText();

@@ -114,15 +114,18 @@ ir::Graph graphWithShapes(std::vector<Shape> shapes) {
   return g;
 }
 
+// A drawn shape with no axis names: sizes only, as a spec with plain ints makes.
+DrawnShape S(Shape sizes) { return {std::move(sizes), {}}; }
+
 TEST(Dims, BatchHeuristicResolvesATwoWayCollision) {
   // B = H = 64: axis 0 of a rank >= 2 tensor is the batch; elsewhere the other dim.
   const ir::Graph g = graphWithShapes({{64, 64}, {64}, {64, 10}});
   const DimResolver dims({{64, "B", "batch"}, {64, "H", "hidden"}, {10, "K"}}, {&g});
-  EXPECT_EQ(dims.plainShape({64, 64}), "[B, H]");
-  EXPECT_TRUE(dims.collisionsIn({{64, 64}, {64, 10}}).empty());  // fully resolved by position
+  EXPECT_EQ(dims.plainShape(S({64, 64})), "[B, H]");
+  EXPECT_TRUE(dims.collisionsIn({S({64, 64}), S({64, 10})}).empty());  // fully resolved by position
   // Rank 1: the heuristic does not apply; what is drawn slash-joined is listed (issue 12, 9).
-  EXPECT_EQ(dims.plainShape({64}), "[B/H]");
-  const auto rank1 = dims.collisionsIn({{64, 64}, {64}});
+  EXPECT_EQ(dims.plainShape(S({64})), "[B/H]");
+  const auto rank1 = dims.collisionsIn({S({64, 64}), S({64})});
   ASSERT_EQ(rank1.size(), 1u);
   EXPECT_EQ(rank1[0].size, 64);
   EXPECT_EQ(rank1[0].names, (std::vector<std::string>{"B", "H"}));
@@ -134,8 +137,8 @@ TEST(Dims, BatchHeuristicResolvesATwoWayCollision) {
 TEST(Dims, ThreeWayCollisionIsExplainedAndAutoColoursFollowDeclaredOnes) {
   const ir::Graph g = graphWithShapes({{32, 32, 7}});
   const DimResolver dims({{32, "B", "batch"}, {32, "T"}, {32, "D"}}, {&g});
-  EXPECT_EQ(dims.plainShape({32, 32, 7}), "[B, T/D, 7]");
-  const auto collisions = dims.collisionsIn({{32, 32, 7}});
+  EXPECT_EQ(dims.plainShape(S({32, 32, 7})), "[B, T/D, 7]");
+  const auto collisions = dims.collisionsIn({S({32, 32, 7})});
   ASSERT_EQ(collisions.size(), 1u);
   EXPECT_EQ(collisions[0].names, (std::vector<std::string>{"B", "T", "D"}));
   // 7 is undeclared: the fourth colour of the palette (three went to B, T, D).
@@ -152,16 +155,16 @@ TEST(Dims, DeclaredColoursAreValidatedAndWidened) {
 TEST(Dims, ShapeLabelUsesCharacterReferencesForBrackets) {
   const ir::Graph g = graphWithShapes({});
   const DimResolver dims({{4, "A", "", "#112233"}}, {&g});
-  EXPECT_EQ(dims.htmlShape({4}), "&#91;<FONT COLOR=\"#112233\"><B>A</B></FONT>&#93;");
-  EXPECT_EQ(dims.htmlShape({}), "&#91;&#93;");
+  EXPECT_EQ(dims.htmlShape(S({4})), "&#91;<FONT COLOR=\"#112233\"><B>A</B></FONT>&#93;");
+  EXPECT_EQ(dims.htmlShape(S({})), "&#91;&#93;");
 }
 
 TEST(ShapeLabel, SeveralOutputsAreGroupedInOrder) {
   const ir::Graph g = graphWithShapes({});
   const DimResolver dims({{8, "B", "batch"}, {16, "D"}}, {&g});
-  EXPECT_EQ(plainBoxShape(dims, {{8, 16}}), "[B, D]");
-  EXPECT_EQ(plainBoxShape(dims, {{8, 16}, {8, 16}, {8, 16}}), "3 × [B, D]");
-  EXPECT_EQ(plainBoxShape(dims, {{8, 16}, {8, 4}, {8, 4}}), "[B, D], 2 × [B, 4]");
+  EXPECT_EQ(plainBoxShape(dims, {S({8, 16})}), "[B, D]");
+  EXPECT_EQ(plainBoxShape(dims, {S({8, 16}), S({8, 16}), S({8, 16})}), "3 × [B, D]");
+  EXPECT_EQ(plainBoxShape(dims, {S({8, 16}), S({8, 4}), S({8, 4})}), "[B, D], 2 × [B, 4]");
 }
 
 // A box folded over iterations of different shapes shows them axis by axis; an axis with more
@@ -179,13 +182,13 @@ TEST(ShapeLabel, IterationsMergeAxisByAxis) {
     }
     return out;
   };
-  EXPECT_EQ(plain(htmlBoxShapes(dims, {{{8, 64, 7}}, {{8, 128, 7}}, {{8, 256, 7}}})),
+  EXPECT_EQ(plain(htmlBoxShapes(dims, {{S({8, 64, 7})}, {S({8, 128, 7})}, {S({8, 256, 7})}})),
             "&#91;B, 64|128|256, 7&#93;");
-  EXPECT_EQ(plain(htmlBoxShapes(dims, {{{8, 1}}, {{8, 2}}, {{8, 3}}, {{8, 4}}, {{8, 5}}})),
+  EXPECT_EQ(plain(htmlBoxShapes(dims, {{S({8, 1})}, {S({8, 2})}, {S({8, 3})}, {S({8, 4})}, {S({8, 5})}})),
             "&#91;B, 1|2|…|5&#93;");
   // Ranks differ, or several outputs: the shapes side by side.
-  EXPECT_EQ(plain(htmlBoxShapes(dims, {{{8, 1}}, {{8}}})), "&#91;B, 1&#93; │ &#91;B&#93;");
-  EXPECT_EQ(plain(htmlBoxShapes(dims, {{{8}, {8}}})), "2 × &#91;B&#93;");
+  EXPECT_EQ(plain(htmlBoxShapes(dims, {{S({8, 1})}, {S({8})}})), "&#91;B, 1&#93; │ &#91;B&#93;");
+  EXPECT_EQ(plain(htmlBoxShapes(dims, {{S({8}), S({8})}})), "2 × &#91;B&#93;");
 }
 
 }  // namespace

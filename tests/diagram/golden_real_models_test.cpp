@@ -488,6 +488,88 @@ TEST(DiagramGoldenRealModels, Rank1BatchCollisionIsListed) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Named dims (issue 12, point 10): sizes that collide are drawn by the names the spec gave them.
+
+// Every shape the diagram shows, for checks that hold for all of them.
+std::vector<std::string> allShapes(const Diagram& d) {
+  std::vector<std::string> out;
+  for (const Node& n : d.nodes) out.insert(out.end(), n.shapes.begin(), n.shapes.end());
+  return out;
+}
+
+std::vector<std::string> legendOf(const Diagram& d) {
+  std::vector<std::string> out;
+  for (const LegendItem& l : d.legend) out.push_back(l.name + "=" + std::to_string(l.size) + " " + l.desc);
+  return out;
+}
+
+// named_dims_gpt2_medium: GPT-2 small's structure (golden_test.cpp) at D = 1024, H = 16 heads of
+// Dh = D / H = 64, F = 4·D, 24 blocks, T = 1024 = D, B = 8, V = 50,257; every size a Dim.
+TEST(DiagramGoldenRealModels, NamedDimsDrawGpt2MediumWhereTEqualsD) {
+  const Diagram d = buildDiagram(traced("named_dims_gpt2_medium"));
+  // As GPT-2 small: 14 shared boxes and the crossEntropy line; the 24 blocks fold; the residual
+  // stream enters the next block's ln1 and residual add.
+  EXPECT_EQ(d.layerCount(), 15u);
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×24"});
+  EXPECT_EQ(d.carriedEdgeCount(), 2u);
+  // V·D + T·D + 24·(4·(D² + D) + 2·2D + (D·4D + 4D) + (4D·D + D)) + 2D.
+  EXPECT_EQ(testing::metric(*d.metrics.train, "params").value, 354'823'168);
+  // The shapes by name: splitHeads gives D/H, which Dh's definition names; mergeHeads gives
+  // H·(D/H) = D; matmul keeps M and N; the embedding adds the table's width to the tokens' axes.
+  const std::vector<std::string> btd{"[B, T, D]"};
+  const std::vector<std::string> bhtd{"[B, H, T, Dh]"};
+  EXPECT_EQ(boxWithLabel(d, "input: tokens").shapes, std::vector<std::string>{"[B, T]"});
+  EXPECT_EQ(boxWithLabel(d, "Tensor h = add(embedding(m.tokEmb, tokens), m.posEmb(arange(T)));").shapes, btd);
+  EXPECT_EQ(boxWithLabel(d, "Tensor q = splitHeads(a.q(x), H);").shapes, bhtd);
+  EXPECT_EQ(boxWithLabel(d, "Tensor v = splitHeads(a.v(x), H);").shapes, bhtd);
+  EXPECT_EQ(boxWithLabel(d, "Tensor scores = mul(").shapes, std::vector<std::string>{"[B, H, T, T]"});
+  EXPECT_EQ(boxWithLabel(d, "Tensor y = matmul(softmaxCausal(scores), v);").shapes, bhtd);
+  EXPECT_EQ(boxWithLabel(d, "return a.proj(mergeHeads(y));").shapes, btd);
+  for (const Node* n : boxesLabelled(d, "x = add(x, attention(b.attn, b.ln1(x)));")) EXPECT_EQ(n->shapes, btd);
+  EXPECT_EQ(boxWithLabel(d, "return matmul(h, swapAxes(m.tokEmb, -1, -2));").shapes,
+            std::vector<std::string>{"[B, T, V]"});
+  // Nothing is left to the size heuristic: no slash, no collision to explain.
+  for (const std::string& shape : allShapes(d)) EXPECT_EQ(shape.find('/'), std::string::npos) << shape;
+  EXPECT_TRUE(d.collisions.empty());
+  EXPECT_EQ(legendOf(d), (std::vector<std::string>{"B=8 batch", "T=1024 context", "D=1024 model width",
+                                                   "H=16 heads", "Dh=64 head width", "F=4096 MLP hidden",
+                                                   "V=50257 vocabulary"}));
+}
+
+// named_dims_llama: LLaMA-2-7B's blocks (D = 4096 defined as H·Dh, H = 32, Dh = 128, F = 11,008,
+// V = 32,000, no biases, rotary positions), 4 of them, at T = 128 = Dh, B = 4; no `.dims` list.
+TEST(DiagramGoldenRealModels, NamedDimsDrawALlamaWhereTEqualsDh) {
+  const Diagram d = buildDiagram(traced("named_dims_llama"));
+  // logits(): the embedding line, the block loop's call, the head line; layer(): its attention
+  // line and its mlp line, twice each (the norm before the call, the residual add after);
+  // attention(): the rope line, v, scores, the return line; mlp(): one line: 1 + 4 + 4 + 1 + 1 =
+  // 11 shared. lossFn's line: the targets' reshape before the call, the logits' reshape and
+  // crossEntropy after it: 2 training-only.
+  EXPECT_EQ(d.layerCount(), 13u);
+  EXPECT_EQ(boxesOn(d, kBoth), 11u);
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×4"});
+  EXPECT_EQ(d.carriedEdgeCount(), 2u);
+  // V·D + 4·(2D + 4D² + 3·D·F) + D + D·V.
+  constexpr std::int64_t D = 4096, F = 11008, V = 32000;
+  EXPECT_EQ(testing::metric(*d.metrics.train, "params").value, V * D + 4 * (2 * D + 4 * D * D + 3 * D * F) + D + D * V);
+  // rope hands on the rotated q and k.
+  EXPECT_EQ(boxWithLabel(d, "auto [q, k] = rope(").shapes, std::vector<std::string>{"2 × [B, H, T, Dh]"});
+  EXPECT_EQ(boxWithLabel(d, "Tensor v = splitHeads(a.v(x), H);").shapes, std::vector<std::string>{"[B, H, T, Dh]"});
+  EXPECT_EQ(boxWithLabel(d, "Tensor scores = mul(").shapes, std::vector<std::string>{"[B, H, T, T]"});
+  EXPECT_EQ(boxWithLabel(d, "return a.o(mergeHeads(").shapes, std::vector<std::string>{"[B, T, D]"});
+  EXPECT_EQ(boxWithLabel(d, "Tensor h = m.embed(tokens);").shapes, std::vector<std::string>{"[B, T, D]"});
+  EXPECT_EQ(boxWithLabel(d, "return m.lmHead(m.norm(h));").shapes, std::vector<std::string>{"[B, T, V]"});
+  for (const std::string& shape : allShapes(d)) EXPECT_EQ(shape.find('/'), std::string::npos) << shape;
+  EXPECT_TRUE(d.collisions.empty());
+  // The legend is every dim the model API met (sorted here: the order is the order met).
+  std::vector<std::string> legend = legendOf(d);
+  std::sort(legend.begin(), legend.end());
+  EXPECT_EQ(legend, (std::vector<std::string>{"B=4 batch", "D=4096 width", "Dh=128 head width",
+                                              "F=11008 MLP hidden", "H=32 heads", "T=128 context",
+                                              "V=32000 vocabulary"}));
+}
+
+// ---------------------------------------------------------------------------------------------
 // loop_at_first_line: encode() begins inside its loop over 4 levels, as a U-Net's encoder does;
 // the head follows the loop in the same call.
 TEST(DiagramGoldenRealModels, LoopAtAFunctionsFirstLineFoldsEveryIteration) {
