@@ -86,6 +86,7 @@ ir::Graph trace(const LoadedSpec& spec) {
   checkDecls(spec, spec.spec.inputs, "inputs");
   checkOptimizer(spec);
   ir::Graph graph;
+  tracing::DimLog met;  // one name, one size, within the trace
   tracing::Tracer tracer(graph, spec.params, spec.paramSerial, /*training=*/true);
   const Inputs inputs = declareInputs(tracer, spec.spec.inputs);
   const Tensor loss = runForward(tracer, spec.spec.loss, *spec.model, inputs);
@@ -109,6 +110,7 @@ ir::Graph traceForward(const LoadedSpec& spec) {
   }
   checkDecls(spec, spec.spec.predictInputs, "predictInputs");
   ir::Graph graph;
+  tracing::DimLog met;
   tracing::Tracer tracer(graph, spec.params, spec.paramSerial, /*training=*/false);
   const Inputs inputs = declareInputs(tracer, spec.spec.predictInputs);
   const Tensor out = runForward(tracer, spec.spec.predict, *spec.model, inputs);
@@ -122,6 +124,7 @@ ir::Graph traceFunction(const std::vector<InputDecl>& inputs,
   LoadedSpec none;
   checkDecls(none, inputs, "inputs");
   ir::Graph graph;
+  tracing::DimLog met;
   tracing::Tracer tracer(graph, {}, 0, training);
   const Inputs declared = declareInputs(tracer, inputs);
   Module noModel;
