@@ -44,6 +44,8 @@ inline constexpr AttrSet stride = 1u << 15;
 inline constexpr AttrSet padding = 1u << 16;
 inline constexpr AttrSet groups = 1u << 17;
 inline constexpr AttrSet seed = 1u << 18;
+// Axis names (OpAttrs::names) of `dims` or of `count`: see the kinds that take them.
+inline constexpr AttrSet names = 1u << 19;
 // A binary op's number operand (`mul(x, 0.1)`, `sub(1, x)`).
 inline constexpr AttrSet number = scalar | scalar_operand | scalar_left;
 inline constexpr AttrSet conv = kernel | stride | padding | groups;
@@ -92,11 +94,11 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(tensor_input, 0, 0, attr::name, flag::leaf, Grad::blocked)                                \
   X(state_input, 0, 0, attr::name, flag::leaf, Grad::blocked)                                 \
   /* constants */                                                                             \
-  X(zeros, 0, 0, attr::dims | attr::dtype, flag::none, Grad::blocked)                         \
-  X(ones, 0, 0, attr::dims | attr::dtype, flag::none, Grad::blocked)                          \
+  X(zeros, 0, 0, attr::dims | attr::names | attr::dtype, flag::none, Grad::blocked)           \
+  X(ones, 0, 0, attr::dims | attr::names | attr::dtype, flag::none, Grad::blocked)            \
   /* arange: count = the length, scalar = start, scalar2 = step */                            \
-  X(arange, 0, 0, attr::count | attr::scalar | attr::scalar2 | attr::dtype, flag::none, Grad::blocked) \
-  X(randn, 0, 0, attr::dims | attr::seed, flag::stochastic, Grad::blocked)                    \
+  X(arange, 0, 0, attr::count | attr::names | attr::scalar | attr::scalar2 | attr::dtype, flag::none, Grad::blocked) \
+  X(randn, 0, 0, attr::dims | attr::names | attr::seed, flag::stochastic, Grad::blocked)      \
   /* elementwise unary */                                                                     \
   X(sqrt, 1, 1, attr::none, flag::unary, Grad::adjoint)                                       \
   X(rsqrt, 1, 1, attr::none, flag::unary, Grad::adjoint)                                      \
@@ -132,19 +134,19 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(argmax, 1, 1, attr::axis, flag::none, Grad::blocked)                                      \
   X(argmin, 1, 1, attr::axis, flag::none, Grad::blocked)                                      \
   X(cumsum, 1, 1, attr::axis, flag::none, Grad::adjoint) /* inclusive running sum */          \
-  X(topk, 1, 1, attr::axis | attr::count, flag::none, Grad::blocked) /* k; i32 indices */     \
+  X(topk, 1, 1, attr::axis | attr::count | attr::names, flag::none, Grad::blocked) /* k; i32 indices */ \
   /* shape: dims = the target shape / the axes; swapAxes lowers to permute */                 \
-  X(reshape, 1, 1, attr::dims, flag::view, Grad::adjoint)                                     \
+  X(reshape, 1, 1, attr::dims | attr::names, flag::view, Grad::adjoint)                       \
   X(permute, 1, 1, attr::dims, flag::view, Grad::adjoint)                                     \
-  X(broadcast_to, 1, 1, attr::dims, flag::view, Grad::adjoint) /* NumPy broadcast, a view */  \
+  X(broadcast_to, 1, 1, attr::dims | attr::names, flag::view, Grad::adjoint) /* NumPy broadcast, a view */ \
   /* linear algebra */                                                                        \
   X(matmul, 2, 2, attr::none, flag::none, Grad::adjoint)                                      \
   /* indexing */                                                                              \
-  X(one_hot, 1, 1, attr::count | attr::dtype, flag::none, Grad::blocked) /* count = depth */  \
+  X(one_hot, 1, 1, attr::count | attr::names | attr::dtype, flag::none, Grad::blocked) /* count = depth */ \
   X(embedding, 2, 2, attr::none, flag::none, Grad::adjoint) /* table, indices */              \
   X(take_along_axis, 2, 2, attr::axis, flag::none, Grad::adjoint) /* input, indices */        \
   /* slicing and joining; split lowers to one narrow per piece */                             \
-  X(narrow, 1, 1, attr::axis | attr::start | attr::count, flag::none, Grad::adjoint)          \
+  X(narrow, 1, 1, attr::axis | attr::start | attr::count | attr::names, flag::none, Grad::adjoint) \
   /* pad: dims = (before, after) per axis; scalar = the fill value */                         \
   X(pad, 1, 1, attr::dims | attr::scalar, flag::none, Grad::adjoint)                          \
   X(concat, 1, kVariadic, attr::axis, flag::none, Grad::adjoint)                              \
@@ -156,7 +158,7 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(where_causal, 1, 1, attr::scalar, flag::none, Grad::adjoint) /* scalar = fill */          \
   X(categorical, 1, 1, attr::axis | attr::seed, flag::stochastic, Grad::blocked)              \
   /* attention layout */                                                                      \
-  X(split_heads, 1, 1, attr::count, flag::view, Grad::adjoint) /* count = heads */            \
+  X(split_heads, 1, 1, attr::count | attr::names, flag::view, Grad::adjoint) /* count = heads */ \
   X(merge_heads, 1, 1, attr::none, flag::none, Grad::adjoint)                                 \
   X(rope, 1, 1, attr::scalar, flag::none, Grad::adjoint) /* scalar = base */                  \
   /* convolution and pooling (kernel: the weight's kH, kW) */                                 \

@@ -32,7 +32,8 @@ TensorId Emitter::emit(OpKind kind, std::vector<TensorId> inputs, ir::OpAttrs at
   }
   const auto tensorId = static_cast<TensorId>(graph_.tensors.size());
   const auto opId = static_cast<ir::OpId>(graph_.ops.size());
-  graph_.tensors.push_back({std::move(out.shape), out.dtype, opId});
+  // Names, like the shape, come from the rule: autodiff and the optimizer invent none.
+  graph_.tensors.push_back({std::move(out.shape), out.dtype, opId, std::move(out.names)});
   ir::Op op;
   op.kind = kind;
   op.inputs = std::move(inputs);

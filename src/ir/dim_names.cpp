@@ -135,11 +135,14 @@ std::optional<DimTerms> parseDimName(std::string_view name) {
   const std::size_t slash = name.find('/');
   if (!addProduct(terms, name.substr(0, slash), 1)) return std::nullopt;
   if (slash != std::string_view::npos) {
+    // A divisor of several factors is parenthesised and one of a single factor is not, as
+    // formatDimName writes them: "D/H·K" would read as (D/H)·K to some and D/(H·K) to others.
     std::string_view below = name.substr(slash + 1);
-    if (below.size() >= 2 && below.front() == '(' && below.back() == ')') {
-      below = below.substr(1, below.size() - 2);
-    }
-    if (below.empty() || below.find('/') != std::string_view::npos || !addProduct(terms, below, -1)) {
+    const bool parenthesised = below.size() >= 2 && below.front() == '(' && below.back() == ')';
+    if (parenthesised) below = below.substr(1, below.size() - 2);
+    const bool several = below.find(kTimes) != std::string_view::npos;
+    if (below.empty() || parenthesised != several || below.find('/') != std::string_view::npos ||
+        !addProduct(terms, below, -1)) {
       return std::nullopt;
     }
   }

@@ -22,6 +22,7 @@
 
 // Exported: the diagram library and the unit tests link libnndna.
 NNDNA_API_BEGIN
+
 namespace nndna::ir {
 
 // The most characters an axis name may have (the JSON reader enforces it).

@@ -165,6 +165,25 @@ class Reader {
     return s;
   }
 
+  // Axis names (a tensor's, or an op's attrs.names): at most a rank's worth, each "" or an axis
+  // name of dim_names.hpp.
+  DimNames dimNames(const json& j, const Path& path) const {
+    array(j, path, limits_.maxRank);
+    DimNames names;
+    names.reserve(j.size());
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      std::string name = str(j[i], path.at(i));
+      if (name.size() > kMaxDimNameLength) {
+        fail(path.at(i), fmt::format("an axis name has at most {} bytes, got {}", kMaxDimNameLength, name.size()));
+      }
+      if (!name.empty() && !parseDimName(name)) {
+        fail(path.at(i), fmt::format("'{}' is not an axis name (a dim's name or a product such as H·Dh or D/H)", name));
+      }
+      names.push_back(std::move(name));
+    }
+    return names;
+  }
+
   template <class Enum, std::size_t N>
   Enum named(const std::array<std::string_view, N>& names, const json& j, const Path& path,
              std::string_view what) const {
@@ -310,7 +329,8 @@ OpAttrs readAttrs(const Reader& r, const json& j, const Path& path) {
       for (std::size_t i = 0; i < v.size(); ++i) {
         a.dims.push_back(r.integer(v[i], p.at(i), kMin, kMax));
       }
-    } else if (key == "axis") a.axis = r.integer(v, p, kMin, kMax);
+    } else if (key == "names") a.names = r.dimNames(v, p);
+    else if (key == "axis") a.axis = r.integer(v, p, kMin, kMax);
     else if (key == "all_axes") a.allAxes = r.boolean(v, p);
     else if (key == "keep_dims") a.keepDims = r.boolean(v, p);
     else if (key == "start") a.start = r.integer(v, p, kMin, kMax);
@@ -333,10 +353,19 @@ OpAttrs readAttrs(const Reader& r, const json& j, const Path& path) {
 }
 
 TensorInfo readTensor(const Reader& r, const json& j, const Path& p) {
-  r.onlyFields(j, {"shape", "dtype", "source"}, p);
-  return {r.shape(r.field(j, "shape", p), p.field("shape")),
-          r.named<DType>(kDtypes, r.field(j, "dtype", p), p.field("dtype"), "dtype"),
-          r.id(r.field(j, "source", p), p.field("source"))};
+  r.onlyFields(j, {"shape", "dtype", "source", "names"}, p);
+  TensorInfo t{r.shape(r.field(j, "shape", p), p.field("shape")),
+               r.named<DType>(kDtypes, r.field(j, "dtype", p), p.field("dtype"), "dtype"),
+               r.id(r.field(j, "source", p), p.field("source")),
+               {}};
+  if (const json* names = r.optional(j, "names")) {
+    t.names = normalizedDimNames(r.dimNames(*names, p.field("names")));
+    if (!t.names.empty() && t.names.size() != t.shape.size()) {
+      r.fail(p.field("names"), fmt::format("expected one name per axis of {} ({}), got {}", formatShape(t.shape),
+                                           t.shape.size(), t.names.size()));
+    }
+  }
+  return t;
 }
 
 // Checks what one op says about itself; ids are checked against the whole graph by validateGraph.
@@ -402,6 +431,11 @@ std::string describeType(const TensorInfo& t) {
 // What the budget charges for a heap block of `bytes` (malloc's header and rounding).
 std::size_t heap(std::size_t bytes) { return bytes == 0 ? 0 : (bytes + 31) & ~std::size_t{15}; }
 std::size_t heapOf(const std::string& s) { return s.size() < 16 ? 0 : heap(s.size() + 1); }
+std::size_t namesHeap(const DimNames& names) {
+  std::size_t bytes = heap(names.size() * sizeof(std::string));
+  for (const std::string& n : names) bytes += heapOf(n);
+  return bytes;
+}
 
 // ----- the streaming reader ----------------------------------------------------------------------
 
@@ -726,14 +760,15 @@ class StreamingReader : public nlohmann::json_sax<json> {
       }
       case Slot::tensors: {
         TensorInfo t = readTensor(r_, value, p);
-        charge(sizeof(TensorInfo) + heap(t.shape.size() * sizeof(std::int64_t)));
+        charge(sizeof(TensorInfo) + heap(t.shape.size() * sizeof(std::int64_t)) + namesHeap(t.names));
         graph_->tensors.push_back(std::move(t));
         break;
       }
       case Slot::ops: {
         Op op = readOp(r_, value, p);
         charge(sizeof(Op) + heap(op.inputs.size() * sizeof(TensorId)) +
-               heap(op.attrs.dims.size() * sizeof(std::int64_t)) + heapOf(op.attrs.name));
+               heap(op.attrs.dims.size() * sizeof(std::int64_t)) + heapOf(op.attrs.name) +
+               namesHeap(op.attrs.names));
         graph_->ops.push_back(std::move(op));
         break;
       }

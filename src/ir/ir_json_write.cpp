@@ -112,6 +112,7 @@ void writeAttrs(JsonWriter& w, const OpAttrs& a) {
   };
   if (a.name != d.name) { key("name"); w.value(a.name); }
   if (a.dims != d.dims) { key("dims"); w.value(std::span<const std::int64_t>(a.dims)); }
+  if (a.names != d.names) { key("names"); w.value(std::span<const std::string>(a.names)); }
   if (a.axis != d.axis) { key("axis"); w.value(a.axis); }
   if (a.allAxes != d.allAxes) { key("all_axes"); w.value(a.allAxes); }
   if (a.keepDims != d.keepDims) { key("keep_dims"); w.value(a.keepDims); }
@@ -167,6 +168,10 @@ void writeGraph(JsonWriter& w, const Graph& g) {
     w.value(std::span<const std::int64_t>(t.shape));
     w.member("dtype", dtypeName(t.dtype));
     w.member("source", t.source);
+    if (!t.names.empty()) {  // written only when an axis is named: no cost for specs without names
+      w.key("names");
+      w.value(std::span<const std::string>(t.names));
+    }
     w.endObject();
   }
   w.endArray();

@@ -94,6 +94,16 @@ void JsonWriter::integers(std::span<const Int> values) {
 void JsonWriter::value(std::span<const std::int64_t> values) { integers(values); }
 void JsonWriter::value(std::span<const std::int32_t> values) { integers(values); }
 
+void JsonWriter::value(std::span<const std::string> values) {
+  separate();
+  out_ += '[';
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out_ += indent_ < 0 ? "," : ", ";
+    writeString(values[i]);
+  }
+  out_ += ']';
+}
+
 namespace {
 // The length of the well-formed UTF-8 sequence at s[i] (Unicode's Table 3-7), or 0.
 std::size_t utf8Length(std::string_view s, std::size_t i) {

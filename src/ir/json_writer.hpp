@@ -36,6 +36,8 @@ class JsonWriter {
   // An array of integers on one line.
   void value(std::span<const std::int64_t> values);
   void value(std::span<const std::int32_t> values);
+  // An array of strings on one line (a tensor's axis names).
+  void value(std::span<const std::string> values);
 
   // Members in one call: key(k); value(v).
   template <class T>

@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+
+#include "ir/dim_names.hpp"
 
 namespace nndna::ir {
 
@@ -31,6 +34,23 @@ class Call {
   const TensorInfo& in(std::size_t i) const { return *inputs_[i]; }
   const Shape& shape(std::size_t i) const { return inputs_[i]->shape; }
   std::size_t rank(std::size_t i) const { return inputs_[i]->shape.size(); }
+  std::span<const TensorInfo* const> inputs() const { return inputs_; }
+  // Axis names (dim_names.hpp): of input i, of its axis `axis`, and attrs.names[k] ("" if unset).
+  const DimNames& names(std::size_t i) const { return inputs_[i]->names; }
+  const std::string& nameOf(std::size_t i, std::size_t axis) const { return dimNameAt(names(i), axis); }
+  const std::string& attrName(std::size_t k) const { return dimNameAt(attrs.names, k); }
+  // attrs.names: none, or `count` entries (one per `what`), each "" or an axis name.
+  void requireAttrNames(std::size_t count, std::string_view what) const {
+    const DimNames& given = attrs.names;
+    if (given.empty()) return;
+    if (given.size() != count) fail("names must be one per {} ({}), got {}", what, count, given.size());
+    for (std::size_t k = 0; k < given.size(); ++k) {
+      if (!given[k].empty() && !parseDimName(given[k])) {
+        fail("names[{}] '{}' is not an axis name (a dim's name or a product such as H·Dh or D/H)", k,
+             given[k]);
+      }
+    }
+  }
 
   [[noreturn]] void fail(std::string message) const { throw ShapeRuleError(std::move(message)); }
   template <class... Args>
@@ -134,6 +154,145 @@ Shape reduced(const Shape& shape, std::size_t axis, bool keepDims) {
   return out;
 }
 
+// ----- axis names (dim_names.hpp) ------------------------------------------------------------------
+// A rule's names are empty when no input and no attribute names an axis (the common case costs
+// nothing); inferOutput normalizes what a rule returns (all "" becomes empty).
+
+// NumPy broadcasting of names, trailing-aligned like the shapes: each axis of `out` takes the
+// first nonempty name among `operands` whose size on that axis equals the output's (a broadcast 1
+// names nothing). `trailing` axes at the end of every operand are left out (matmul's M, K, N).
+DimNames broadcastNames(const Shape& out, std::span<const TensorInfo* const> operands,
+                        std::size_t trailing = 0) {
+  const bool named = std::any_of(operands.begin(), operands.end(), [](const TensorInfo* t) { return !t->names.empty(); });
+  if (!named) return {};
+  DimNames names(out.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    for (const TensorInfo* t : operands) {
+      const std::size_t rank = t->shape.size() - trailing;
+      if (i + rank < out.size()) continue;  // the operand has no such axis
+      const std::size_t axis = i + rank - out.size();
+      if (t->shape[axis] == out[i] && !dimNameAt(t->names, axis).empty()) {
+        names[i] = t->names[axis];
+        break;
+      }
+    }
+  }
+  return names;
+}
+
+// `names` (of a tensor of rank `rank`) with axis `axis` called `name`.
+DimNames renamedAxis(const DimNames& names, std::size_t rank, std::size_t axis, const std::string& name) {
+  if (names.empty() && name.empty()) return {};
+  DimNames out = names.empty() ? DimNames(rank) : names;
+  out[axis] = name;
+  return out;
+}
+
+DimNames reducedNames(const DimNames& names, std::size_t axis, bool keepDims) {
+  if (names.empty()) return {};
+  DimNames out = names;
+  if (keepDims) {
+    out[axis].clear();
+  } else {
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(axis));
+  }
+  return out;
+}
+
+// `names` with a name appended (one_hot's depth, embedding's width).
+DimNames appendedName(const DimNames& names, std::size_t rank, const std::string& name) {
+  if (names.empty() && name.empty()) return {};
+  DimNames out = names.empty() ? DimNames(rank) : names;
+  out.push_back(name);
+  return out;
+}
+
+// A spatial axis of `in` elements named `name` that a window with `stride` makes `out` long:
+// the same name when the size is kept, name/stride when it divides exactly, else unknown.
+std::string strideName(const std::string& name, std::int64_t in, std::int64_t out, std::int64_t stride) {
+  if (name.empty()) return {};
+  if (out == in) return name;
+  std::int64_t strided = 0;
+  if (!__builtin_mul_overflow(out, stride, &strided) && strided == in) return scaleDimName(name, 1, stride);
+  return {};
+}
+
+// The inverse: an axis of `in` elements that a transposed window (or an upsampling) by `factor`
+// makes `out` long: name·factor when it multiplies exactly, the same name when kept, else unknown.
+std::string upsampledName(const std::string& name, std::int64_t in, std::int64_t out, std::int64_t factor) {
+  if (name.empty()) return {};
+  std::int64_t scaled = 0;
+  if (!__builtin_mul_overflow(in, factor, &scaled) && scaled == out) return scaleDimName(name, factor, 1);
+  if (out == in) return name;
+  return {};
+}
+
+// The product of the names of `axes` ("" when one is unknown).
+std::string productName(const DimNames& names, std::span<const std::size_t> axes) {
+  std::string out;
+  for (std::size_t axis : axes) {
+    const std::string& n = dimNameAt(names, axis);
+    if (n.empty()) return {};
+    out = out.empty() ? n : multiplyDimNames(out, n);
+    if (out.empty()) return {};
+  }
+  return out;
+}
+
+// Reshape's names. Input and output axes are grouped into runs of equal products (the usual view
+// alignment); size-1 axes name nothing. Per run: one axis to one keeps its name; several input
+// axes merged into one output axis name it by their product; one input axis split into several
+// names an unnamed output axis by the input's name over the others' when they are all named;
+// anything else is unknown. An output axis named in `given` (reshape's attrs.names) keeps it.
+DimNames reshapeNames(const Shape& in, const DimNames& inNames, const Shape& out, const DimNames& given) {
+  if (inNames.empty() && given.empty()) return {};
+  DimNames names(out.size());
+  for (std::size_t k = 0; k < out.size(); ++k) names[k] = dimNameAt(given, k);
+  std::size_t i = 0;
+  std::size_t j = 0;
+  std::vector<std::size_t> runIn;
+  std::vector<std::size_t> runOut;
+  while (i < in.size() || j < out.size()) {
+    if (j < out.size() && out[j] == 1) { ++j; continue; }
+    if (i < in.size() && in[i] == 1) { ++i; continue; }
+    if (i == in.size() || j == out.size()) break;  // not a reshape: the rule has failed already
+    // One run: grow the smaller side until the products meet (they are bounded by the element
+    // count, which fits 64 bits). Size-1 axes inside a run take no part.
+    runIn.assign(1, i);
+    runOut.assign(1, j);
+    std::int64_t pin = in[i++];
+    std::int64_t pout = out[j++];
+    while (pin != pout) {
+      if (pin < pout) {
+        if (in[i] != 1) runIn.push_back(i);
+        pin *= in[i++];
+      } else {
+        if (out[j] != 1) runOut.push_back(j);
+        pout *= out[j++];
+      }
+    }
+    if (runOut.size() == 1) {
+      std::string& name = names[runOut[0]];
+      if (name.empty()) name = productName(inNames, runIn);
+    } else if (runIn.size() == 1) {
+      const std::string& whole = dimNameAt(inNames, runIn[0]);
+      const auto unnamed = std::count_if(runOut.begin(), runOut.end(), [&](std::size_t k) { return names[k].empty(); });
+      if (whole.empty() || unnamed != 1) continue;
+      std::string rest = whole;
+      std::size_t target = 0;
+      for (std::size_t k : runOut) {
+        if (names[k].empty()) {
+          target = k;
+        } else {
+          rest = divideDimNames(rest, names[k]);
+        }
+      }
+      names[target] = rest;
+    }
+  }
+  return names;
+}
+
 // Output size of a sliding window along one axis; fails when the window does not fit.
 std::int64_t windowOut(const Call& c, std::int64_t in, std::int64_t kernel, std::int64_t stride,
                        std::int64_t padding, std::string_view axis) {
@@ -167,7 +326,8 @@ void requireWindowAttrs(const Call& c) {
 
 TensorType filled(const Call& c) {
   c.requirePositiveDims(c.attrs.dims);
-  return {c.attrs.dims, c.attrs.dtype};
+  c.requireAttrNames(c.attrs.dims.size(), "size (dims)");
+  return {c.attrs.dims, c.attrs.dtype, c.attrs.names};
 }
 
 // count values start, start + step, ... (the API derives the count from an end).
@@ -175,6 +335,7 @@ TensorType arangeRule(const Call& c) {
   const OpAttrs& a = c.attrs;
   if (a.count <= 0) c.fail("the length must be positive, got {}", a.count);
   if (a.dtype == DType::boolean) c.fail("dtype must be i32 or f32");
+  c.requireAttrNames(1, "length (count)");
   c.requireFinite(a.scalar, "start");
   c.requireFinite(a.scalar2, "step");
   if (a.scalar2 == 0) c.fail("step must not be 0");
@@ -191,31 +352,32 @@ TensorType arangeRule(const Call& c) {
       c.fail("the values {} to {} do not fit i32", a.scalar, last);
     }
   }
-  return {{a.count}, a.dtype};
+  return {{a.count}, a.dtype, a.names};
 }
 
 TensorType randnRule(const Call& c) {
   c.requirePositiveDims(c.attrs.dims);
-  return {c.attrs.dims, DType::f32};
+  c.requireAttrNames(c.attrs.dims.size(), "size (dims)");
+  return {c.attrs.dims, DType::f32, c.attrs.names};
 }
 
 // ----- elementwise -------------------------------------------------------------------------------
 
 TensorType unaryFloat(const Call& c) {
   c.requireFloat(0);
-  return {c.shape(0), c.in(0).dtype};
+  return {c.shape(0), c.in(0).dtype, c.names(0)};
 }
 
 // neg, abs, square also work on integers.
 TensorType unaryNumeric(const Call& c) {
   c.requireNumeric(0);
-  return {c.shape(0), c.in(0).dtype};
+  return {c.shape(0), c.in(0).dtype, c.names(0)};
 }
 
 TensorType leakyReluRule(const Call& c) {
   c.requireFloat(0);
   c.requireFinite(c.attrs.scalar, "alpha");
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
 void requireBounds(const Call& c) {
@@ -229,7 +391,7 @@ void requireBounds(const Call& c) {
 TensorType clampRule(const Call& c) {
   c.requireNumeric(0);
   requireBounds(c);
-  return {c.shape(0), c.in(0).dtype};
+  return {c.shape(0), c.in(0).dtype, c.names(0)};
 }
 
 bool isComparison(OpKind kind) { return kind == OpKind::less || kind == OpKind::greater; }
@@ -243,12 +405,14 @@ TensorType binaryRule(const Call& c) {
       c.fail("the scalar operand must be finite, got {}", a.scalar);
     }
     const DType dtype = c.in(0).dtype == DType::boolean ? DType::f32 : c.in(0).dtype;
-    return {c.shape(0), comparison ? DType::boolean : dtype};
+    return {c.shape(0), comparison ? DType::boolean : dtype, c.names(0)};
   }
   if (c.count() != 2) c.fail("takes 2 inputs (or 1 and a number operand), got {}", c.count());
   if (a.scalarLeft || a.scalar != 0.0) c.fail("scalar and scalar_left are set without a number operand");
   const DType dtype = arithmeticDtype(c, c.in(0), c.in(1));
-  return {broadcast(c, c.shape(0), c.shape(1)), comparison ? DType::boolean : dtype};
+  Shape shape = broadcast(c, c.shape(0), c.shape(1));
+  DimNames names = broadcastNames(shape, c.inputs());
+  return {std::move(shape), comparison ? DType::boolean : dtype, std::move(names)};
 }
 
 TensorType whereRule(const Call& c) {
@@ -256,7 +420,9 @@ TensorType whereRule(const Call& c) {
     c.fail("the condition must be boolean (from less/greater), got {}", describe(c.in(0)));
   }
   const DType dtype = arithmeticDtype(c, c.in(1), c.in(2));
-  return {broadcast(c, broadcast(c, c.shape(0), c.shape(1)), c.shape(2)), dtype};
+  Shape shape = broadcast(c, broadcast(c, c.shape(0), c.shape(1)), c.shape(2));
+  DimNames names = broadcastNames(shape, c.inputs());
+  return {std::move(shape), dtype, std::move(names)};
 }
 
 // ----- reductions ----------------------------------------------------------------------------------
@@ -269,12 +435,14 @@ TensorType reduceRule(const Call& c) {
     if (a.axis != 0 || a.keepDims) c.fail("a reduction over all axes takes no axis and no keep_dims");
     return {{}, c.in(0).dtype};
   }
-  return {reduced(c.shape(0), c.axis(a.axis, c.rank(0)), a.keepDims), c.in(0).dtype};
+  const std::size_t axis = c.axis(a.axis, c.rank(0));
+  return {reduced(c.shape(0), axis, a.keepDims), c.in(0).dtype, reducedNames(c.names(0), axis, a.keepDims)};
 }
 
 TensorType argReduceRule(const Call& c) {
   c.requireNumeric(0);
-  return {reduced(c.shape(0), c.axis(c.attrs.axis, c.rank(0)), false), DType::i32};
+  const std::size_t axis = c.axis(c.attrs.axis, c.rank(0));
+  return {reduced(c.shape(0), axis, false), DType::i32, reducedNames(c.names(0), axis, false)};
 }
 
 // cumsum, and cumsum_grad (the running sum from the end): the input's shape and dtype.
@@ -282,7 +450,7 @@ TensorType cumsumRule(const Call& c) {
   if (c.kind == OpKind::cumsum_grad) c.requireFloat(0, "dy");
   c.requireNumeric(0);
   c.axis(c.attrs.axis, c.rank(0));
-  return {c.shape(0), c.in(0).dtype};
+  return {c.shape(0), c.in(0).dtype, c.names(0)};
 }
 
 // The indices (i32) of the k largest values along the axis; the axis becomes k long.
@@ -293,9 +461,10 @@ TensorType topkRule(const Call& c) {
   if (c.attrs.count < 1 || c.attrs.count > size) {
     c.fail("k must be in 1..{} (axis {} of {}), got {}", size, a, formatShape(c.shape(0)), c.attrs.count);
   }
+  c.requireAttrNames(1, "k (count)");
   Shape shape = c.shape(0);
   shape[a] = c.attrs.count;
-  return {std::move(shape), DType::i32};
+  return {std::move(shape), DType::i32, renamedAxis(c.names(0), c.rank(0), a, c.attrName(0))};
 }
 
 // ----- shape ---------------------------------------------------------------------------------------
@@ -310,7 +479,8 @@ TensorType reshapeRule(const Call& c) {
     c.fail("cannot reshape {} ({} elements) to {} ({} elements)", formatShape(c.shape(0)), total,
            formatShape(target), *known);
   }
-  return {target, c.in(0).dtype};
+  c.requireAttrNames(target.size(), "target axis (dims)");
+  return {target, c.in(0).dtype, reshapeNames(c.shape(0), c.names(0), target, c.attrs.names)};
 }
 
 TensorType permuteRule(const Call& c) {
@@ -322,13 +492,15 @@ TensorType permuteRule(const Call& c) {
   }
   std::vector<bool> seen(rank, false);
   Shape shape(rank);
+  DimNames names(c.names(0).empty() ? 0 : rank);
   for (std::size_t i = 0; i < rank; ++i) {
     const std::size_t a = c.axis(axes[i], rank);
     if (seen[a]) c.fail("axes [{}] repeat axis {}", fmt::join(axes, ", "), a);
     seen[a] = true;
     shape[i] = c.shape(0)[a];
+    if (!names.empty()) names[i] = c.nameOf(0, a);
   }
-  return {std::move(shape), c.in(0).dtype};
+  return {std::move(shape), c.in(0).dtype, std::move(names)};
 }
 
 // NumPy broadcasting (trailing alignment): whether `small` broadcasts to `large`, each of its
@@ -348,7 +520,17 @@ TensorType broadcastToRule(const Call& c) {
   const Shape& x = c.shape(0);
   if (!broadcastsTo(x, target)) c.fail("cannot broadcast {} to {}", formatShape(x), formatShape(target));
   if (!checkedNumel(target)) c.fail("the shape {} overflows 64 bits", formatShape(target));
-  return {target, c.in(0).dtype};
+  c.requireAttrNames(target.size(), "target axis (dims)");
+  if (c.names(0).empty() && c.attrs.names.empty()) return {target, c.in(0).dtype};
+  // An axis named in the attribute keeps it; another takes the aligned input axis's name when
+  // it is not broadcast (equal sizes).
+  DimNames names(target.size());
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    names[i] = c.attrName(i);
+    const std::size_t lead = target.size() - x.size();
+    if (names[i].empty() && i >= lead && x[i - lead] == target[i]) names[i] = c.nameOf(0, i - lead);
+  }
+  return {target, c.in(0).dtype, std::move(names)};
 }
 
 // ----- linear algebra ------------------------------------------------------------------------------
@@ -376,9 +558,17 @@ TensorType matmulRule(const Call& c) {
     }
     shape[i] = da == 1 ? db : da;
   }
+  DimNames names = broadcastNames(shape, c.inputs(), 2);
+  const std::string& m = c.nameOf(0, a.size() - 2);
+  const std::string& n = c.nameOf(1, b.size() - 1);
+  if (!names.empty() || !m.empty() || !n.empty()) {
+    names.resize(rank);
+    names.push_back(m);
+    names.push_back(n);
+  }
   shape.push_back(a[a.size() - 2]);
   shape.push_back(b.back());
-  return {std::move(shape), DType::f32};
+  return {std::move(shape), DType::f32, std::move(names)};
 }
 
 // ----- indexing ------------------------------------------------------------------------------------
@@ -386,9 +576,10 @@ TensorType matmulRule(const Call& c) {
 TensorType oneHotRule(const Call& c) {
   c.requireDtype(0, DType::i32, "indices");
   if (c.attrs.count <= 0) c.fail("depth must be positive, got {}", c.attrs.count);
+  c.requireAttrNames(1, "depth (count)");
   Shape shape = c.shape(0);
   shape.push_back(c.attrs.count);
-  return {std::move(shape), c.attrs.dtype};
+  return {std::move(shape), c.attrs.dtype, appendedName(c.names(0), c.rank(0), c.attrName(0))};
 }
 
 TensorType embeddingRule(const Call& c) {
@@ -397,7 +588,7 @@ TensorType embeddingRule(const Call& c) {
   c.requireDtype(1, DType::i32, "indices");
   Shape shape = c.shape(1);
   shape.push_back(c.shape(0)[1]);
-  return {std::move(shape), DType::f32};
+  return {std::move(shape), DType::f32, appendedName(c.names(1), c.rank(1), c.nameOf(0, 1))};
 }
 
 // indices [..] against an input of shape `input`: same rank, equal on every axis but `axis`.
@@ -417,7 +608,15 @@ TensorType takeAlongAxisRule(const Call& c) {
   }
   const std::size_t a = c.axis(c.attrs.axis, c.rank(0));
   requireIndicesAlong(c, c.shape(1), c.shape(0), a);
-  return {c.shape(1), c.in(0).dtype};
+  // The indices' names; elsewhere than `axis` the input's axis is the same size, so its name fills in.
+  DimNames names = c.names(1);
+  if (!c.names(0).empty()) {
+    names.resize(c.rank(1));
+    for (std::size_t d = 0; d < names.size(); ++d) {
+      if (names[d].empty() && d != a) names[d] = c.nameOf(0, d);
+    }
+  }
+  return {c.shape(1), c.in(0).dtype, std::move(names)};
 }
 
 // ----- slicing and joining -------------------------------------------------------------------------
@@ -430,9 +629,12 @@ TensorType narrowRule(const Call& c) {
     c.fail("range start {} length {} does not fit axis {} of size {} in {}", at.start, at.count, a,
            size, formatShape(c.shape(0)));
   }
+  c.requireAttrNames(1, "length (count)");
   Shape shape = c.shape(0);
   shape[a] = at.count;
-  return {std::move(shape), c.in(0).dtype};
+  const std::string& kept = at.count == size ? c.nameOf(0, a) : std::string();
+  const std::string& name = c.attrName(0).empty() ? kept : c.attrName(0);
+  return {std::move(shape), c.in(0).dtype, renamedAxis(c.names(0), c.rank(0), a, name)};
 }
 
 // dims = (before, after) per axis, in axis order; a negative amount crops, at most the whole axis
@@ -465,7 +667,11 @@ TensorType padRule(const Call& c) {
     }
     if (shape[d] <= 0) c.fail("axis {}: {} padded by {} and {} leaves no elements", d, x[d], before, after);
   }
-  return {std::move(shape), c.in(0).dtype};
+  DimNames names = c.names(0);  // a padded or cropped axis is no longer what its name says
+  for (std::size_t d = 0; d < names.size(); ++d) {
+    if (amounts[2 * d] != 0 || amounts[2 * d + 1] != 0) names[d].clear();
+  }
+  return {std::move(shape), c.in(0).dtype, std::move(names)};
 }
 
 TensorType concatRule(const Call& c) {
@@ -485,7 +691,18 @@ TensorType concatRule(const Call& c) {
     }
     if (__builtin_add_overflow(shape[a], t.shape[a], &shape[a])) c.fail("the joined axis overflows 64 bits");
   }
-  return {std::move(shape), dtype};
+  // The other axes are equal in every input; the joined one is n·name when all n share a name.
+  DimNames names = broadcastNames(shape, c.inputs());
+  const std::string& first = c.nameOf(0, a);
+  bool shared = !first.empty();
+  for (std::size_t i = 1; shared && i < c.count(); ++i) shared = sameDimName(c.nameOf(i, a), first);
+  if (shared) {
+    names.resize(shape.size());
+    names[a] = scaleDimName(first, static_cast<std::int64_t>(c.count()), 1);
+  } else if (!names.empty()) {
+    names[a].clear();
+  }
+  return {std::move(shape), dtype, std::move(names)};
 }
 
 TensorType stackRule(const Call& c) {
@@ -496,9 +713,11 @@ TensorType stackRule(const Call& c) {
     }
   }
   const std::size_t a = c.axis(c.attrs.axis, c.rank(0) + 1);
+  DimNames names = broadcastNames(c.shape(0), c.inputs());
+  if (!names.empty()) names.insert(names.begin() + static_cast<std::ptrdiff_t>(a), std::string());
   Shape shape = c.shape(0);
   shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(a), static_cast<std::int64_t>(c.count()));
-  return {std::move(shape), c.in(0).dtype};
+  return {std::move(shape), c.in(0).dtype, std::move(names)};
 }
 
 // ----- fused ML ops --------------------------------------------------------------------------------
@@ -506,7 +725,7 @@ TensorType stackRule(const Call& c) {
 TensorType softmaxRule(const Call& c) {
   c.requireFloat(0);
   c.axis(c.attrs.axis, c.rank(0));
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
 // softmax_causal / where_causal work on square [.., T, T] score matrices.
@@ -520,18 +739,19 @@ void requireSquareScores(const Call& c) {
 
 TensorType softmaxCausalRule(const Call& c) {
   requireSquareScores(c);
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
 TensorType whereCausalRule(const Call& c) {
   requireSquareScores(c);
   if (std::isnan(c.attrs.scalar)) c.fail("fill must not be NaN");
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
 TensorType categoricalRule(const Call& c) {
   c.requireFloat(0, "logits");
-  return {reduced(c.shape(0), c.axis(c.attrs.axis, c.rank(0)), false), DType::i32};
+  const std::size_t axis = c.axis(c.attrs.axis, c.rank(0));
+  return {reduced(c.shape(0), axis, false), DType::i32, reducedNames(c.names(0), axis, false)};
 }
 
 TensorType splitHeadsRule(const Call& c) {
@@ -541,13 +761,21 @@ TensorType splitHeadsRule(const Call& c) {
   if (heads <= 0 || s[2] % heads != 0) {
     c.fail("D = {} of {} is not divisible by {} heads", s[2], formatShape(s), heads);
   }
-  return {{s[0], heads, s[1], s[2] / heads}, c.in(0).dtype};
+  c.requireAttrNames(1, "head count (count)");
+  const std::string& h = c.attrName(0);
+  DimNames names;
+  if (!c.names(0).empty() || !h.empty()) {
+    names = {c.nameOf(0, 0), h, c.nameOf(0, 1), h.empty() ? std::string() : divideDimNames(c.nameOf(0, 2), h)};
+  }
+  return {{s[0], heads, s[1], s[2] / heads}, c.in(0).dtype, std::move(names)};
 }
 
 TensorType mergeHeadsRule(const Call& c) {
   c.requireRank(0, 4, "input ([B, H, T, Dh])");
   const Shape& s = c.shape(0);
-  return {{s[0], s[2], mulOrFail(c, s[1], s[3], "H * Dh")}, c.in(0).dtype};
+  DimNames names;
+  if (!c.names(0).empty()) names = {c.nameOf(0, 0), c.nameOf(0, 2), multiplyDimNames(c.nameOf(0, 1), c.nameOf(0, 3))};
+  return {{s[0], s[2], mulOrFail(c, s[1], s[3], "H * Dh")}, c.in(0).dtype, std::move(names)};
 }
 
 TensorType ropeRule(const Call& c) {
@@ -559,7 +787,7 @@ TensorType ropeRule(const Call& c) {
   if (!(c.attrs.scalar > 0) || !std::isfinite(c.attrs.scalar)) {
     c.fail("base must be positive, got {}", c.attrs.scalar);
   }
-  return {s, DType::f32};
+  return {s, DType::f32, c.names(0)};
 }
 
 // ----- convolution and pooling ---------------------------------------------------------------------
@@ -601,13 +829,25 @@ Shape convOut(const Call& c, const Shape& x, std::int64_t outChannels) {
           windowOut(c, x[3], a.kernel[1], a.stride[1], a.padding[1], "width")};
 }
 
+// The names of a window's output `out` [N, C', H', W'] over x (input 0) [N, C, H, W], C' named
+// `channels`: N kept, each spatial axis by strideName.
+DimNames windowNames(const Call& c, const Shape& out, const std::string& channels) {
+  if (c.names(0).empty() && channels.empty()) return {};
+  const Shape& x = c.shape(0);
+  const OpAttrs& a = c.attrs;
+  return {c.nameOf(0, 0), channels, strideName(c.nameOf(0, 2), x[2], out[2], a.stride[0]),
+          strideName(c.nameOf(0, 3), x[3], out[3], a.stride[1])};
+}
+
 TensorType conv2dRule(const Call& c) {
   c.requireFloat(0);
   c.requireFloat(1, "weight");
   c.requireRank(0, 4, "input ([N, C, H, W])");
   c.requireRank(1, 4, "weight ([outC, inC/groups, kH, kW])");
   requireConv(c, c.shape(0), c.shape(1));
-  return {convOut(c, c.shape(0), c.shape(1)[0]), DType::f32};
+  Shape shape = convOut(c, c.shape(0), c.shape(1)[0]);
+  DimNames names = windowNames(c, shape, c.nameOf(1, 0));
+  return {std::move(shape), DType::f32, std::move(names)};
 }
 
 // A transposed convolution maps y [N, C', H', W'] back to the shape a convolution by weight
@@ -631,7 +871,14 @@ TensorType transposedConvRule(const Call& c, std::string_view in) {
     c.fail("{} {} is not the output of a convolution of {} by {}", in, formatShape(c.shape(0)),
            formatShape(dims), formatShape(c.shape(1)));
   }
-  return {dims, DType::f32};
+  // N kept; the channels are the weight's axis 1 when one group makes them; each spatial axis
+  // grows by the stride (upsampledName).
+  const Shape& y = c.shape(0);
+  const std::string& channels = dims[1] == c.shape(1)[1] ? c.nameOf(1, 1) : std::string();
+  if (c.names(0).empty() && channels.empty()) return {dims, DType::f32};
+  DimNames names = {c.nameOf(0, 0), channels, upsampledName(c.nameOf(0, 2), y[2], dims[2], c.attrs.stride[0]),
+                    upsampledName(c.nameOf(0, 3), y[3], dims[3], c.attrs.stride[1])};
+  return {dims, DType::f32, std::move(names)};
 }
 
 TensorType convTranspose2dRule(const Call& c) { return transposedConvRule(c, "input"); }
@@ -650,7 +897,9 @@ TensorType pool2dRule(const Call& c) {
   c.requireFloat(0);
   c.requireRank(0, 4, "input ([N, C, H, W])");
   requirePoolAttrs(c);
-  return {convOut(c, c.shape(0), c.shape(0)[1]), DType::f32};
+  Shape shape = convOut(c, c.shape(0), c.shape(0)[1]);
+  DimNames names = windowNames(c, shape, c.nameOf(0, 1));
+  return {std::move(shape), DType::f32, std::move(names)};
 }
 
 TensorType nearestUpsample2dRule(const Call& c) {
@@ -658,8 +907,12 @@ TensorType nearestUpsample2dRule(const Call& c) {
   const std::int64_t f = c.attrs.count;
   if (f < 1) c.fail("factor must be >= 1, got {}", f);
   const Shape& s = c.shape(0);
-  return {{s[0], s[1], mulOrFail(c, s[2], f, "the upsampled height"), mulOrFail(c, s[3], f, "the upsampled width")},
-          c.in(0).dtype};
+  Shape shape = {s[0], s[1], mulOrFail(c, s[2], f, "the upsampled height"), mulOrFail(c, s[3], f, "the upsampled width")};
+  DimNames names;
+  if (!c.names(0).empty()) {
+    names = {c.nameOf(0, 0), c.nameOf(0, 1), scaleDimName(c.nameOf(0, 2), f, 1), scaleDimName(c.nameOf(0, 3), f, 1)};
+  }
+  return {std::move(shape), c.in(0).dtype, std::move(names)};
 }
 
 // ----- stochastic and gradient control -------------------------------------------------------------
@@ -668,14 +921,14 @@ TensorType dropoutRule(const Call& c) {
   c.requireFloat(0);
   const double p = c.attrs.scalar;
   if (!(p >= 0.0 && p < 1.0)) c.fail("p must be in [0, 1), got {}", p);
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
-TensorType identityRule(const Call& c) { return {c.shape(0), c.in(0).dtype}; }
+TensorType identityRule(const Call& c) { return {c.shape(0), c.in(0).dtype, c.names(0)}; }
 
 TensorType captureRule(const Call& c) {
   if (c.attrs.name.empty()) c.fail("the capture needs a name");
-  return {c.shape(0), c.in(0).dtype};
+  return {c.shape(0), c.in(0).dtype, c.names(0)};
 }
 
 // ----- losses ----------------------------------------------------------------------------------
@@ -695,7 +948,8 @@ void requireScoresAndTargets(const Call& c, std::size_t scores, std::size_t targ
 
 TensorType lossRule(const Call& c) {
   requireScoresAndTargets(c, 0, 1);
-  return {c.attrs.reduction == Reduction::none ? c.shape(1) : Shape{}, DType::f32};
+  if (c.attrs.reduction != Reduction::none) return {Shape{}, DType::f32};
+  return {c.shape(1), DType::f32, c.names(1)};
 }
 
 // ----- normalisation ---------------------------------------------------------------------------
@@ -711,7 +965,7 @@ TensorType layerNormRule(const Call& c) {
     c.requireFloat(2, "bias");
   }
   c.requireEps(c.attrs.scalar);
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
 // x [N, C, H, W] and the per-channel vectors from input 1 on (`names`).
@@ -725,7 +979,7 @@ TensorType batchNormRule(const Call& c, std::initializer_list<std::string_view> 
     ++i;
   }
   c.requireEps(c.attrs.scalar);
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
 TensorType batchNorm2dRule(const Call& c) {
@@ -762,7 +1016,7 @@ TensorType groupNormRule(const Call& c) {
     c.requireFloat(2, "bias");
   }
   c.requireEps(c.attrs.scalar);
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
 // ===== internal kinds (docs/ir.md "Backward and optimizer kinds") ==================================
@@ -781,14 +1035,14 @@ TensorType activationGradRule(const Call& c) {
   c.requireSameShape(0, 1, "dy", "x");
   if (c.kind == OpKind::leaky_relu_grad) c.requireFinite(c.attrs.scalar, "alpha");
   if (c.kind == OpKind::clamp_grad) requireBounds(c);
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
 TensorType softmaxGradRule(const Call& c) {
   requireAllFloat(c);
   c.requireSameShape(0, 1, "dy", "y");
   c.axis(c.attrs.axis, c.rank(0));
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
 // dy of a loss: rank 0 for mean and sum, the targets' shape for none.
@@ -803,7 +1057,7 @@ TensorType crossEntropyGradRule(const Call& c) {
   c.requireFloat(0, "dy");
   requireScoresAndTargets(c, 1, 2);
   requireLossGradient(c, c.shape(2));
-  return {c.shape(1), DType::f32};
+  return {c.shape(1), DType::f32, c.names(1)};
 }
 
 TensorType nllLossGradRule(const Call& c) {
@@ -897,7 +1151,7 @@ TensorType maxPool2dGradRule(const Call& c) {
   if (convOut(c, c.shape(1), c.shape(1)[1]) != c.shape(0)) {
     c.fail("dy {} is not the pooled shape of {}", formatShape(c.shape(0)), formatShape(c.shape(1)));
   }
-  return {c.shape(1), DType::f32};
+  return {c.shape(1), DType::f32, c.names(1)};
 }
 
 TensorType nearestUpsample2dGradRule(const Call& c) {
@@ -922,7 +1176,8 @@ TensorType normGradRule(const Call& c) {
   const std::int64_t d = batch ? c.shape(1)[1] : c.shape(1).back();
   const bool input = c.count() == 3;
   if (input) c.requireVector(2, d, "weight");
-  return {input ? c.shape(1) : Shape{d}, DType::f32};
+  if (!input) return {Shape{d}, DType::f32};
+  return {c.shape(1), DType::f32, c.names(1)};
 }
 
 // (dy, x[, weight]) -> dx, or (dy, x) -> dweight [C].
@@ -934,7 +1189,7 @@ TensorType groupNormGradRule(const Call& c) {
   const std::int64_t channels = c.shape(1)[1];
   if (c.kind == OpKind::group_norm_weight_grad) return {{channels}, DType::f32};
   if (c.count() == 3) c.requireVector(2, channels, "weight");
-  return {c.shape(1), DType::f32};
+  return {c.shape(1), DType::f32, c.names(1)};
 }
 
 TensorType runningStatisticRule(const Call& c) {
@@ -942,7 +1197,7 @@ TensorType runningStatisticRule(const Call& c) {
   c.requireRank(0, 4, "x ([N, C, H, W])");
   c.requireVector(1, c.shape(0)[1], "the running statistic");
   c.requireFinite(c.attrs.scalar, "momentum");
-  return {c.shape(1), DType::f32};
+  return {c.shape(1), DType::f32, c.names(1)};
 }
 
 // (state, g) of one shape: Adam's moments, SGD's momentum buffer.
@@ -953,7 +1208,7 @@ TensorType momentRule(const Call& c) {
   if (c.kind == OpKind::sgd_momentum ? !(b >= 0 && std::isfinite(b)) : !(b >= 0 && b < 1)) {
     c.fail("{} {} is out of range", c.kind == OpKind::sgd_momentum ? "momentum" : "beta", b);
   }
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
 TensorType adamUpdateRule(const Call& c) {
@@ -965,14 +1220,14 @@ TensorType adamUpdateRule(const Call& c) {
   c.requireScalar(5, "bias correction 2");
   if (!(c.attrs.scalar > 0) || !std::isfinite(c.attrs.scalar)) c.fail("eps must be finite and > 0, got {}", c.attrs.scalar);
   c.requireFinite(c.attrs.scalar2, "weight decay");
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
 TensorType sgdUpdateRule(const Call& c) {
   requireAllFloat(c);
   c.requireSameShape(0, 1, "p", "direction");
   c.requireScalar(2, "lr");
-  return {c.shape(0), DType::f32};
+  return {c.shape(0), DType::f32, c.names(0)};
 }
 
 // The rule of each kind. No default: the compiler names a kind without one.
@@ -1081,6 +1336,7 @@ std::string_view unusedAttribute(OpKind kind, const OpAttrs& a) {
   auto unused = [&](AttrSet bit, bool differs) { return differs && (used & bit) == 0; };
   if (unused(attr::name, a.name != d.name)) return "name";
   if (unused(attr::dims, a.dims != d.dims)) return "dims";
+  if (unused(attr::names, a.names != d.names)) return "names";
   if (unused(attr::axis, a.axis != d.axis)) return "axis";
   if (unused(attr::all_axes, a.allAxes != d.allAxes)) return "all_axes";
   if (unused(attr::keep_dims, a.keepDims != d.keepDims)) return "keep_dims";
@@ -1111,12 +1367,24 @@ TensorType inferOutput(OpKind kind, const OpAttrs& attrs, std::span<const Tensor
   if (const std::string_view a = unusedAttribute(kind, attrs); !a.empty()) {
     throw ShapeRuleError(fmt::format("sets the attribute '{}', which {} does not use", a, opKindName(kind)));
   }
+  // The rules index names by axis: a list of another length is refused before they read it.
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const TensorInfo& in = *inputs[i];
+    if (!in.names.empty() && in.names.size() != in.shape.size()) {
+      throw ShapeRuleError(fmt::format("input {} {} has {} axis names", i, formatShape(in.shape), in.names.size()));
+    }
+  }
   TensorType out = rule(Call(kind, attrs, inputs));
   if (out.shape.size() > kMaxRank) {
     throw ShapeRuleError(fmt::format("the result has {} axes, at most {}", out.shape.size(), kMaxRank));
   }
   if (!checkedNumel(out.shape)) {
     throw ShapeRuleError(fmt::format("the result's element count overflows 64 bits: {}", formatShape(out.shape)));
+  }
+  out.names = normalizedDimNames(std::move(out.names));
+  if (!out.names.empty() && out.names.size() != out.shape.size()) {
+    throw std::logic_error(fmt::format("the {} rule named {} axes of {}", opKindName(kind), out.names.size(),
+                                       formatShape(out.shape)));
   }
   return out;
 }

@@ -40,8 +40,8 @@ class ShapeRuleError : public Error {
 // The output type of an op of `kind` with `attrs` over `inputs` (in order), by the kind's rule.
 // Also checks the input count against the op table and that every attribute the kind does not
 // use keeps its default. Leaves have no rule (their type is declared): `kind` must not be a leaf.
-// Throws ShapeRuleError.
-TensorType inferOutput(OpKind kind, const OpAttrs& attrs, std::span<const TensorInfo* const> inputs);
+// Throws ShapeRuleError. Exported (NNDNA_API) for tests/core/rule_names_test.cpp.
+NNDNA_API TensorType inferOutput(OpKind kind, const OpAttrs& attrs, std::span<const TensorInfo* const> inputs);
 
 // "" when an op of `kind` may have `count` inputs, else what it takes: "takes 2 inputs, got 3".
 std::string arityProblem(OpKind kind, std::size_t count);
@@ -51,8 +51,8 @@ std::string arityProblem(OpKind kind, std::size_t count);
 NNDNA_API bool hasShapeRule(OpKind kind);
 
 // The JSON name of the first attribute `attrs` sets (differs from its default) that `kind` does
-// not use, or "" when there is none.
-std::string_view unusedAttribute(OpKind kind, const OpAttrs& attrs);
+// not use, or "" when there is none. Exported (NNDNA_API) for tests/core/rule_names_test.cpp.
+NNDNA_API std::string_view unusedAttribute(OpKind kind, const OpAttrs& attrs);
 
 // "[256, 32] f32"
 std::string describe(const TensorInfo& t);

@@ -5,12 +5,20 @@
 
 #include <unordered_set>
 
+#include "ir/dim_names.hpp"
 #include "ir/shape_rules.hpp"
 #include "nndna/ir_json.hpp"
 
 namespace nndna::ir {
 
 namespace {
+
+// ["B", "", "D"], or [] when no axis is named.
+std::string describeNames(const DimNames& names) {
+  std::string out = "[";
+  for (std::size_t k = 0; k < names.size(); ++k) out += fmt::format("{}\"{}\"", k == 0 ? "" : ", ", names[k]);
+  return out + "]";
+}
 
 class Checker {
  public:
@@ -47,8 +55,26 @@ class Checker {
         inRange(info.shape[k], 1, std::numeric_limits<std::int64_t>::max(), fmt::format("{}.shape[{}]", p, k));
       }
       if (!checkedNumel(info.shape)) fail(p + ".shape", "element count overflows 64 bits");
+      checkNames(info, p + ".names");
       inRange(info.source, 0, std::max<std::int64_t>(opCount - 1, 0), p + ".source");
     }
+  }
+
+  // A tensor's axis names: none, or one per axis, each "" or an axis name (dim_names.hpp), not
+  // all "" (stored normalized, so that comparing names is exact).
+  void checkNames(const TensorInfo& info, const std::string& p) const {
+    if (info.names.empty()) return;
+    if (info.names.size() != info.shape.size()) {
+      fail(p, fmt::format("expected one name per axis of {} ({}), got {}", formatShape(info.shape),
+                          info.shape.size(), info.names.size()));
+    }
+    for (std::size_t k = 0; k < info.names.size(); ++k) {
+      if (!info.names[k].empty() && !parseDimName(info.names[k])) {
+        fail(fmt::format("{}[{}]", p, k), fmt::format("'{}' is not an axis name (a dim's name or a product "
+                                                      "such as H·Dh or D/H)", info.names[k]));
+      }
+    }
+    if (normalizedDimNames(info.names).empty()) fail(p, "every name is \"\": leave the names out");
   }
 
   void checkSites() const {
@@ -111,6 +137,10 @@ class Checker {
         fail(p, fmt::format("{}: the output is declared {}, its shape rule gives {} {}",
                             opKindName(op.kind), describe(out), formatShape(expected.shape),
                             dtypeName(expected.dtype)));
+      }
+      if (expected.names != out.names) {
+        fail(p, fmt::format("{}: the output's axes are declared named {}, its shape rule names them {}",
+                            opKindName(op.kind), describeNames(out.names), describeNames(expected.names)));
       }
     }
     for (std::size_t t = 0; t < g_.tensors.size(); ++t) {

@@ -1,5 +1,6 @@
 // Writes the seed corpus of the ir_reader fuzz target: the traced IR of every spec linked in (the
-// examples, and all_ops, which makes every op kind) up to the fuzzer's input size, and a
+// examples, and all_ops, which makes every op kind) up to the fuzzer's input size, all_ops again
+// with every axis named (tests/support/named_ir.hpp: names through every shape rule), and a
 // libFuzzer dictionary of the IR's words (field names, op kinds, dtypes, phases).
 // Usage: make_ir_seeds DIR   (the dictionary goes to DIR/../ir_reader.dict)
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include "ir/json_names.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
+#include "support/named_ir.hpp"
 
 namespace {
 constexpr std::size_t kMaxSeedBytes = 256 * 1024;  // run_fuzz_target.sh's -max_len
@@ -33,8 +35,15 @@ int main(int argc, char** argv) {
     if (text.size() > kMaxSeedBytes) continue;
     std::ofstream(dir / (spec.name + ".ir.json"), std::ios::binary) << text;
     ++written;
+    if (spec.name == "all_ops") {
+      nndna::test::nameBySize(model.train);
+      std::ofstream(dir / "all_ops_named.ir.json", std::ios::binary) << nndna::ir::toJson(model);
+      ++written;
+    }
   }
   std::ofstream dict(dir.parent_path() / "ir_reader.dict");
+  // Words are written verbatim, so a byte outside ASCII is listed as \xNN, which libFuzzer decodes
+  // ("·" of axis names).
   auto word = [&](std::string_view w) { dict << "\"" << w << "\"\n"; };
   for (std::string_view w : {"format", "version", "spec", "sources", "train", "infer", "tensors", "ops",
                              "params", "state", "inputs", "captures", "outputs", "updates", "sites",
@@ -42,7 +51,7 @@ int main(int argc, char** argv) {
                              "phase", "site", "attrs", "name", "dims", "axis", "all_axes", "keep_dims",
                              "start", "count", "scalar", "scalar2", "scalar_operand", "scalar_left",
                              "approximate", "reduction", "kernel", "stride", "padding", "groups",
-                             "seed", "inf", "-inf", "nan"}) {
+                             "seed", "inf", "-inf", "nan", "names", "\\xC2\\xB7", "/", "^2"}) {
     word(w);
   }
   for (std::size_t i = 0; i < nndna::ir::kOpKindCount; ++i) word(nndna::ir::opKindName(nndna::ir::opKindAt(i)));

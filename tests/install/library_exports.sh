@@ -25,7 +25,9 @@ expect_exported "$nndna_lib" "nndna::traceModel" "$symbols"                # inc
 expect_exported "$nndna_lib" "nndna::matmul" "$symbols"                    # include/nndna/nndna.hpp
 # Exported for in-tree tests that link the shared library (marked NNDNA_API where declared).
 expect_exported "$nndna_lib" "nndna::ir::hasShapeRule" "$symbols"
-expect_hidden "$nndna_lib" "nndna::ir::inferOutput" "$symbols"             # src/ir/shape_rules.hpp
+expect_exported "$nndna_lib" "nndna::ir::inferOutput" "$symbols"           # tests/core/rule_names_test.cpp
+expect_exported "$nndna_lib" "nndna::ir::parseDimName" "$symbols"          # src/ir/dim_names.hpp (the diagram)
+expect_hidden "$nndna_lib" "nndna::ir::arityProblem" "$symbols"            # src/ir/shape_rules.hpp
 expect_hidden "$nndna_lib" "nndna::grad::sqrtAdjoint" "$symbols"           # src/grad/rules.hpp
 expect_hidden "$nndna_lib" "nndna::tracing::walkReturnAddresses" "$symbols" # src/trace/callsite.hpp
 
