@@ -1,6 +1,8 @@
 // trace() and traceForward(): run a spec's forward on symbolic tensors.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "nndna/trace.hpp"
 #include "nndna/training.hpp"
 #include "trace/dim_log.hpp"
@@ -61,6 +63,21 @@ Inputs declareInputs(tracing::Tracer& tracer, const std::vector<InputDecl>& decl
   // Keeps this frame (and so the boundary) alive across the call: no tail call.
   asm volatile("" ::: "memory");
   return out;
+}
+
+// `dims` with those that name an input's axes first, in the inputs' order; the rest keep theirs.
+std::vector<DimDecl> inputDimsFirst(std::vector<DimDecl> dims, const std::vector<InputDecl>& inputs) {
+  std::vector<std::string> order;
+  for (const InputDecl& d : inputs) {
+    for (const std::string& name : d.names) {
+      if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+    }
+  }
+  auto rank = [&](const DimDecl& d) {
+    return static_cast<std::size_t>(std::find(order.begin(), order.end(), d.name) - order.begin());
+  };
+  std::stable_sort(dims.begin(), dims.end(), [&](const DimDecl& a, const DimDecl& b) { return rank(a) < rank(b); });
+  return dims;
 }
 
 ir::TensorId checkedOutput(tracing::Tracer& tracer, const LoadedSpec& spec, Tensor out,
@@ -146,8 +163,10 @@ ir::TracedModel traceModel(const LoadedSpec& spec) {
     model.infer = traceForward(spec);
     model.hasInfer = true;
   }
-  // The legend: the dims the spec lists, then those the model and its forwards named.
-  tracing::mergeDims(model.spec.dims, spec.dims, spec.sourceFile, spec.line, "the model's layers");
+  // The legend: the dims the spec lists, then those the model and its forwards named, the
+  // inputs' first (B, T read before the layers' widths).
+  tracing::mergeDims(model.spec.dims, inputDimsFirst(spec.dims, s.inputs), spec.sourceFile, spec.line,
+                     "the model's layers");
   tracing::mergeDims(model.spec.dims, met.dims(), spec.sourceFile, spec.line, "the forward functions");
   return model;
 }

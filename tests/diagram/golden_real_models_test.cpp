@@ -561,7 +561,11 @@ TEST(DiagramGoldenRealModels, NamedDimsDrawALlamaWhereTEqualsDh) {
   EXPECT_EQ(boxWithLabel(d, "return m.lmHead(m.norm(h));").shapes, std::vector<std::string>{"[B, T, V]"});
   for (const std::string& shape : allShapes(d)) EXPECT_EQ(shape.find('/'), std::string::npos) << shape;
   EXPECT_TRUE(d.collisions.empty());
-  // The legend is every dim the model API met (sorted here: the order is the order met).
+  // The legend is every dim the model API met: the inputs' first (B, T), then as the layers met
+  // them (checked as a set here).
+  ASSERT_GE(d.legend.size(), 2u);
+  EXPECT_EQ(d.legend[0].name, "B");
+  EXPECT_EQ(d.legend[1].name, "T");
   std::vector<std::string> legend = legendOf(d);
   std::sort(legend.begin(), legend.end());
   EXPECT_EQ(legend, (std::vector<std::string>{"B=4 batch", "D=4096 width", "Dh=128 head width",
