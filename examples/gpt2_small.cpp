@@ -10,13 +10,14 @@ using namespace nndna;
 // (every transformer has a `Block`) from colliding with another file's.
 namespace {
 
-constexpr int B = 8;          // sequences per batch
-constexpr int T = 1024;       // context length
-constexpr int V = 50257;      // GPT-2 BPE vocabulary
-constexpr int D = 768;        // model width
-constexpr int H = 12;         // attention heads
-constexpr int DH = D / H;     // head width
-constexpr int F = 4 * D;      // MLP hidden width
+// Named dims: each is an integer, and every axis it makes keeps its name in the diagram.
+constexpr Dim B{"B", 8, "batch"};
+constexpr Dim T{"T", 1024, "context"};
+constexpr Dim V{"V", 50257, "vocabulary"};  // GPT-2 BPE
+constexpr Dim D{"D", 768, "model width"};
+constexpr Dim H{"H", 12, "heads"};
+constexpr Dim DH{"Dh", D / H, "head width"};
+constexpr Dim F{"F", 4 * D, "MLP hidden"};
 constexpr int N_LAYERS = 12;
 
 struct Attention : Module {
@@ -51,7 +52,7 @@ Tensor attention(const Attention& a, Tensor x) {
   Tensor q = splitHeads(a.q(x), H);  // [B, H, T, DH]
   Tensor k = splitHeads(a.k(x), H);
   Tensor v = splitHeads(a.v(x), H);
-  Tensor scores = mul(matmul(q, swapAxes(k, -1, -2)), 1.0 / std::sqrt(DH));  // [B, H, T, T]
+  Tensor scores = mul(matmul(q, swapAxes(k, -1, -2)), 1.0 / std::sqrt(double(DH)));  // [B, H, T, T]
   Tensor y = matmul(softmaxCausal(scores), v);                                 // [B, H, T, DH]
   return a.proj(mergeHeads(y));                                                // [B, T, D]
 }
@@ -99,12 +100,6 @@ NNDNA_SPEC(GPT2) {
                          .beta2 = 0.95},
       .predict = predictFn,
       .predictInputs = {{"tokens", {B, T}, i32}},
-      .dims = {{B, "B", "batch"},
-               {T, "T", "context"},
-               {D, "D", "model width"},
-               {H, "H", "heads"},
-               {DH, "Dh", "head width"},
-               {F, "F", "MLP hidden"},
-               {V, "V", "vocabulary"}},
+      .dims = {B, T, D, H, DH, F, V},  // the legend's order
   };
 }

@@ -16,6 +16,7 @@ using ops::reshapeAs;
 Tensor reshape(Tensor x, Sizes sizes) {
   OpBuilder op(OpKind::reshape, "reshape");
   const ir::TensorInfo& in = op.input(x);
+  op.nameDims(sizes);
   Shape shape = sizes.values();
   // Resolve the one -1 (the API's convenience); the rule checks the element counts.
   int inferred = -1;
@@ -39,7 +40,6 @@ Tensor reshape(Tensor x, Sizes sizes) {
     shape[static_cast<std::size_t>(inferred)] = total / known;
   }
   op.attrs().dims = std::move(shape);
-  op.nameDims(sizes);
   return op.finish();
 }
 

@@ -46,17 +46,19 @@ DimLog::DimLog() : previous_(activeLog) { activeLog = this; }
 DimLog::~DimLog() { activeLog = previous_; }
 DimLog* DimLog::active() { return activeLog; }
 
-void DimLog::add(DimDecl dim, std::string_view api) {
-  DimDecl* known = findByName(dims_, dim.name);
-  if (known == nullptr) {
-    dims_.push_back(std::move(dim));
-    return;
+void DimLog::add(const DimDecl& dim, std::string_view api) {
+  for (DimLog* log = this; log != nullptr; log = log->previous_) {
+    DimDecl* known = findByName(log->dims_, dim.name);
+    if (known == nullptr) {
+      log->dims_.push_back(dim);
+      continue;
+    }
+    if (known->size != dim.size) {
+      failAtUserLine(api, fmt::format("dim {} is {} here but {} elsewhere: one name, one size",
+                                      dim.name, dim.size, known->size));
+    }
+    fillMissing(*known, dim);
   }
-  if (known->size != dim.size) {
-    failAtUserLine(api, fmt::format("dim {} is {} here but {} elsewhere: one name, one size",
-                                    dim.name, dim.size, known->size));
-  }
-  fillMissing(*known, dim);
 }
 
 std::string formatDimExpr(const DimExpr& expr) {
@@ -78,7 +80,7 @@ std::string nameOfSize(const Size& size, std::string_view api) {
     // A whole Dim with a definition: remember it (Dh = D/H) for the diagram.
     DimDecl decl = declOf(size.expr().factor(0));
     decl.definition = formatDimExpr(size.definition());
-    log->add(std::move(decl), api);
+    log->add(decl, api);
   }
   return formatDimExpr(size.expr());
 }

@@ -13,7 +13,8 @@
 
 namespace nndna::tracing {
 
-// Collects the dims the model API meets on this thread while it lives (the innermost one wins).
+// Collects the dims the model API meets on this thread while it lives. Logs nest (a model's trace
+// inside traceModel): a dim met goes to every log installed.
 class DimLog {
  public:
   DimLog();
@@ -22,9 +23,10 @@ class DimLog {
   DimLog& operator=(const DimLog&) = delete;
 
   static DimLog* active();
-  // Adds `dim` unless it is there; throws a TraceError at the user's line when a dim of the
-  // same name was met with another size (`api` names the call).
-  void add(DimDecl dim, std::string_view api);
+  // Adds `dim` to this log and the ones it is nested in, where it is not there yet; throws a
+  // TraceError at the user's line when a dim of the same name was met with another size (`api`
+  // names the call).
+  void add(const DimDecl& dim, std::string_view api);
   const std::vector<DimDecl>& dims() const { return dims_; }
   std::vector<DimDecl> take() { return std::move(dims_); }
 

@@ -1,6 +1,8 @@
 // trace() and traceForward(): run a spec's forward on symbolic tensors.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "nndna/trace.hpp"
 #include "nndna/training.hpp"
 #include "trace/dim_log.hpp"
@@ -63,6 +65,21 @@ Inputs declareInputs(tracing::Tracer& tracer, const std::vector<InputDecl>& decl
   return out;
 }
 
+// `dims` with those that name an input's axes first, in the inputs' order; the rest keep theirs.
+std::vector<DimDecl> inputDimsFirst(std::vector<DimDecl> dims, const std::vector<InputDecl>& inputs) {
+  std::vector<std::string> order;
+  for (const InputDecl& d : inputs) {
+    for (const std::string& name : d.names) {
+      if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+    }
+  }
+  auto rank = [&](const DimDecl& d) {
+    return static_cast<std::size_t>(std::find(order.begin(), order.end(), d.name) - order.begin());
+  };
+  std::stable_sort(dims.begin(), dims.end(), [&](const DimDecl& a, const DimDecl& b) { return rank(a) < rank(b); });
+  return dims;
+}
+
 ir::TensorId checkedOutput(tracing::Tracer& tracer, const LoadedSpec& spec, Tensor out,
                            const char* fnName) {
   if (!out.defined()) {
@@ -86,6 +103,7 @@ ir::Graph trace(const LoadedSpec& spec) {
   checkDecls(spec, spec.spec.inputs, "inputs");
   checkOptimizer(spec);
   ir::Graph graph;
+  tracing::DimLog met;  // one name, one size, within the trace
   tracing::Tracer tracer(graph, spec.params, spec.paramSerial, /*training=*/true);
   const Inputs inputs = declareInputs(tracer, spec.spec.inputs);
   const Tensor loss = runForward(tracer, spec.spec.loss, *spec.model, inputs);
@@ -109,6 +127,7 @@ ir::Graph traceForward(const LoadedSpec& spec) {
   }
   checkDecls(spec, spec.spec.predictInputs, "predictInputs");
   ir::Graph graph;
+  tracing::DimLog met;
   tracing::Tracer tracer(graph, spec.params, spec.paramSerial, /*training=*/false);
   const Inputs inputs = declareInputs(tracer, spec.spec.predictInputs);
   const Tensor out = runForward(tracer, spec.spec.predict, *spec.model, inputs);
@@ -122,6 +141,7 @@ ir::Graph traceFunction(const std::vector<InputDecl>& inputs,
   LoadedSpec none;
   checkDecls(none, inputs, "inputs");
   ir::Graph graph;
+  tracing::DimLog met;
   tracing::Tracer tracer(graph, {}, 0, training);
   const Inputs declared = declareInputs(tracer, inputs);
   Module noModel;
@@ -143,8 +163,10 @@ ir::TracedModel traceModel(const LoadedSpec& spec) {
     model.infer = traceForward(spec);
     model.hasInfer = true;
   }
-  // The legend: the dims the spec lists, then those the model and its forwards named.
-  tracing::mergeDims(model.spec.dims, spec.dims, spec.sourceFile, spec.line, "the model's layers");
+  // The legend: the dims the spec lists, then those the model and its forwards named, the
+  // inputs' first (B, T read before the layers' widths).
+  tracing::mergeDims(model.spec.dims, inputDimsFirst(spec.dims, s.inputs), spec.sourceFile, spec.line,
+                     "the model's layers");
   tracing::mergeDims(model.spec.dims, met.dims(), spec.sourceFile, spec.line, "the forward functions");
   return model;
 }

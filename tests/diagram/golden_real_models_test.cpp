@@ -561,12 +561,34 @@ TEST(DiagramGoldenRealModels, NamedDimsDrawALlamaWhereTEqualsDh) {
   EXPECT_EQ(boxWithLabel(d, "return m.lmHead(m.norm(h));").shapes, std::vector<std::string>{"[B, T, V]"});
   for (const std::string& shape : allShapes(d)) EXPECT_EQ(shape.find('/'), std::string::npos) << shape;
   EXPECT_TRUE(d.collisions.empty());
-  // The legend is every dim the model API met (sorted here: the order is the order met).
+  // The legend is every dim the model API met: the inputs' first (B, T), then as the layers met
+  // them (checked as a set here).
+  ASSERT_GE(d.legend.size(), 2u);
+  EXPECT_EQ(d.legend[0].name, "B");
+  EXPECT_EQ(d.legend[1].name, "T");
   std::vector<std::string> legend = legendOf(d);
   std::sort(legend.begin(), legend.end());
   EXPECT_EQ(legend, (std::vector<std::string>{"B=4 batch", "D=4096 width", "Dh=128 head width",
                                               "F=11008 MLP hidden", "H=32 heads", "T=128 context",
                                               "V=32000 vocabulary"}));
+}
+
+// named_dims_cnn: B = 32, C = 3, S = 64 = W, K = 10. conv1 3×3 pad 1 keeps S; the 2×2 pool halves
+// it (S/2 = 32 = B); conv2 3×3 stride 2 pad 1 halves it again and widens to 2·W; the spatial
+// mean drops both sides.
+TEST(DiagramGoldenRealModels, NamedDimsFollowConvolutionArithmetic) {
+  const Diagram d = buildDiagram(traced("named_dims_cnn"));
+  EXPECT_EQ(boxWithLabel(d, "input: images").shapes, std::vector<std::string>{"[B, C, S, S]"});
+  EXPECT_EQ(boxWithLabel(d, "Tensor h = relu(m.bn1(m.conv1(x)));").shapes,
+            std::vector<std::string>{"[B, W, S, S]"});
+  EXPECT_EQ(boxWithLabel(d, "h = maxPool2d(h, 2);").shapes, std::vector<std::string>{"[B, W, S/2, S/2]"});
+  EXPECT_EQ(boxWithLabel(d, "h = relu(m.conv2(h));").shapes, std::vector<std::string>{"[B, 2·W, S/4, S/4]"});
+  EXPECT_EQ(boxWithLabel(d, "return mean(h, {-2, -1});").shapes, std::vector<std::string>{"[B, 2·W]"});
+  EXPECT_EQ(boxWithLabel(d, "input: labels").shapes, std::vector<std::string>{"[B]"});
+  EXPECT_TRUE(d.collisions.empty());
+  // conv1 W·C·9 + W, bn1 2W, conv2 2W·W·9 + 2W, fc 2W·K + K.
+  EXPECT_EQ(testing::metric(*d.metrics.train, "params").value,
+            (64 * 3 * 9 + 64) + 2 * 64 + (128 * 64 * 9 + 128) + (128 * 10 + 10));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -230,6 +230,25 @@ TEST_F(DiagramPages, CapturedResidualDrawsNoCaptureBox) {
   }
 }
 
+// Point 10: sizes that collide (T = D = 1024; T = Dh = 128) are drawn by the names the spec gave
+// them, in the page and in the SVG, and nothing is left for the collision note.
+TEST_F(DiagramPages, NamedDimsDrawCollidingSizesByName) {
+  const Diagram gpt = buildDiagram(testing::traced("named_dims_gpt2_medium"));
+  const Shown gptShown = showInBrowser(gpt, "named_dims_gpt2_medium");
+  const std::string q = "Tensor q = splitHeads(a.q(x), H);";
+  EXPECT_EQ(boxText(gptShown.svg, nodeLabelled(gpt, q)), withoutSpace(q + "[B, H, T, Dh]"));
+  EXPECT_EQ(boxText(gptShown.page.at("train"), nodeLabelled(gpt, q)), withoutSpace(q + "[B, H, T, Dh]"));
+  const std::string proj = "return a.proj(mergeHeads(y));";
+  EXPECT_EQ(boxText(gptShown.svg, nodeLabelled(gpt, proj)), withoutSpace(proj + "[B, T, D]"));
+  EXPECT_TRUE(gptShown.page.at("train").at("collisionNote").is_null());
+
+  const Diagram llama = buildDiagram(testing::traced("named_dims_llama"));
+  const Shown llamaShown = showInBrowser(llama, "named_dims_llama");
+  const std::string v = "Tensor v = splitHeads(a.v(x), H);";
+  EXPECT_EQ(boxText(llamaShown.svg, nodeLabelled(llama, v)), withoutSpace(v + "[B, H, T, Dh]"));
+  EXPECT_TRUE(llamaShown.page.at("train").at("collisionNote").is_null());
+}
+
 // Point 9: the rank-1 labels read [B/Dh], and the page says why.
 TEST_F(DiagramPages, Rank1BatchCollisionIsExplained) {
   const Diagram d = buildDiagram(testing::traced("rank1_batch_collision"));
