@@ -277,6 +277,8 @@ struct Hw {
   std::int64_t w = 0;
   Hw() = default;
   Hw(std::int64_t both) : h(both), w(both) {}  // NOLINT: implicit on purpose (`k = 3`)
+  // A Dim or a product of dims (`maxPool2d(x, P)`): C++ applies one implicit conversion, not two.
+  Hw(const DimExpr& both) : Hw(both.value()) {}  // NOLINT: implicit, as above
   Hw(std::int64_t h_, std::int64_t w_) : h(h_), w(w_) {}
 };
 

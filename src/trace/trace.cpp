@@ -24,6 +24,10 @@ void checkDecls(const LoadedSpec& spec, const std::vector<InputDecl>& decls, con
     for (std::size_t j = 0; j < i; ++j) {
       if (decls[j].name == d.name) fail(fmt::format("input '{}' is declared twice", d.name));
     }
+    if (!d.names.empty() && d.names.size() != d.shape.size()) {
+      fail(fmt::format("input '{}' has {} axis names for shape {}", d.name, d.names.size(),
+                       ir::formatShape(d.shape)));
+    }
     if (d.shape.size() > ir::kMaxRank) {
       fail(fmt::format("input '{}' has rank {}: at most {} axes", d.name, d.shape.size(), ir::kMaxRank));
     }

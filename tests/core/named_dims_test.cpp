@@ -46,6 +46,18 @@ TEST(NamedDims, InputsAndShapeArgumentsCarryNames) {
   EXPECT_EQ(outputOf(g).names, (ir::DimNames{"B", "T", "H", "Dh"}));
 }
 
+// A Dim is an integer where the API takes a kernel or a stride too (Hw), and arithmetic on it
+// gives the sizes an int would.
+TEST(NamedDims, DimsWorkAsKernelSizes) {
+  constexpr Dim S{"S", 8, "side"};
+  constexpr Dim P{"P", 2, "pool"};
+  const ir::Graph g = traced({{"x", {B, H, S, S}}}, [&](const Inputs& in) {
+    return maxPool2d(in["x"], P, {.stride = P});
+  });
+  EXPECT_EQ(outputOf(g).shape, (Shape{4, 2, 4, 4}));
+  EXPECT_EQ(outputOf(g).names, (ir::DimNames{"B", "H", "S/2", "S/2"}));
+}
+
 TEST(NamedDims, PlainIntsNameNothing) {
   const ir::Graph g = traced({{"x", {4, 8, 8}}}, [](const Inputs& in) { return reshape(in["x"], {4, 8, 2, 4}); });
   for (const ir::TensorInfo& t : g.tensors) EXPECT_TRUE(t.names.empty());
@@ -109,6 +121,22 @@ TEST(NamedDims, OneNameWithTwoSizesIsAnErrorAtTheSpecLine) {
     EXPECT_EQ(e.file(), "model.cpp");
     EXPECT_EQ(e.line(), 7);
     EXPECT_EQ(e.detail(), "dim T is 8 in the forward functions but 16 elsewhere: one name, one size");
+  }
+}
+
+TEST(NamedDims, AnInputsNamesMustFitItsShape) {
+  LoadedSpec spec;
+  spec.sourceFile = "model.cpp";
+  spec.model = std::make_unique<Module>();
+  InputDecl x{"x", {B, T}};
+  x.shape = {4, 8, 8};  // changed after the names were taken
+  spec.spec.inputs = {x};
+  spec.spec.loss = [](Module&, const Inputs& in) { return mean(in["x"]); };
+  try {
+    trace(spec);
+    FAIL() << "expected a TraceError";
+  } catch (const TraceError& e) {
+    EXPECT_STREQ(e.what(), "model.cpp: inputs: input 'x' has 2 axis names for shape [4, 8, 8]");
   }
 }
 
