@@ -13,6 +13,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "ir/dim_names.hpp"
@@ -171,17 +172,20 @@ class Reader {
     array(j, path, limits_.maxRank);
     DimNames names;
     names.reserve(j.size());
-    for (std::size_t i = 0; i < j.size(); ++i) {
-      std::string name = str(j[i], path.at(i));
-      if (name.size() > kMaxDimNameLength) {
-        fail(path.at(i), fmt::format("an axis name has at most {} bytes, got {}", kMaxDimNameLength, name.size()));
-      }
-      if (!name.empty() && !parseDimName(name)) {
-        fail(path.at(i), fmt::format("'{}' is not an axis name (a dim's name or a product such as H·Dh or D/H)", name));
-      }
-      names.push_back(std::move(name));
-    }
+    for (std::size_t i = 0; i < j.size(); ++i) names.push_back(dimName(j[i], path.at(i)));
     return names;
+  }
+
+  // One axis name: "" or an axis name of dim_names.hpp.
+  std::string dimName(const json& j, const Path& path) const {
+    std::string name = str(j, path);
+    if (name.size() > kMaxDimNameLength) {
+      fail(path, fmt::format("an axis name has at most {} bytes, got {}", kMaxDimNameLength, name.size()));
+    }
+    if (!name.empty() && !parseDimName(name)) {
+      fail(path, fmt::format("'{}' is not an axis name (a dim's name or a product such as H·Dh or D/H)", name));
+    }
+    return name;
   }
 
   template <class Enum, std::size_t N>
@@ -352,42 +356,6 @@ OpAttrs readAttrs(const Reader& r, const json& j, const Path& path) {
   return a;
 }
 
-TensorInfo readTensor(const Reader& r, const json& j, const Path& p) {
-  r.onlyFields(j, {"shape", "dtype", "source", "names"}, p);
-  TensorInfo t{r.shape(r.field(j, "shape", p), p.field("shape")),
-               r.named<DType>(kDtypes, r.field(j, "dtype", p), p.field("dtype"), "dtype"),
-               r.id(r.field(j, "source", p), p.field("source")),
-               {}};
-  if (const json* names = r.optional(j, "names")) {
-    t.names = normalizedDimNames(r.dimNames(*names, p.field("names")));
-    if (!t.names.empty() && t.names.size() != t.shape.size()) {
-      r.fail(p.field("names"), fmt::format("expected one name per axis of {} ({}), got {}", formatShape(t.shape),
-                                           t.shape.size(), t.names.size()));
-    }
-  }
-  return t;
-}
-
-// Checks what one op says about itself; ids are checked against the whole graph by validateGraph.
-Op readOp(const Reader& r, const json& j, const Path& p) {
-  r.onlyFields(j, {"kind", "inputs", "out", "phase", "site", "attrs"}, p);
-  Op op;
-  const std::string kind = r.str(r.field(j, "kind", p), p.field("kind"));
-  const auto k = opKindFromName(kind);
-  if (!k) r.fail(p.field("kind"), fmt::format("unknown op kind '{}'", kind));
-  op.kind = *k;
-  const json& inputs = r.array(r.field(j, "inputs", p), p.field("inputs"), r.limits().maxTensors);
-  op.inputs.reserve(inputs.size());
-  for (std::size_t n = 0; n < inputs.size(); ++n) {
-    op.inputs.push_back(r.id(inputs[n], p.field("inputs").at(n)));
-  }
-  op.out = r.id(r.field(j, "out", p), p.field("out"));
-  op.phase = r.named<Phase>(kPhases, r.field(j, "phase", p), p.field("phase"), "phase");
-  op.site = r.id(r.field(j, "site", p), p.field("site"), -1);
-  if (const json* attrs = r.optional(j, "attrs")) op.attrs = readAttrs(r, *attrs, p.field("attrs"));
-  return op;
-}
-
 Param readParam(const Reader& r, const json& j, const Path& p) {
   r.onlyFields(j, {"name", "tensor", "init", "decay"}, p);
   return {r.str(r.field(j, "name", p), p.field("name")), r.id(r.field(j, "tensor", p), p.field("tensor")),
@@ -444,6 +412,7 @@ enum class Slot : std::uint8_t {
   format, version, spec, sources, graph,                 // root fields
   tensors, ops, params, state, inputs, captures, outputs, updates,  // graph arrays
   files, frames, chains,                                  // sites arrays
+  attrs,                                                  // an op's attrs (inside a direct element)
 };
 
 class StreamingReader : public nlohmann::json_sax<json> {
@@ -489,6 +458,10 @@ class StreamingReader : public nlohmann::json_sax<json> {
       captureKey_ = std::move(k);
       return true;
     }
+    if (direct_) {
+      direct_->key = std::move(k);
+      return true;
+    }
     Frame& f = frames_.back();
     f.key = std::move(k);
     return true;
@@ -531,7 +504,8 @@ class StreamingReader : public nlohmann::json_sax<json> {
   }
 
   void checkDepth() const {
-    if (frames_.size() + capture_.size() >= r_.limits().maxDepth) {
+    const std::size_t directDepth = direct_ ? direct_->depth : 0;
+    if (frames_.size() + directDepth + capture_.size() >= r_.limits().maxDepth) {
       r_.fail(path(), fmt::format("nested deeper than {} levels", r_.limits().maxDepth));
     }
   }
@@ -574,6 +548,10 @@ class StreamingReader : public nlohmann::json_sax<json> {
       if (capture_.empty()) completeCapture();
       return true;
     }
+    if (direct_) {
+      directScalar(std::move(value));
+      return true;
+    }
     routeValue(false, false);  // a scalar where the layout wants one: captured
     add(std::move(value));
     completeCapture();
@@ -586,7 +564,11 @@ class StreamingReader : public nlohmann::json_sax<json> {
       capture_.push_back(add(object ? json::object() : json::array()));
       return true;
     }
-    if (routeValue(true, object)) return true;  // a layout container was pushed
+    if (direct_) {
+      directStart(object);
+      return true;
+    }
+    if (routeValue(true, object)) return true;  // a layout container was pushed, or an element begun
     capture_.push_back(add(object ? json::object() : json::array()));
     return true;
   }
@@ -595,6 +577,10 @@ class StreamingReader : public nlohmann::json_sax<json> {
     if (!capture_.empty()) {
       capture_.pop_back();
       if (capture_.empty()) completeCapture();
+      return true;
+    }
+    if (direct_) {
+      directEnd();
       return true;
     }
     finishFrame();
@@ -613,6 +599,12 @@ class StreamingReader : public nlohmann::json_sax<json> {
     Frame& f = frames_.back();
     if (f.layout == Layout::stream) {  // an element: its path is spelled out only for an error
       if (f.index >= r_.limits().maxTensors) r_.fail(f.path, fmt::format("too many entries ({})", f.index + 1));
+      if (f.slot == Slot::tensors || f.slot == Slot::ops) {
+        if (!container || !object) r_.fail(Path(f.path).at(f.index), "expected an object");
+        direct_.emplace();
+        direct_->slot = f.slot;
+        return true;
+      }
       beginCapture(f.slot, f.path, f.index);
       return false;
     }
@@ -676,6 +668,14 @@ class StreamingReader : public nlohmann::json_sax<json> {
     if (at == kFields.end()) r_.fail(p, "unknown field");
     const auto i = static_cast<std::size_t>(at - kFields.begin());
     once(f, i, p);
+    if (i < kSlots.size() && kSlots[i] == Slot::ops) {
+      // A graph has one op per tensor, and the writer puts the tensors first: room for the ops at
+      // once (no copies as the array grows), charged now rather than op by op.
+      const std::size_t count = graph_->tensors.size();
+      charge(count * sizeof(Op));
+      graph_->ops.reserve(count);
+      opsPrepaid_ = count;
+    }
     if (i < kSlots.size()) {
       pushStream(kSlots[i], p, container, object);
       return true;
@@ -758,20 +758,12 @@ class StreamingReader : public nlohmann::json_sax<json> {
         sources_[std::move(path)] = std::move(text);
         break;
       }
-      case Slot::tensors: {
-        TensorInfo t = readTensor(r_, value, p);
-        charge(sizeof(TensorInfo) + heap(t.shape.size() * sizeof(std::int64_t)) + namesHeap(t.names));
-        graph_->tensors.push_back(std::move(t));
+      case Slot::tensors:
+      case Slot::ops:  // read directly, never captured
         break;
-      }
-      case Slot::ops: {
-        Op op = readOp(r_, value, p);
-        charge(sizeof(Op) + heap(op.inputs.size() * sizeof(TensorId)) +
-               heap(op.attrs.dims.size() * sizeof(std::int64_t)) + heapOf(op.attrs.name) +
-               namesHeap(op.attrs.names));
-        graph_->ops.push_back(std::move(op));
-        break;
-      }
+      case Slot::attrs:  // a field of the op being read directly: the stream's index stays
+        direct_->op.attrs = readAttrs(r_, value, p.field("attrs"));
+        return;
       case Slot::params:
       case Slot::state: {
         Param param = readParam(r_, value, p);
@@ -817,6 +809,178 @@ class StreamingReader : public nlohmann::json_sax<json> {
     if (stream != nullptr) ++stream->index;
   }
 
+
+  // ----- direct elements: a tensor or an op, read field by field ------------------------------
+  // The two arrays that hold nearly all of a large document are read without a JSON tree: each
+  // field's value is checked as it arrives (the same checks, with the same messages, as the
+  // Reader's), and an op's attrs, rare and varied, are captured as a tree.
+
+  static constexpr std::array<std::string_view, 6> kOpFields = {"kind", "inputs", "out", "phase", "site", "attrs"};
+  static constexpr std::array<std::string_view, 4> kTensorFields = {"shape", "dtype", "source", "names"};
+  enum OpField : std::uint8_t { kKind, kInputs, kOut, kPhase, kSite, kAttrs };
+  enum TensorField : std::uint8_t { kShape, kDtype, kSource, kNames };
+
+  // The element being read and the field its value belongs to.
+  struct DirectElement {
+    Slot slot = Slot::ops;
+    std::string key;                // the field being read
+    std::uint8_t field = 0;         // its index in kOpFields / kTensorFields
+    std::size_t depth = 1;          // 1: in the element's object; 2: in a field's array
+    std::size_t count = 0;          // entries of that array so far
+    std::uint8_t seen = 0;          // a bit per field read
+    bool hasNames = false;
+    std::size_t charged = 0;        // what the element's arrays were charged while read
+    Op op;
+    TensorInfo tensor;
+    DimNames names;
+  };
+
+  Path elementPath(const Path& stream) const { return stream.at(frames_.back().index); }
+
+  // A field of the element begins: which one (unknown and repeated fields are errors).
+  void directField(const Path& p) {
+    DirectElement& e = *direct_;
+    const bool isOp = e.slot == Slot::ops;
+    const auto* begin = isOp ? kOpFields.data() : kTensorFields.data();
+    const auto* end = begin + (isOp ? kOpFields.size() : kTensorFields.size());
+    const auto* at = std::find(begin, end, e.key);
+    if (at == end) r_.fail(p.field(e.key), "unknown field");
+    e.field = static_cast<std::uint8_t>(at - begin);
+    const auto bit = static_cast<std::uint8_t>(1u << e.field);
+    if (e.seen & bit) r_.fail(p.field(e.key), "duplicate field");
+    e.seen |= bit;
+  }
+
+  // Whether the current field holds an array of values (an op's inputs, a tensor's shape, names).
+  bool directFieldIsArray() const {
+    const DirectElement& e = *direct_;
+    return e.slot == Slot::ops ? e.field == kInputs : e.field == kShape || e.field == kNames;
+  }
+
+  void directScalar(json&& v) {
+    DirectElement& e = *direct_;
+    const Path stream(frames_.back().path);
+    const Path p = elementPath(stream);
+    if (e.depth == 2) {  // an entry of a field's array
+      directEntry(p.field(e.key).at(e.count), v);
+      ++e.count;
+      return;
+    }
+    directField(p);
+    const Path f = p.field(e.key);
+    if (e.slot == Slot::ops) {
+      switch (e.field) {
+        case kKind: {
+          const std::string kind = r_.str(v, f);
+          const auto k = opKindFromName(kind);
+          if (!k) r_.fail(f, fmt::format("unknown op kind '{}'", kind));
+          e.op.kind = *k;
+          return;
+        }
+        case kOut: e.op.out = r_.id(v, f); return;
+        case kPhase: e.op.phase = r_.named<Phase>(kPhases, v, f, "phase"); return;
+        case kSite: e.op.site = r_.id(v, f, -1); return;
+        case kAttrs:
+          if (!v.is_null()) readAttrs(r_, v, f);  // not an object: says so
+          return;
+        default: r_.fail(f, "expected an array");  // inputs
+      }
+    }
+    switch (e.field) {
+      case kDtype: e.tensor.dtype = r_.named<DType>(kDtypes, v, f, "dtype"); return;
+      case kSource: e.tensor.source = r_.id(v, f); return;
+      case kNames:
+        if (v.is_null()) return;  // absent
+        [[fallthrough]];
+      default: r_.fail(f, "expected an array");  // shape, names
+    }
+  }
+
+  // One entry of an op's inputs or a tensor's shape or names, at `p`.
+  void directEntry(const Path& p, const json& v) {
+    DirectElement& e = *direct_;
+    const std::size_t most = e.slot == Slot::ops ? r_.limits().maxTensors : r_.limits().maxRank;
+    if (e.count >= most) r_.fail(p, fmt::format("too many entries ({})", e.count + 1));
+    std::size_t bytes = 0;
+    if (e.slot == Slot::ops) {
+      e.op.inputs.push_back(r_.id(v, p));
+      bytes = sizeof(TensorId);
+    } else if (e.field == kShape) {
+      e.tensor.shape.push_back(r_.integer(v, p, 1, std::numeric_limits<std::int64_t>::max()));
+      bytes = sizeof(std::int64_t);
+    } else {
+      e.names.push_back(r_.dimName(v, p));
+      bytes = sizeof(std::string) + heapOf(e.names.back());
+    }
+    e.charged += bytes;
+    charge(bytes);
+  }
+
+  void directStart(bool object) {
+    DirectElement& e = *direct_;
+    const Path stream(frames_.back().path);
+    const Path p = elementPath(stream);
+    if (e.depth == 2) {  // a container where an entry belongs
+      const bool wantsString = e.slot == Slot::tensors && e.field == kNames;
+      r_.fail(p.field(e.key).at(e.count), wantsString ? "expected a string" : "expected an integer");
+    }
+    directField(p);
+    if (e.slot == Slot::ops && e.field == kAttrs) {  // captured; readAttrs says if it is no object
+      beginCapture(Slot::attrs, frames_.back().path, frames_.back().index);
+      capture_.push_back(add(object ? json::object() : json::array()));
+      return;
+    }
+    if (!directFieldIsArray()) {
+      const bool wantsString = e.slot == Slot::ops ? e.field == kKind || e.field == kPhase : e.field == kDtype;
+      r_.fail(p.field(e.key), wantsString ? "expected a string" : "expected an integer");
+    }
+    if (object) r_.fail(p.field(e.key), "expected an array");
+    if (e.slot == Slot::tensors && e.field == kNames) e.hasNames = true;
+    e.depth = 2;
+    e.count = 0;
+  }
+
+  void directEnd() {
+    DirectElement& e = *direct_;
+    const Path stream(frames_.back().path);
+    const Path p = elementPath(stream);
+    if (e.depth == 2) {  // a field's array ends
+      e.depth = 1;
+      if (e.slot == Slot::tensors && e.field == kShape && !checkedNumel(e.tensor.shape)) {
+        r_.fail(p.field("shape"), "element count overflows 64 bits");
+      }
+      return;
+    }
+    used_ -= e.charged;
+    if (e.slot == Slot::ops) {
+      for (std::uint8_t i : {kKind, kInputs, kOut, kPhase, kSite}) {
+        if (!(e.seen & (1u << i))) r_.fail(p, fmt::format("missing field '{}'", kOpFields[i]));
+      }
+      const OpAttrs& a = e.op.attrs;
+      const std::size_t own = opsPrepaid_ > 0 ? 0 : sizeof(Op);
+      if (opsPrepaid_ > 0) --opsPrepaid_;
+      charge(own + heap(e.op.inputs.size() * sizeof(TensorId)) + heap(a.dims.size() * sizeof(std::int64_t)) +
+             heapOf(a.name) + namesHeap(a.names));
+      graph_->ops.push_back(std::move(e.op));
+    } else {
+      for (std::uint8_t i : {kShape, kDtype, kSource}) {
+        if (!(e.seen & (1u << i))) r_.fail(p, fmt::format("missing field '{}'", kTensorFields[i]));
+      }
+      TensorInfo& t = e.tensor;
+      if (e.hasNames) {
+        t.names = normalizedDimNames(std::move(e.names));
+        if (!t.names.empty() && t.names.size() != t.shape.size()) {
+          r_.fail(p.field("names"), fmt::format("expected one name per axis of {} ({}), got {}", formatShape(t.shape),
+                                                t.shape.size(), t.names.size()));
+        }
+      }
+      charge(sizeof(TensorInfo) + heap(t.shape.size() * sizeof(std::int64_t)) + namesHeap(t.names));
+      graph_->tensors.push_back(std::move(t));
+    }
+    direct_.reset();
+    ++frames_.back().index;
+  }
+
   const Reader& r_;
   const std::size_t budget_;
   std::size_t used_ = 0;
@@ -824,6 +988,8 @@ class StreamingReader : public nlohmann::json_sax<json> {
   Graph* graph_ = nullptr;
   std::map<std::string, std::string> sources_;
   std::vector<Frame> frames_;
+  std::optional<DirectElement> direct_;  // the tensor or op being read directly
+  std::size_t opsPrepaid_ = 0;           // ops whose room was reserved and charged in advance
   bool sawRoot_ = false, sawFormat_ = false, sawVersion_ = false, sawSpec_ = false,
        sawSources_ = false, sawTrain_ = false;
   // The value being captured.
