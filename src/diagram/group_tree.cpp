@@ -35,21 +35,16 @@ struct Tracker {
 }  // namespace
 
 std::vector<char> forwardReachable(const ir::Graph& graph) {
+  // Ops come after the ops that make their inputs (validateGraph), so one sweep from the last op
+  // back sees every consumer of a tensor before its producer: no stack, memory read in order.
   std::vector<char> opMask(graph.ops.size(), 0);
-  std::vector<char> seen(graph.tensors.size(), 0);
-  std::vector<ir::TensorId> stack(graph.outputs.begin(), graph.outputs.end());
-  while (!stack.empty()) {
-    const ir::TensorId tid = stack.back();
-    stack.pop_back();
-    auto& s = seen.at(static_cast<std::size_t>(tid));
-    if (s) continue;
-    s = 1;
-    const ir::OpId src = graph.tensor(tid).source;
-    if (src == ir::kNone) continue;
-    const ir::Op& op = graph.op(src);
-    if (op.phase != ir::Phase::forward) continue;
-    opMask[static_cast<std::size_t>(src)] = 1;
-    for (ir::TensorId in : op.inputs) stack.push_back(in);
+  std::vector<char> needed(graph.tensors.size(), 0);
+  for (ir::TensorId t : graph.outputs) needed.at(static_cast<std::size_t>(t)) = 1;
+  for (std::size_t i = graph.ops.size(); i-- > 0;) {
+    const ir::Op& op = graph.ops[i];
+    if (!needed[static_cast<std::size_t>(op.out)] || op.phase != ir::Phase::forward) continue;
+    opMask[i] = 1;
+    for (ir::TensorId in : op.inputs) needed[static_cast<std::size_t>(in)] = 1;
   }
   return opMask;
 }
@@ -131,11 +126,11 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
   // Per active cluster: `calls` decides when a sub-call starts a new cluster (over its sub-call
   // lines); `lines` marks where a new call of the cluster's own function begins (over every
   // child's line).
-  std::unordered_map<int, Tracker> calls{{GroupTree::kRoot, {}}};
-  std::unordered_map<int, Tracker> lines{{GroupTree::kRoot, {}}};
+  // Indexed by tree node; only clusters on the stack are read.
+  std::vector<Tracker> calls(1), lines(1);
   auto appendChild = [&](int parent, int child) {
     tree.nodes[static_cast<std::size_t>(parent)].children.push_back(child);
-    Tracker& t = lines[parent];
+    Tracker& t = lines[static_cast<std::size_t>(parent)];
     const LineRef where = tree.nodes[static_cast<std::size_t>(child)].where;
     if (!t.firstChildLine) {
       t.firstChildLine = where;
@@ -147,11 +142,17 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
     }
   };
 
+  // Per frame: whether its function is an inlined helper (looked up once, not once per op).
+  std::vector<char> inlinedFrame(graph.sites.frames.size(), 0);
+  for (std::size_t f = 0; f < graph.sites.frames.size(); ++f) {
+    inlinedFrame[f] = inlined.contains(graph.sites.frames[f].function) ? 1 : 0;
+  }
+
   for (std::size_t opIdx = 0; opIdx < graph.ops.size(); ++opIdx) {
     if (!included[opIdx]) continue;
     const ir::Op& op = graph.ops[opIdx];
     auto chain = chainOf(graph, op);
-    if (chain.size() >= 2 && inlined.contains(graph.sites.frames[static_cast<std::size_t>(chain.back())].function)) {
+    if (chain.size() >= 2 && inlinedFrame.at(static_cast<std::size_t>(chain.back()))) {
       chain = chain.first(chain.size() - 1);  // the helper's op is drawn in its caller's line
     }
     // chain[0 .. n-2] are call sites (one cluster each); chain[n-1] is the op's own line.
@@ -162,20 +163,16 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
       const TreeNode& existing = tree.nodes[static_cast<std::size_t>(stack[matchDepth + 1])];
       const LineRef want = lineOf(graph, chain[matchDepth]);
       if (!(existing.where == want)) break;
-      const Tracker& t = calls[stack[matchDepth]];
+      const Tracker& t = calls[static_cast<std::size_t>(stack[matchDepth])];
       if (t.firstChildLine == want && t.deviated) break;  // a new invocation
       ++matchDepth;
     }
-    while (stack.size() > matchDepth + 1) {
-      calls.erase(stack.back());
-      lines.erase(stack.back());
-      stack.pop_back();
-    }
+    while (stack.size() > matchDepth + 1) stack.pop_back();  // a popped cluster is never pushed again
     while (stack.size() - 1 < clusterFrames) {
       const std::size_t depth = stack.size() - 1;
       const int parent = stack[depth];
       const LineRef where = lineOf(graph, chain[depth]);
-      Tracker& t = calls[parent];
+      Tracker& t = calls[static_cast<std::size_t>(parent)];
       if (!t.firstChildLine) {
         t.firstChildLine = where;
       } else if (!(*t.firstChildLine == where)) {
@@ -188,10 +185,10 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
       cluster.where = where;
       const int idx = static_cast<int>(tree.nodes.size());
       tree.nodes.push_back(std::move(cluster));
+      calls.resize(tree.nodes.size());
+      lines.resize(tree.nodes.size());
       appendChild(parent, idx);
       stack.push_back(idx);
-      calls[idx] = {};
-      lines[idx] = {};
     }
 
     // Add the op as a leaf, merging with the previous leaf when it is the same source line.
@@ -232,6 +229,8 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
     leaf.repeatSplit = repeatSplit;
     const int idx = static_cast<int>(tree.nodes.size());
     tree.nodes.push_back(std::move(leaf));
+    calls.resize(tree.nodes.size());
+    lines.resize(tree.nodes.size());
     appendChild(inner, idx);
   }
   return tree;

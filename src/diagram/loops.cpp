@@ -255,8 +255,14 @@ std::size_t LoopFinder::iterationsOfCode(int cluster, std::size_t lo, std::size_
   return n;
 }
 
-int LoopFinder::intern(std::string sig) {
-  auto [it, inserted] = ids_.try_emplace(std::move(sig), static_cast<int>(ids_.size()));
+std::size_t LoopFinder::KeyHash::operator()(const std::vector<int>& key) const {
+  std::size_t h = key.size();
+  for (int v : key) h ^= static_cast<std::size_t>(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+int LoopFinder::intern(std::vector<int> key) {
+  auto [it, inserted] = ids_.try_emplace(std::move(key), static_cast<int>(ids_.size()));
   return it->second;
 }
 
@@ -266,26 +272,26 @@ int LoopFinder::signature(int node, bool loose) {
   if (cached >= 0) return cached;
   const TreeNode& n = tree_.at(node);
   const ir::Graph& g = *tree_.graph;
-  std::string sig;
+  // A signature is a sequence of numbers, interned: what it is (a leaf, an exact or a loose
+  // cluster), its source line, then its op kinds (a leaf) or its children's signatures (a
+  // cluster), repeats collapsed when loose. Equal ids <=> equal sequences.
+  enum : int { kLeaf, kCluster, kLooseCluster };
+  std::vector<int> items;
   if (n.leaf) {
-    sig = "leaf:" + std::to_string(n.where.file) + "#" + std::to_string(n.where.line) + ":";
-    std::vector<int> kinds;
-    kinds.reserve(n.ops.size());
-    for (ir::OpId o : n.ops) kinds.push_back(static_cast<int>(g.op(o).kind));
-    if (loose) kinds = collapseRepeats(kinds);
-    for (int k : kinds) sig += std::to_string(k) + ",";
+    items.reserve(n.ops.size());
+    for (ir::OpId o : n.ops) items.push_back(static_cast<int>(g.op(o).kind));
   } else {
-    // Child signatures are interned ids: equal ids <=> equal signature strings.
-    std::vector<int> childSigs;
-    childSigs.reserve(n.children.size());
-    for (int c : n.children) childSigs.push_back(signature(c, loose));
-    if (loose) childSigs = collapseRepeats(childSigs);
-    sig = (loose ? "cluster~:" : "cluster:") + std::to_string(n.where.file) + "#" +
-          std::to_string(n.where.line) + ":[";
-    for (int c : childSigs) sig += std::to_string(c) + "|";
-    sig += "]";
+    items.reserve(n.children.size());
+    for (int c : n.children) items.push_back(signature(c, loose));
   }
-  const int id = intern(std::move(sig));
+  if (loose) items = collapseRepeats(items);
+  std::vector<int> key;
+  key.reserve(items.size() + 3);
+  key.push_back(n.leaf ? kLeaf : loose ? kLooseCluster : kCluster);
+  key.push_back(n.where.file);
+  key.push_back(n.where.line);
+  key.insert(key.end(), items.begin(), items.end());
+  const int id = intern(std::move(key));
   // `cached` may dangle if sigs_ was resized; it is not (sized once, one slot per tree node).
   cached = id;
   return id;

@@ -87,7 +87,10 @@ class LoopFinder {
   int signature(int node, bool loose);
 
  private:
-  int intern(std::string sig);
+  struct KeyHash {
+    std::size_t operator()(const std::vector<int>& key) const;
+  };
+  int intern(std::vector<int> key);
   std::vector<LoopRun> detectInRange(int cluster, std::size_t lo, std::size_t hi,
                                      const std::vector<int>& exact, const std::vector<int>& loose);
   // How many of `n` structurally equal iterations of period k at children[i] of `cluster`, within
@@ -101,7 +104,7 @@ class LoopFinder {
   const GroupTree& tree_;
   ModuleTree modules_;
   std::vector<std::pair<int, int>> sigs_;  // per tree node: exact, loose (-1 until computed)
-  std::unordered_map<std::string, int> ids_;
+  std::unordered_map<std::vector<int>, int, KeyHash> ids_;
   std::map<std::tuple<int, std::size_t, std::size_t>, std::vector<LoopRun>> cache_;
 };
 
