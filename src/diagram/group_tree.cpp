@@ -121,6 +121,8 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
                          const std::unordered_set<std::string>& inlined) {
   GroupTree tree;
   tree.graph = &graph;
+  // At most a leaf per included op, and usually fewer clusters than leaves.
+  tree.nodes.reserve(static_cast<std::size_t>(std::count(included.begin(), included.end(), 1)) + 1);
   tree.nodes.emplace_back();  // root
   std::vector<int> stack{GroupTree::kRoot};
   // Per active cluster: `calls` decides when a sub-call starts a new cluster (over its sub-call
@@ -261,6 +263,7 @@ Dag buildDag(const GroupTree& tree, std::span<const int> leaves) {
   dag.nodeOfTensor.assign(graph.tensors.size(), -1);
   dag.nodeOfLeaf.assign(tree.nodes.size(), -1);
   auto at = [](auto& v, auto i) -> decltype(auto) { return v[static_cast<std::size_t>(i)]; };
+  dag.nodes.reserve(leaves.size() + graph.inputs.size());
   std::vector<char> consumed(graph.tensors.size(), 0);
   for (int l : leaves) {
     for (ir::OpId o : tree.at(l).ops) {

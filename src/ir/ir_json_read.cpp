@@ -191,7 +191,11 @@ class Reader {
   template <class Enum, std::size_t N>
   Enum named(const std::array<std::string_view, N>& names, const json& j, const Path& path,
              std::string_view what) const {
-    const std::string s = str(j, path);
+    return named<Enum>(names, std::string_view(str(j, path)), path, what);
+  }
+  template <class Enum, std::size_t N>
+  Enum named(const std::array<std::string_view, N>& names, std::string_view s, const Path& path,
+             std::string_view what) const {
     for (std::size_t i = 0; i < N; ++i) {
       if (names[i] == s) return static_cast<Enum>(i);
     }
@@ -415,6 +419,31 @@ enum class Slot : std::uint8_t {
   attrs,                                                  // an op's attrs (inside a direct element)
 };
 
+// ----- direct elements: a tensor or an op, read field by field -----------------------------------
+// The two arrays that hold nearly all of a large document are read without a JSON tree: each
+// field's value is checked as it arrives (the same checks, with the same messages, as the
+// Reader's), and an op's attrs, rare and varied, are captured as a tree.
+
+constexpr std::array<std::string_view, 6> kOpFields = {"kind", "inputs", "out", "phase", "site", "attrs"};
+constexpr std::array<std::string_view, 4> kTensorFields = {"shape", "dtype", "source", "names"};
+enum OpField : std::uint8_t { kKind, kInputs, kOut, kPhase, kSite, kAttrs };
+enum TensorField : std::uint8_t { kShape, kDtype, kSource, kNames };
+
+// The element being read and the field its value belongs to.
+struct DirectElement {
+  Slot slot = Slot::ops;
+  std::string key;                // the field being read
+  std::uint8_t field = 0;         // its index in kOpFields / kTensorFields
+  std::size_t depth = 1;          // 1: in the element's object; 2: in a field's array
+  std::size_t count = 0;          // entries of that array so far
+  std::uint8_t seen = 0;          // a bit per field read
+  bool hasNames = false;
+  std::size_t charged = 0;        // what the element's arrays were charged while read
+  Op op;
+  TensorInfo tensor;
+  DimNames names;
+};
+
 class StreamingReader : public nlohmann::json_sax<json> {
  public:
   StreamingReader(const Reader& r, std::size_t documentBytes)
@@ -447,6 +476,7 @@ class StreamingReader : public nlohmann::json_sax<json> {
   bool number_float(number_float_t v, const string_t&) override { return scalar(json(v)); }
   bool string(string_t& v) override {
     if (v.size() > r_.limits().maxStringBytes) r_.fail(path(), "string too long");
+    if (direct_ && !capturing() && directString(v)) return true;
     return scalar(json(std::move(v)));
   }
   bool binary(binary_t&) override { r_.fail(path(), "unexpected binary value"); }
@@ -810,30 +840,7 @@ class StreamingReader : public nlohmann::json_sax<json> {
   }
 
 
-  // ----- direct elements: a tensor or an op, read field by field ------------------------------
-  // The two arrays that hold nearly all of a large document are read without a JSON tree: each
-  // field's value is checked as it arrives (the same checks, with the same messages, as the
-  // Reader's), and an op's attrs, rare and varied, are captured as a tree.
-
-  static constexpr std::array<std::string_view, 6> kOpFields = {"kind", "inputs", "out", "phase", "site", "attrs"};
-  static constexpr std::array<std::string_view, 4> kTensorFields = {"shape", "dtype", "source", "names"};
-  enum OpField : std::uint8_t { kKind, kInputs, kOut, kPhase, kSite, kAttrs };
-  enum TensorField : std::uint8_t { kShape, kDtype, kSource, kNames };
-
-  // The element being read and the field its value belongs to.
-  struct DirectElement {
-    Slot slot = Slot::ops;
-    std::string key;                // the field being read
-    std::uint8_t field = 0;         // its index in kOpFields / kTensorFields
-    std::size_t depth = 1;          // 1: in the element's object; 2: in a field's array
-    std::size_t count = 0;          // entries of that array so far
-    std::uint8_t seen = 0;          // a bit per field read
-    bool hasNames = false;
-    std::size_t charged = 0;        // what the element's arrays were charged while read
-    Op op;
-    TensorInfo tensor;
-    DimNames names;
-  };
+  // ----- direct elements ------------------------------------------------------------------------
 
   Path elementPath(const Path& stream) const { return stream.at(frames_.back().index); }
 
@@ -894,6 +901,33 @@ class StreamingReader : public nlohmann::json_sax<json> {
         [[fallthrough]];
       default: r_.fail(f, "expected an array");  // shape, names
     }
+  }
+
+  // The strings nearly every element holds (an op's kind and phase, a tensor's dtype), read without
+  // wrapping them in a JSON value. Returns false for any other string: directScalar takes it.
+  bool directString(const std::string& v) {
+    DirectElement& e = *direct_;
+    if (e.depth != 1) return false;
+    const Path stream(frames_.back().path);
+    const Path p = elementPath(stream);
+    const bool isOp = e.slot == Slot::ops;
+    const auto* begin = isOp ? kOpFields.data() : kTensorFields.data();
+    const auto* end = begin + (isOp ? kOpFields.size() : kTensorFields.size());
+    const auto at = static_cast<std::size_t>(std::find(begin, end, e.key) - begin);
+    const bool hot = isOp ? at == kKind || at == kPhase : at == kDtype;
+    if (!hot) return false;
+    directField(p);
+    const Path f = p.field(e.key);
+    if (!isOp) {
+      e.tensor.dtype = r_.named<DType>(kDtypes, std::string_view(v), f, "dtype");
+    } else if (e.field == kPhase) {
+      e.op.phase = r_.named<Phase>(kPhases, std::string_view(v), f, "phase");
+    } else {
+      const auto k = opKindFromName(v);
+      if (!k) r_.fail(f, fmt::format("unknown op kind '{}'", v));
+      e.op.kind = *k;
+    }
+    return true;
   }
 
   // One entry of an op's inputs or a tensor's shape or names, at `p`.

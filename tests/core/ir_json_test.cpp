@@ -120,6 +120,57 @@ TEST(IrJson, RejectsMalformedDocumentsWithAMessage) {
                  "infer.sites.frames[2].line: expected an integer");
 }
 
+// Tensors and ops are read field by field, without a JSON tree: every way a field can be wrong is
+// still named at its path.
+TEST(IrJson, RejectsMalformedTensorsAndOpsFieldByField) {
+  expectRejected([](json& d) { d["train"]["ops"][8] = 5; }, "train.ops[8]: expected an object");
+  expectRejected([](json& d) { d["train"]["tensors"][3] = json::array(); }, "train.tensors[3]: expected an object");
+  expectRejected([](json& d) { d["train"]["ops"][8].erase("kind"); }, "train.ops[8]: missing field 'kind'");
+  expectRejected([](json& d) { d["train"]["ops"][8].erase("site"); }, "train.ops[8]: missing field 'site'");
+  expectRejected([](json& d) { d["train"]["tensors"][3].erase("dtype"); }, "train.tensors[3]: missing field 'dtype'");
+  expectRejected([](json& d) { d["train"]["ops"][8]["zzz"] = 1; }, "train.ops[8].zzz: unknown field");
+  expectRejected([](json& d) { d["train"]["tensors"][3]["zzz"] = {1}; }, "train.tensors[3].zzz: unknown field");
+  expectRejected([](json& d) { d["train"]["ops"][8]["kind"] = 3; }, "train.ops[8].kind: expected a string");
+  expectRejected([](json& d) { d["train"]["ops"][8]["kind"] = {"matmul"}; }, "train.ops[8].kind: expected a string");
+  expectRejected([](json& d) { d["train"]["ops"][8]["phase"] = "sideways"; },
+                 "train.ops[8].phase: unknown phase 'sideways'");
+  expectRejected([](json& d) { d["train"]["ops"][8]["out"] = "7"; }, "train.ops[8].out: expected an integer");
+  expectRejected([](json& d) { d["train"]["ops"][8]["site"] = -2; }, "train.ops[8].site: -2 is out of range (-1..2147483647)");
+  expectRejected([](json& d) { d["train"]["ops"][8]["inputs"] = 4; }, "train.ops[8].inputs: expected an array");
+  expectRejected([](json& d) { d["train"]["ops"][8]["inputs"] = json::object(); }, "train.ops[8].inputs: expected an array");
+  expectRejected([](json& d) { d["train"]["ops"][8]["inputs"][1] = json::array({1}); },
+                 "train.ops[8].inputs[1]: expected an integer");
+  expectRejected([](json& d) { d["train"]["ops"][8]["attrs"] = 1; }, "train.ops[8].attrs: expected an object");
+  expectRejected([](json& d) { d["train"]["ops"][8]["attrs"] = {1, 2}; }, "train.ops[8].attrs: expected an object");
+  expectRejected([](json& d) { d["train"]["tensors"][3]["shape"] = 4; }, "train.tensors[3].shape: expected an array");
+  expectRejected([](json& d) { d["train"]["tensors"][3]["shape"][0] = "4"; },
+                 "train.tensors[3].shape[0]: expected an integer");
+  expectRejected([](json& d) { d["train"]["tensors"][3]["source"] = nullptr; },
+                 "train.tensors[3].source: expected an integer");
+  expectRejected([](json& d) { d["train"]["tensors"][3]["names"] = {1, 2}; },
+                 "train.tensors[3].names[0]: expected a string");
+  expectRejected([](json& d) { d["train"]["tensors"][3]["names"] = {{"B"}}; },
+                 "train.tensors[3].names[0]: expected a string");
+  // A field given twice (JSON allows it; the writer never does). dump() sorts the keys: the first
+  // ops array is the inference graph's.
+  json doc = json::parse(ir::toJson(denoiser()));
+  std::string text = doc.dump();
+  const std::size_t ops = text.find("\"ops\":[");
+  const std::size_t out = text.find("\"out\":", ops);
+  ASSERT_NE(out, std::string::npos);
+  text.insert(out, "\"out\":0,");
+  try {
+    ir::tracedModelFromJson(text);
+    ADD_FAILURE() << "accepted a field given twice";
+  } catch (const ir::IrFormatError& e) {
+    EXPECT_EQ(std::string(e.what()), "infer.ops[0].out: duplicate field");
+  }
+  // An absent optional field may be null.
+  doc["train"]["ops"][8]["attrs"] = nullptr;
+  doc["train"]["tensors"][3]["names"] = nullptr;
+  EXPECT_EQ(ir::tracedModelFromJson(doc.dump()).train.ops.size(), denoiser().train.ops.size());
+}
+
 TEST(IrJson, WritesAnyTextAsJsonThatReadsBack) {
   ir::TracedModel model = denoiser();
   // Plain runs, every escape, a control character, two-byte UTF-8, and a byte that starts no
