@@ -5,6 +5,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "ir/huge_pages.hpp"
+
 namespace nndna::diagram::detail {
 namespace {
 
@@ -123,6 +125,7 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
   tree.graph = &graph;
   // At most a leaf per included op, and usually fewer clusters than leaves.
   tree.nodes.reserve(static_cast<std::size_t>(std::count(included.begin(), included.end(), 1)) + 1);
+  ir::adviseHugePages(tree.nodes);
   tree.nodes.emplace_back();  // root
   std::vector<int> stack{GroupTree::kRoot};
   // Per active cluster: `calls` decides when a sub-call starts a new cluster (over its sub-call

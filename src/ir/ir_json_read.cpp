@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/dim_names.hpp"
+#include "ir/huge_pages.hpp"
 #include "ir/json_names.hpp"
 #include "nndna/training.hpp"
 
@@ -704,6 +705,7 @@ class StreamingReader : public nlohmann::json_sax<json> {
       const std::size_t count = graph_->tensors.size();
       charge(count * sizeof(Op));
       graph_->ops.reserve(count);
+      adviseHugePages(graph_->ops);
       opsPrepaid_ = count;
     }
     if (i < kSlots.size()) {
@@ -1009,7 +1011,9 @@ class StreamingReader : public nlohmann::json_sax<json> {
         }
       }
       charge(sizeof(TensorInfo) + heap(t.shape.size() * sizeof(std::int64_t)) + namesHeap(t.names));
+      const std::size_t room = graph_->tensors.capacity();
       graph_->tensors.push_back(std::move(t));
+      if (graph_->tensors.capacity() != room) adviseHugePages(graph_->tensors);
     }
     direct_.reset();
     ++frames_.back().index;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "grad/emitter.hpp"
+#include "ir/huge_pages.hpp"
 #include "nndna/training.hpp"
 
 namespace nndna::training {
@@ -263,6 +264,8 @@ ir::Graph buildTrainingStep(const ir::Graph& forward, const Optimizer& optimizer
   const std::size_t expected = forward.ops.size() * 4 + forward.params.size() * 6 + 16;
   graph.ops.reserve(expected);
   graph.tensors.reserve(expected);
+  ir::adviseHugePages(graph.ops);
+  ir::adviseHugePages(graph.tensors);
   graph = forward;  // copy-assignment keeps the reserved capacity when it suffices
   const std::size_t forwardOps = graph.ops.size();
   std::vector<TensorId> wrt;
