@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "cli/huge_page_heap.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
 
@@ -17,6 +18,7 @@ void addModelSourceOptions(CLI::App& cmd, ModelSource& source) {
 }
 
 ir::TracedModel loadModel(const ModelSource& source) {
+  backHeapWithHugePages();
   if (source.input.empty() && source.example.empty()) {
     throw CLI::ValidationError("model", "give a spec file, an IR .json, or --example NAME");
   }

@@ -20,6 +20,7 @@
 #include "cli/commands.hpp"
 #include "cli/diagram_output.hpp"
 #include "cli/files.hpp"
+#include "cli/huge_page_heap.hpp"
 #include "cli/spec_run_options.hpp"
 #include "nndna/diagram.hpp"
 #include "nndna/ir_json.hpp"
@@ -174,6 +175,7 @@ class StopOnTerminationSignals {
 }  // namespace
 
 ir::TracedModel runSpecForCli(const std::string& spec, const SpecRunArgs& args) {
+  backHeapWithHugePages();
   specrun::RunReport report;
   StopOnTerminationSignals signals;
   specrun::RunOptions options = toRunOptions(args);
