@@ -76,48 +76,52 @@ Diagram buildDiagram(const ir::TracedModel& model, const Options& options) {
   const detail::DimResolver dims(model.spec.dims, graphs);
   d.legend = dims.legend();
 
-  // Both trees feed the keying and the choice of inlined helpers, even when one side is drawn
-  // alone, so neither depends on it.
-  const std::vector<char> trainOps = detail::drawnOps(model.train);
-  const std::vector<char> inferOps = model.hasInfer ? detail::drawnOps(model.infer) : std::vector<char>{};
-  const std::unordered_set<std::string> inlined = detail::sideOnlyOneLineHelpers(
-      model.train, trainOps, model.hasInfer ? &model.infer : nullptr,
-      model.hasInfer ? &inferOps : nullptr);
-  SideParts train(model.train, trainOps, inlined);
-  std::unique_ptr<SideParts> infer;
-  if (model.hasInfer) infer = std::make_unique<SideParts>(model.infer, inferOps, inlined);
-  const detail::Keying keying = detail::keyingFor(train.tree, infer ? &infer->tree : nullptr);
+  {
+    // The sides' trees, DAGs and loops are dropped before the training step is built below: the
+    // step of a large model then reuses their memory instead of touching more.
+    // Both trees feed the keying and the choice of inlined helpers, even when one side is drawn
+    // alone, so neither depends on it.
+    const std::vector<char> trainOps = detail::drawnOps(model.train);
+    const std::vector<char> inferOps = model.hasInfer ? detail::drawnOps(model.infer) : std::vector<char>{};
+    const std::unordered_set<std::string> inlined = detail::sideOnlyOneLineHelpers(
+        model.train, trainOps, model.hasInfer ? &model.infer : nullptr,
+        model.hasInfer ? &inferOps : nullptr);
+    SideParts train(model.train, trainOps, inlined);
+    std::unique_ptr<SideParts> infer;
+    if (model.hasInfer) infer = std::make_unique<SideParts>(model.infer, inferOps, inlined);
+    const detail::Keying keying = detail::keyingFor(train.tree, infer ? &infer->tree : nullptr);
 
-  std::vector<detail::SideModel> models;
-  if (wantTrain) {
-    models.push_back(detail::extractSide(Side::train, train.tree, *train.loops, train.dag, keying));
-  }
-  if (wantInfer) {
-    models.push_back(detail::extractSide(Side::infer, infer->tree, *infer->loops, infer->dag, keying));
-  }
-
-  if (models.size() == 2) {
-    // Merging needs an anchor: with no layer in common (a flow's inverse pass) a merged layout is
-    // two unrelated graphs side by side, so each side is drawn alone (train first).
-    std::unordered_set<std::string> trainKeys, inferKeys;
-    for (const auto& n : models[0].nodes) if (!n.isInput) trainKeys.insert(n.key);
-    for (const auto& n : models[1].nodes) if (!n.isInput) inferKeys.insert(n.key);
-    d.merged = std::any_of(trainKeys.begin(), trainKeys.end(),
-                           [&](const std::string& k) { return inferKeys.contains(k); });
-    if (d.merged) {
-      std::unordered_set<std::string> allTrain, allInfer;
-      for (const auto& n : models[0].nodes) allTrain.insert(n.key);
-      for (const auto& n : models[1].nodes) allInfer.insert(n.key);
-      d.hasTrainOnly = std::any_of(allTrain.begin(), allTrain.end(),
-                                   [&](const std::string& k) { return !allInfer.contains(k); });
-      d.hasInferOnly = std::any_of(allInfer.begin(), allInfer.end(),
-                                   [&](const std::string& k) { return !allTrain.contains(k); });
-    } else {
-      models.pop_back();
-      d.inferAlone = std::make_shared<const Diagram>(buildDiagram(model, {.only = Side::infer}));
+    std::vector<detail::SideModel> models;
+    if (wantTrain) {
+      models.push_back(detail::extractSide(Side::train, train.tree, *train.loops, train.dag, keying));
     }
+    if (wantInfer) {
+      models.push_back(detail::extractSide(Side::infer, infer->tree, *infer->loops, infer->dag, keying));
+    }
+
+    if (models.size() == 2) {
+      // Merging needs an anchor: with no layer in common (a flow's inverse pass) a merged layout is
+      // two unrelated graphs side by side, so each side is drawn alone (train first).
+      std::unordered_set<std::string> trainKeys, inferKeys;
+      for (const auto& n : models[0].nodes) if (!n.isInput) trainKeys.insert(n.key);
+      for (const auto& n : models[1].nodes) if (!n.isInput) inferKeys.insert(n.key);
+      d.merged = std::any_of(trainKeys.begin(), trainKeys.end(),
+                             [&](const std::string& k) { return inferKeys.contains(k); });
+      if (d.merged) {
+        std::unordered_set<std::string> allTrain, allInfer;
+        for (const auto& n : models[0].nodes) allTrain.insert(n.key);
+        for (const auto& n : models[1].nodes) allInfer.insert(n.key);
+        d.hasTrainOnly = std::any_of(allTrain.begin(), allTrain.end(),
+                                     [&](const std::string& k) { return !allInfer.contains(k); });
+        d.hasInferOnly = std::any_of(allInfer.begin(), allInfer.end(),
+                                     [&](const std::string& k) { return !allTrain.contains(k); });
+      } else {
+        models.pop_back();
+        d.inferAlone = std::make_shared<const Diagram>(buildDiagram(model, {.only = Side::infer}));
+      }
+    }
+    detail::assemble(models, dims, d);
   }
-  detail::assemble(models, dims, d);
 
   // FLOPs/step, kernels and the summary's optimizer state count the whole training step. A model
   // whose step cannot be built is an error, reported as such (an invalid optimizer setting, an op
