@@ -11,33 +11,39 @@
 
 namespace nndna::cli {
 
-void backHeapWithHugePages() {
+void topUpHugePageHeap() {
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-  static std::once_flag once;
-  std::call_once(once, [] {
-    constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
-    constexpr int kReserve = 1 << 30;       // what the heap grows by, at once
-    constexpr int kLargestFromHeap = 32 << 20;  // glibc's largest mmap threshold
-    // Keep the reserve (glibc would hand a free top of the heap back to the kernel), let blocks
-    // up to 32 MiB come from the heap rather than from mmaps of their own, and grow the heap by
-    // the reserve at its next growth.
-    if (mallopt(M_TRIM_THRESHOLD, INT_MAX) == 0 || mallopt(M_MMAP_THRESHOLD, kLargestFromHeap) == 0 ||
-        mallopt(M_TOP_PAD, kReserve) == 0) {
-      return;
-    }
-    // A block larger than the heap's free top makes that growth happen now.
-    void* probe = std::malloc(std::size_t{8} << 20);
-    const auto heapEnd = reinterpret_cast<std::uintptr_t>(::sbrk(0));
-    const auto begin = (reinterpret_cast<std::uintptr_t>(probe) + kHugePage - 1) & ~(kHugePage - 1);
-    const auto end = heapEnd & ~(kHugePage - 1);
-    // The probe lies in the brk heap unless glibc had to take its memory elsewhere: then the range
-    // is empty and nothing is advised.
-    if (probe != nullptr && reinterpret_cast<std::uintptr_t>(probe) < heapEnd && end > begin) {
-      ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-    }
-    std::free(probe);
-    mallopt(M_TOP_PAD, 0);  // later growth (past the reserve) in ordinary steps
+  constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+  // What the heap grows by, at once (virtual). It must stay under the trim threshold below (at
+  // most INT_MAX), or glibc hands the free top back at the next free().
+  constexpr int kRoom = 1536 << 20;
+  constexpr std::size_t kProbe = 20 << 20;    // less free than this at the top: grow
+  constexpr int kLargestFromHeap = 32 << 20;  // glibc's largest mmap threshold
+  static std::once_flag configured;
+  static bool usable = false;
+  std::call_once(configured, [] {
+    // Keep free memory at the top of the heap (glibc would hand it back to the kernel, and the
+    // next growth would touch fresh pages again), and let blocks up to 32 MiB come from the heap
+    // rather than from mmaps of their own.
+    usable = mallopt(M_TRIM_THRESHOLD, INT_MAX) != 0 && mallopt(M_MMAP_THRESHOLD, kLargestFromHeap) != 0;
   });
+  if (!usable) return;
+  // A block the heap's free top cannot hold makes it grow, by the block and the pad, now.
+  const auto before = reinterpret_cast<std::uintptr_t>(::sbrk(0));
+  mallopt(M_TOP_PAD, kRoom);
+  void* probe = std::malloc(kProbe);
+  mallopt(M_TOP_PAD, 0);  // later growth (past the room) in ordinary steps
+  const auto after = reinterpret_cast<std::uintptr_t>(::sbrk(0));
+  const auto at = reinterpret_cast<std::uintptr_t>(probe);
+  // Grown, and the probe at the top of the brk heap (not in a block of its own elsewhere; it may
+  // start below the old end, in the free top it was too large for): advise the whole huge pages
+  // from the probe to the heap's new end.
+  if (probe != nullptr && after > before && at < after && after - at >= kProbe) {
+    const std::uintptr_t begin = (at + kHugePage - 1) & ~(kHugePage - 1);
+    const std::uintptr_t end = after & ~(kHugePage - 1);
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  }
+  std::free(probe);
 #endif
 }
 

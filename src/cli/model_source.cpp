@@ -18,7 +18,7 @@ void addModelSourceOptions(CLI::App& cmd, ModelSource& source) {
 }
 
 ir::TracedModel loadModel(const ModelSource& source) {
-  backHeapWithHugePages();
+  topUpHugePageHeap();
   if (source.input.empty() && source.example.empty()) {
     throw CLI::ValidationError("model", "give a spec file, an IR .json, or --example NAME");
   }
@@ -31,8 +31,10 @@ ir::TracedModel loadModel(const ModelSource& source) {
     return traceModel(loadSpec(*registered));
   }
   const std::filesystem::path path(source.input);
-  if (path.extension() == ".json") return ir::tracedModelFromFile(path);
-  return runSpecForCli(source.input, source.run);
+  ir::TracedModel model = path.extension() == ".json" ? ir::tracedModelFromFile(path)
+                                                       : runSpecForCli(source.input, source.run);
+  topUpHugePageHeap();  // room for drawing it
+  return model;
 }
 
 }  // namespace nndna::cli

@@ -175,7 +175,7 @@ class StopOnTerminationSignals {
 }  // namespace
 
 ir::TracedModel runSpecForCli(const std::string& spec, const SpecRunArgs& args) {
-  backHeapWithHugePages();
+  topUpHugePageHeap();
   specrun::RunReport report;
   StopOnTerminationSignals signals;
   specrun::RunOptions options = toRunOptions(args);

@@ -44,9 +44,9 @@ std::vector<char> forwardReachable(const ir::Graph& graph) {
   for (ir::TensorId t : graph.outputs) needed.at(static_cast<std::size_t>(t)) = 1;
   for (std::size_t i = graph.ops.size(); i-- > 0;) {
     const ir::Op& op = graph.ops[i];
-    if (!needed[static_cast<std::size_t>(op.out)] || op.phase != ir::Phase::forward) continue;
+    if (!needed.at(static_cast<std::size_t>(op.out)) || op.phase != ir::Phase::forward) continue;
     opMask[i] = 1;
-    for (ir::TensorId in : op.inputs) needed[static_cast<std::size_t>(in)] = 1;
+    for (ir::TensorId in : op.inputs) needed.at(static_cast<std::size_t>(in)) = 1;
   }
   return opMask;
 }
@@ -267,6 +267,7 @@ Dag buildDag(const GroupTree& tree, std::span<const int> leaves) {
   dag.nodeOfLeaf.assign(tree.nodes.size(), -1);
   auto at = [](auto& v, auto i) -> decltype(auto) { return v[static_cast<std::size_t>(i)]; };
   dag.nodes.reserve(leaves.size() + graph.inputs.size());
+  ir::adviseHugePages(dag.nodes);
   std::vector<char> consumed(graph.tensors.size(), 0);
   for (int l : leaves) {
     for (ir::OpId o : tree.at(l).ops) {

@@ -1083,7 +1083,10 @@ TracedModel tracedModelFromFile(const std::filesystem::path& path, const ReadLim
     throw IrFormatError(fmt::format("document too large ({} bytes, limit {})", size, limits.maxBytes), file);
   }
   std::ifstream in(path, std::ios::binary);
-  std::string text(static_cast<std::size_t>(size), '\0');
+  std::string text;
+  text.reserve(static_cast<std::size_t>(size));
+  adviseHugePages(text.data(), text.capacity());
+  text.resize(static_cast<std::size_t>(size));
   if (!in.read(text.data(), static_cast<std::streamsize>(size))) {
     throw IrFormatError("cannot read it", file);
   }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "ir/huge_pages.hpp"
 #include "specrun/unique_fd.hpp"
 
 namespace nndna::specrun {
@@ -76,6 +77,8 @@ ChildFile readChildFile(int dirFd, std::string_view name, std::uint64_t maxBytes
   file.error = std::move(opened.error);
   if (file.status != ChildFileStatus::ok) return file;
   // The size was checked on the open file; reading stops at the bound even if it grew since.
+  file.text.reserve(static_cast<std::size_t>(opened.size));
+  ir::adviseHugePages(file.text.data(), file.text.capacity());  // an IR may be hundreds of MB
   file.text.resize(static_cast<std::size_t>(opened.size));
   std::size_t got = 0;
   while (got < file.text.size()) {
