@@ -1,9 +1,10 @@
 // Reading the IR's JSON form, with validation of everything read.
 //
 // The reader streams: nlohmann's SAX parser drives a small state machine over the document's
-// fixed layout (root → spec / sources / train / infer → graph arrays → sites arrays), and only
-// one array element (one op, one tensor, one frame) is ever held as a JSON tree, converted at
-// once into the Graph and dropped. Every allocation it makes is charged to a budget of
+// fixed layout (root → spec / sources / train / infer → graph arrays → sites arrays). Tensors and
+// ops, nearly all of a large document, are read field by field from the parser's events; any other
+// array element (a frame, a param) or small root field is held as a JSON tree, converted at once
+// into the Graph and dropped. Every allocation it makes is charged to a budget of
 // ReadLimits::maxMemoryPerByte per byte of the document, and nesting is bounded, so a hostile
 // document fails fast with a message instead of taking the parent process's memory or stack.
 #include "nndna/ir_json.hpp"
@@ -841,20 +842,25 @@ class StreamingReader : public nlohmann::json_sax<json> {
     if (stream != nullptr) ++stream->index;
   }
 
-
   // ----- direct elements ------------------------------------------------------------------------
 
   Path elementPath(const Path& stream) const { return stream.at(frames_.back().index); }
 
-  // A field of the element begins: which one (unknown and repeated fields are errors).
-  void directField(const Path& p) {
-    DirectElement& e = *direct_;
+  // The index of the element's current key in kOpFields / kTensorFields (their size if unknown).
+  std::size_t fieldIndex() const {
+    const DirectElement& e = *direct_;
     const bool isOp = e.slot == Slot::ops;
     const auto* begin = isOp ? kOpFields.data() : kTensorFields.data();
     const auto* end = begin + (isOp ? kOpFields.size() : kTensorFields.size());
-    const auto* at = std::find(begin, end, e.key);
-    if (at == end) r_.fail(p.field(e.key), "unknown field");
-    e.field = static_cast<std::uint8_t>(at - begin);
+    return static_cast<std::size_t>(std::find(begin, end, e.key) - begin);
+  }
+
+  // A field of the element begins: which one (unknown and repeated fields are errors).
+  void directField(const Path& p) {
+    DirectElement& e = *direct_;
+    const std::size_t at = fieldIndex();
+    if (at == (e.slot == Slot::ops ? kOpFields.size() : kTensorFields.size())) r_.fail(p.field(e.key), "unknown field");
+    e.field = static_cast<std::uint8_t>(at);
     const auto bit = static_cast<std::uint8_t>(1u << e.field);
     if (e.seen & bit) r_.fail(p.field(e.key), "duplicate field");
     e.seen |= bit;
@@ -913,9 +919,7 @@ class StreamingReader : public nlohmann::json_sax<json> {
     const Path stream(frames_.back().path);
     const Path p = elementPath(stream);
     const bool isOp = e.slot == Slot::ops;
-    const auto* begin = isOp ? kOpFields.data() : kTensorFields.data();
-    const auto* end = begin + (isOp ? kOpFields.size() : kTensorFields.size());
-    const auto at = static_cast<std::size_t>(std::find(begin, end, e.key) - begin);
+    const std::size_t at = fieldIndex();
     const bool hot = isOp ? at == kKind || at == kPhase : at == kDtype;
     if (!hot) return false;
     directField(p);
