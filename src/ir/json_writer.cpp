@@ -19,8 +19,8 @@ void JsonWriter::finish() {
   out_.clear();
 }
 
-// std::to_chars: the same digits as fmt's "{}", without its formatting machinery (a third of the
-// writer's time on a 200k-op IR went to formatting integers).
+// std::to_chars: the same digits as fmt's "{}", without its formatting machinery (38% of the
+// writer's time on a 200k-op IR went to formatting integers through fmt).
 template <class Int>
 void JsonWriter::integer(Int v) {
   char digits[24];
