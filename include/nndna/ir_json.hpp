@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -52,6 +53,11 @@ class IrFormatError : public Error {
 
 // indent < 0: compact.
 std::string toJson(const TracedModel& model, int indent = -1);
+// The same text as toJson, handed to `sink` in order in pieces of about 1 MiB (each valid only
+// during the call), never held whole: how the spec program writes a large IR to its file.
+// Exceptions from `sink` propagate.
+void writeJson(const TracedModel& model, const std::function<void(std::string_view)>& sink,
+               int indent = -1);
 // Throws IrFormatError; `file` (the document's path, when it has one) goes into the error.
 TracedModel tracedModelFromJson(std::string_view text, const ReadLimits& limits = {},
                                 std::string_view file = {});

@@ -1,7 +1,6 @@
 #include "diagram/dims.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <array>
 #include <optional>
 #include <cctype>
@@ -42,30 +41,6 @@ std::optional<std::string> normalizeColor(std::string_view c) {
   return std::nullopt;
 }
 
-// into · by^power over the whole-number factors and the named dims; false on overflow.
-bool multiplyTerms(ir::DimTerms& into, const ir::DimTerms& by, int power) {
-  for (int i = 0; i < (power < 0 ? -power : power); ++i) {
-    const std::int64_t num = power > 0 ? by.num : by.den;
-    const std::int64_t den = power > 0 ? by.den : by.num;
-    if (__builtin_mul_overflow(into.num, num, &into.num) || __builtin_mul_overflow(into.den, den, &into.den)) {
-      return false;
-    }
-    const std::int64_t g = std::gcd(into.num, into.den);
-    into.num /= g;
-    into.den /= g;
-  }
-  for (const auto& [name, p] : by.powers) {
-    auto it = std::find_if(into.powers.begin(), into.powers.end(), [&](const auto& e) { return e.first == name; });
-    if (it == into.powers.end()) {
-      into.powers.emplace_back(name, p * power);
-    } else {
-      it->second += p * power;
-    }
-  }
-  std::erase_if(into.powers, [](const auto& e) { return e.second == 0; });
-  return true;
-}
-
 // Definitions may refer to each other (D = H·Dh, Dh = D/H); expansion stops this deep.
 constexpr int kMaxExpansionDepth = 8;
 
@@ -102,6 +77,9 @@ DimResolver::DimResolver(std::vector<DimDecl> declared, const std::vector<const 
   for (std::size_t i = 0; i < declared_.size(); ++i) {
     legend_.push_back({declared_[i].name, declared_[i].desc, declared_[i].size, colors_[i]});
   }
+  // Once here rather than for every named axis drawn (needs byName_).
+  expansions_.reserve(declared_.size());
+  for (const DimDecl& d : declared_) expansions_.push_back(expanded(d.name, 0));
 }
 
 std::vector<DimCollision> DimResolver::collisionsIn(const std::vector<DrawnShape>& drawn) const {
@@ -153,7 +131,7 @@ std::optional<ir::DimTerms> DimResolver::expanded(std::string_view name, int dep
       meaning = expanded(declared_[it->second].definition, depth + 1);
     }
     if (!meaning) meaning = ir::DimTerms{1, 1, {{dim, 1}}};
-    if (!multiplyTerms(out, *meaning, power)) return std::nullopt;
+    if (!ir::multiplyDimTerms(out, *meaning, power)) return std::nullopt;
   }
   std::sort(out.powers.begin(), out.powers.end());
   return out;
@@ -163,10 +141,8 @@ std::string DimResolver::displayName(std::string_view name, std::int64_t size) c
   if (byName_.contains(name)) return std::string(name);
   const std::optional<ir::DimTerms> mine = expanded(name, 0);
   if (mine) {
-    for (const DimDecl& d : declared_) {
-      if (d.size != size) continue;
-      const std::optional<ir::DimTerms> theirs = expanded(d.name, 0);
-      if (theirs && *theirs == *mine) return d.name;
+    for (std::size_t i = 0; i < declared_.size(); ++i) {
+      if (declared_[i].size == size && expansions_[i] == mine) return declared_[i].name;
     }
   }
   return std::string(name);

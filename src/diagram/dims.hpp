@@ -65,7 +65,7 @@ class DimResolver {
   std::map<std::int64_t, std::string> autoColors_;
   std::optional<std::size_t> batch_;
   std::map<std::string, std::size_t, std::less<>> byName_;  // declared dims by name
-  mutable std::map<std::string, std::string, std::less<>> displayed_;  // displayName's answers
+  std::vector<std::optional<ir::DimTerms>> expansions_;      // per declared dim: expanded(name)
   std::vector<LegendItem> legend_;
 };
 

@@ -78,17 +78,21 @@ bool addProduct(DimTerms& terms, std::string_view text, int sign) {
                      [&](std::string_view f) { return addFactor(terms, f, sign); });
 }
 
+void reduceFraction(DimTerms& terms) {
+  const std::int64_t g = std::gcd(terms.num, terms.den);
+  if (g > 1) {
+    terms.num /= g;
+    terms.den /= g;
+  }
+}
+
 // Drops zero powers, reduces the whole-number factor; false when a power leaves its range.
 bool canonicalize(DimTerms& terms) {
   std::erase_if(terms.powers, [](const auto& p) { return p.second == 0; });
   for (const auto& p : terms.powers) {
     if (p.second > kMaxPower || p.second < -kMaxPower) return false;
   }
-  const std::int64_t g = std::gcd(terms.num, terms.den);
-  if (g > 1) {
-    terms.num /= g;
-    terms.den /= g;
-  }
+  reduceFraction(terms);
   return true;
 }
 
@@ -105,24 +109,28 @@ std::string joinFactors(std::int64_t whole, const std::vector<std::string>& name
   return out;
 }
 
-std::string combine(std::string_view a, std::string_view b, int sign) {
+std::string combine(std::string_view a, std::string_view b, int power) {
   std::optional<DimTerms> left = parseDimName(a);
   std::optional<DimTerms> right = parseDimName(b);
-  if (!left || !right) return {};
-  if (sign < 0) {
-    std::swap(right->num, right->den);
-    for (auto& p : right->powers) p.second = -p.second;
-  }
-  if (__builtin_mul_overflow(left->num, right->num, &left->num) ||
-      __builtin_mul_overflow(left->den, right->den, &left->den)) {
-    return {};
-  }
-  for (const auto& [name, power] : right->powers) addPower(*left, name, power);
-  if (!canonicalize(*left)) return {};
+  if (!left || !right || !multiplyDimTerms(*left, *right, power)) return {};
   return formatDimName(*left);
 }
 
 }  // namespace
+
+bool multiplyDimTerms(DimTerms& into, const DimTerms& by, int power) {
+  if (power < -kMaxPower || power > kMaxPower) return false;
+  const std::int64_t num = power > 0 ? by.num : by.den;
+  const std::int64_t den = power > 0 ? by.den : by.num;
+  for (int i = 0; i < (power < 0 ? -power : power); ++i) {
+    if (__builtin_mul_overflow(into.num, num, &into.num) || __builtin_mul_overflow(into.den, den, &into.den)) {
+      return false;
+    }
+    reduceFraction(into);  // each step, so a power's intermediate products stay small
+  }
+  for (const auto& [name, p] : by.powers) addPower(into, name, p * power);
+  return canonicalize(into);
+}
 
 bool isDimIdentifier(std::string_view name) {
   if (name.empty() || name.size() > kMaxDimNameLength || !startsIdentifier(name[0])) return false;
@@ -173,10 +181,7 @@ std::string divideDimNames(std::string_view a, std::string_view b) { return comb
 std::string scaleDimName(std::string_view a, std::int64_t num, std::int64_t den) {
   if (num <= 0 || den <= 0) return {};
   std::optional<DimTerms> terms = parseDimName(a);
-  if (!terms || __builtin_mul_overflow(terms->num, num, &terms->num) ||
-      __builtin_mul_overflow(terms->den, den, &terms->den) || !canonicalize(*terms)) {
-    return {};
-  }
+  if (!terms || !multiplyDimTerms(*terms, DimTerms{num, den, {}})) return {};
   return formatDimName(*terms);
 }
 

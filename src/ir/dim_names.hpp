@@ -45,6 +45,11 @@ std::optional<DimTerms> parseDimName(std::string_view name);
 // does not fit kMaxDimNameLength.
 std::string formatDimName(const DimTerms& terms);
 
+// into·by^power (a negative power divides), in canonical form: the shape rules' products and
+// quotients and the diagram's expansion of defined dims are this one algebra. False when a
+// whole-number factor overflows or a power leaves its range (±99); `into` is then unspecified.
+bool multiplyDimTerms(DimTerms& into, const DimTerms& by, int power = 1);
+
 // a·b, a/b and a·num/den: "" when an operand is unknown or the result has no name.
 std::string multiplyDimNames(std::string_view a, std::string_view b);
 std::string divideDimNames(std::string_view a, std::string_view b);

@@ -238,18 +238,7 @@ void writeGraph(JsonWriter& w, const Graph& g) {
   w.endObject();
 }
 
-}  // namespace
-
-std::string toJson(const TracedModel& model, int indent) {
-  JsonWriter w(indent);
-  // An IR takes 145-200 bytes per op and tensor pair (docs/ir.md), plus the source texts.
-  std::size_t estimate = 4096;
-  for (const Graph* g : {&model.train, model.hasInfer ? &model.infer : nullptr}) {
-    if (g == nullptr) continue;
-    estimate += 160 * g->ops.size();
-    for (const SourceFile& f : g->sites.files) estimate += f.text.size() + f.path.size();
-  }
-  w.reserve(estimate);
+void writeModel(JsonWriter& w, const TracedModel& model) {
   const SpecInfo& s = model.spec;
   w.beginObject();
   w.member("format", kIrFormat);
@@ -302,7 +291,28 @@ std::string toJson(const TracedModel& model, int indent) {
     w.null();
   }
   w.endObject();
+}
+
+}  // namespace
+
+std::string toJson(const TracedModel& model, int indent) {
+  JsonWriter w(indent);
+  // An IR takes 145-200 bytes per op and tensor pair (docs/ir.md), plus the source texts.
+  std::size_t estimate = 4096;
+  for (const Graph* g : {&model.train, model.hasInfer ? &model.infer : nullptr}) {
+    if (g == nullptr) continue;
+    estimate += 160 * g->ops.size();
+    for (const SourceFile& f : g->sites.files) estimate += f.text.size() + f.path.size();
+  }
+  w.reserve(estimate);
+  writeModel(w, model);
   return w.take();
+}
+
+void writeJson(const TracedModel& model, const std::function<void(std::string_view)>& sink, int indent) {
+  JsonWriter w(indent, sink);
+  writeModel(w, model);
+  w.finish();
 }
 
 }  // namespace nndna::ir

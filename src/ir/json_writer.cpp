@@ -2,10 +2,31 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <iterator>
 
 namespace nndna::ir {
+
+JsonWriter::JsonWriter(int indent, Sink sink) : indent_(indent), sink_(std::move(sink)) {
+  // A chunk's worth plus the longest token that can follow it (a source text, at most a few MB,
+  // grows the buffer once).
+  if (sink_) out_.reserve(kSinkChunkBytes + (kSinkChunkBytes >> 2));
+}
+
+void JsonWriter::finish() {
+  if (sink_ && !out_.empty()) sink_(out_);
+  out_.clear();
+}
+
+// std::to_chars: the same digits as fmt's "{}", without its formatting machinery (38% of the
+// writer's time on a 200k-op IR went to formatting integers through fmt).
+template <class Int>
+void JsonWriter::integer(Int v) {
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+  out_.append(digits, end);
+}
 
 void JsonWriter::newline(std::size_t depth) {
   if (indent_ < 0) return;
@@ -14,6 +35,10 @@ void JsonWriter::newline(std::size_t depth) {
 }
 
 void JsonWriter::separate() {
+  if (sink_ && out_.size() >= kSinkChunkBytes) {
+    sink_(out_);
+    out_.clear();
+  }
   if (afterKey_) {
     afterKey_ = false;
     return;
@@ -52,12 +77,12 @@ void JsonWriter::value(std::string_view s) {
 
 void JsonWriter::value(std::int64_t v) {
   separate();
-  fmt::format_to(std::back_inserter(out_), "{}", v);
+  integer(v);
 }
 
 void JsonWriter::value(std::uint64_t v) {
   separate();
-  fmt::format_to(std::back_inserter(out_), "{}", v);
+  integer(v);
 }
 
 void JsonWriter::value(double v) {
@@ -86,7 +111,7 @@ void JsonWriter::integers(std::span<const Int> values) {
   out_ += '[';
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out_ += indent_ < 0 ? "," : ", ";
-    fmt::format_to(std::back_inserter(out_), "{}", values[i]);
+    integer(values[i]);
   }
   out_ += ']';
 }

@@ -16,6 +16,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
@@ -32,7 +33,7 @@ int workDir = -1;
 int errorFile = -1;
 constexpr std::size_t kErrorFileBytes = 64 << 10;
 
-bool writeAll(int fd, const std::string& text) {
+bool writeAll(int fd, std::string_view text) {
   for (std::size_t done = 0; done < text.size();) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n <= 0) return false;
@@ -41,10 +42,13 @@ bool writeAll(int fd, const std::string& text) {
   return true;
 }
 
-bool writeIr(const std::string& text) {
+// Streamed to the file in pieces (ir::writeJson): a 200k-op IR is 52 MB of text that need never
+// be held whole. After a failed write the rest is skipped.
+bool writeIr(const nndna::ir::TracedModel& model) {
   const int fd = ::openat(workDir, kIrFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return false;
-  const bool ok = writeAll(fd, text);
+  bool ok = true;
+  nndna::ir::writeJson(model, [&](std::string_view piece) { ok = ok && writeAll(fd, piece); });
   return ::close(fd) == 0 && ok;
 }
 
@@ -115,9 +119,14 @@ int main() {
     }
     const nndna::LoadedSpec loaded = nndna::loadSpec(specs.front());
     const nndna::ir::TracedModel model = nndna::traceModel(loaded);
-    if (!writeIr(nndna::ir::toJson(model))) {
+    if (!writeIr(model)) {
       fail(kExitOutput, {{"kind", "output_limit"}, {"message", "could not write the IR"}});
     }
+    // Done: exit without destroying the model and the graphs (freeing a 200k-op trace piece by
+    // piece is work nobody waits for) or running static destructors; nothing is left unwritten.
+    ::unlinkat(workDir, kErrorFile, 0);  // the reservation, unused
+    std::fflush(nullptr);
+    std::_Exit(kExitOk);
   } catch (const nndna::TraceError& e) {
     fail(kExitTrace, {{"kind", "trace_error"},
                       {"file", e.file()},
@@ -132,7 +141,4 @@ int main() {
   } catch (...) {
     failWithThrownValue();
   }
-  ::unlinkat(workDir, kErrorFile, 0);  // the reservation, unused
-  std::fflush(nullptr);
-  return kExitOk;
 }

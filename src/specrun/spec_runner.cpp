@@ -179,9 +179,11 @@ ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunRe
   limits.visible.push_back({compiled.source, spec.path});
   limits.visible.insert(limits.visible.end(), compiled.libraries.begin(), compiled.libraries.end());
   for (const fs::path& header : compiled.userHeaders) limits.visible.push_back({header, {}});
+  for (const char* setting : child::kHugePageSettings) limits.visible.push_back({setting, {}});
   const std::vector<std::string> argv{compiled.binary.string()};
   const std::vector<std::string> env{"PATH=/usr/bin:/bin", "HOME=" + runDir.path().string(),
-                                     "TMPDIR=" + runDir.path().string(), "LANG=C", "LC_ALL=C"};
+                                     "TMPDIR=" + runDir.path().string(), "LANG=C", "LC_ALL=C",
+                                     child::kMallocTunables};
   if (options.onStage) options.onStage({.stage = "run"});
   const SandboxResult result = runSandboxed(argv, env, runDir.path(), limits, options.stop);
   if (options.onStage) options.onStage({.stage = "run", .finished = true, .seconds = result.wallSeconds});

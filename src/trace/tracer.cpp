@@ -130,7 +130,7 @@ ir::FrameId Tracer::internFrame(std::uintptr_t address) {
   return id;
 }
 
-ir::TensorId Tracer::emit(ir::Op op, Shape shape, DType dtype, ir::DimNames names) {
+ir::TensorId Tracer::emit(ir::Op&& op, Shape shape, DType dtype, ir::DimNames names) {
   const auto tensorId = static_cast<ir::TensorId>(graph_.tensors.size());
   const auto opId = static_cast<ir::OpId>(graph_.ops.size());
   if (graph_.tensors.size() >= kParamTag - 1) {
@@ -141,7 +141,7 @@ ir::TensorId Tracer::emit(ir::Op op, Shape shape, DType dtype, ir::DimNames name
   graph_.tensors.push_back({std::move(shape), dtype, opId, std::move(names)});
   op.out = tensorId;
   op.phase = phase_;
-  graph_.ops.push_back(std::move(op));
+  graph_.ops.emplace_back(std::move(op));
   return tensorId;
 }
 

@@ -81,6 +81,27 @@ TEST(DimNames, ProductsAndQuotients) {
   EXPECT_EQ(multiplyDimNames("D", "2D"), "");
 }
 
+// The one product the shape rules and the diagram's expansion of defined dims share: into·by^power.
+TEST(DimNames, MultipliesTermsByAPower) {
+  // 4·T · (T/2)^-2 = 4·T · 4/T^2 = 16/T.
+  DimTerms into{4, 1, {{"T", 1}}};
+  ASSERT_TRUE(multiplyDimTerms(into, DimTerms{1, 2, {{"T", 1}}}, -2));
+  EXPECT_EQ(into, (DimTerms{16, 1, {{"T", -1}}}));
+  // H · (D/H)^1 = D: H's power cancels and is dropped; names keep their first appearance's order.
+  DimTerms head{1, 1, {{"H", 1}}};
+  ASSERT_TRUE(multiplyDimTerms(head, DimTerms{1, 1, {{"D", 1}, {"H", -1}}}));
+  EXPECT_EQ(head, (DimTerms{1, 1, {{"D", 1}}}));
+  // 6/1 · (1/4)^1 = 3/2, reduced.
+  DimTerms whole{6, 1, {{"B", 1}}};
+  ASSERT_TRUE(multiplyDimTerms(whole, DimTerms{1, 4, {}}));
+  EXPECT_EQ(whole, (DimTerms{3, 2, {{"B", 1}}}));
+  // A whole-number factor past 64 bits, a power past 99: refused.
+  DimTerms big{std::int64_t{1} << 62, 1, {{"T", 1}}};
+  EXPECT_FALSE(multiplyDimTerms(big, DimTerms{4, 1, {}}));
+  DimTerms high{1, 1, {{"T", 99}}};
+  EXPECT_FALSE(multiplyDimTerms(high, DimTerms{1, 1, {{"T", 1}}}));
+}
+
 TEST(DimNames, Scaling) {
   EXPECT_EQ(scaleDimName("S", 1, 2), "S/2");
   EXPECT_EQ(scaleDimName(scaleDimName("S", 1, 2), 1, 2), "S/4");

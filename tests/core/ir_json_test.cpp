@@ -4,6 +4,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ir/json_writer.hpp"  // kSinkChunkBytes
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
 
@@ -182,6 +188,42 @@ TEST(IrJson, WritesAnyTextAsJsonThatReadsBack) {
             std::string::npos);
   EXPECT_EQ(ir::tracedModelFromJson(text).spec.label,
             "plain \"quoted\" back\\slash\x01" "ctl\ttab\nline caf\xC3\xA9 bad\xEF\xBF\xBD" " end");
+}
+
+// writeJson hands over the text toJson returns, in order, in pieces of at least a chunk (but the
+// last): the 96-layer decoder's IR (1.5 MB) takes two.
+TEST(IrJson, WritingToASinkGivesTheSameTextInChunks) {
+  const ir::TracedModel model = traceModel(loadSpec(*findSpec("decoder_96")));
+  std::vector<std::string> pieces;
+  ir::writeJson(model, [&](std::string_view piece) { pieces.emplace_back(piece); });
+  const std::string whole = ir::toJson(model);
+  ASSERT_GT(whole.size(), ir::JsonWriter::kSinkChunkBytes);
+  ASSERT_EQ(pieces.size(), whole.size() / ir::JsonWriter::kSinkChunkBytes + 1);
+  std::string joined;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    if (i + 1 < pieces.size()) {
+      EXPECT_GE(pieces[i].size(), ir::JsonWriter::kSinkChunkBytes) << i;
+    }
+    joined += pieces[i];
+  }
+  EXPECT_EQ(joined, whole);
+  // Indented as toJson indents.
+  std::string indented;
+  ir::writeJson(model, [&](std::string_view piece) { indented += piece; }, 2);
+  EXPECT_EQ(indented, ir::toJson(model, 2));
+}
+
+// Integers are written in full, at both ends of their types (the writer does not check what it
+// is given: the reader does).
+TEST(IrJson, WritesIntegersAtTheirLimits) {
+  ir::TracedModel model = denoiser();
+  model.train.tensors[0].shape = {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), 0};
+  model.train.sites.frames[0].address = std::numeric_limits<std::uint64_t>::max();
+  model.train.ops[0].inputs = {-2147483647 - 1, 7, 2147483647};
+  const std::string text = ir::toJson(model);
+  EXPECT_NE(text.find(R"("shape":[-9223372036854775808,9223372036854775807,0])"), std::string::npos);
+  EXPECT_NE(text.find(R"("address":18446744073709551615,)"), std::string::npos);
+  EXPECT_NE(text.find(R"("inputs":[-2147483648,7,2147483647])"), std::string::npos);
 }
 
 // pad's amounts, arange's start and step, one_hot's dtype and topk's k travel in the document and

@@ -270,6 +270,19 @@ TEST_F(SpecRunnerTest, MemoryBombHitsTheMemoryLimit) {
   EXPECT_NE(std::string(e.what()).find("ran out of memory (limit: 1024 MiB"), std::string::npos) << e.what();
 }
 
+// The program starts with the malloc settings that make a large trace fault in huge pages
+// (child_protocol.hpp): the spec reads its environment into its label.
+TEST_F(SpecRunnerTest, TheProgramStartsWithTheMallocTunables) {
+  const std::string source =
+      "#include <nndna/nndna.hpp>\n#include <cstdlib>\nusing namespace nndna;\n"
+      "struct Net : Module { Linear l{\"l\", 4, 2}; };\n"
+      "Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
+      "std::string tunables() { const char* t = std::getenv(\"GLIBC_TUNABLES\"); return t ? t : \"unset\"; }\n"
+      "NNDNA_SPEC(Net) { return {.label = tunables(), .loss = lossFn, .inputs = {{\"x\", {8, 4}}}}; }\n";
+  const ir::TracedModel model = runSpecSource(source, "model.cpp", options());
+  EXPECT_EQ(model.spec.label, "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864");
+}
+
 TEST_F(SpecRunnerTest, NetworkIsUnreachable) {
   // A listener on the host's loopback: the spec must not reach it (nor anything else).
   const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);

@@ -18,7 +18,8 @@ Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in["x"])); }
 std::string report() {
   std::string seen;
   for (const char* path : {"/etc", "/root", "/home", "/run", "/var", "/tmp/.X11-unix", "/var/run/docker.sock",
-                           "/run/dbus/system_bus_socket", "/sys", "/boot", "/opt", "/srv", "/mnt"}) {
+                           "/run/dbus/system_bus_socket", "/sys", "/sys/fs", "/sys/kernel/mm/transparent_hugepage/defrag",
+                           "/boot", "/opt", "/srv", "/mnt"}) {
     if (::access(path, F_OK) == 0) seen += std::string(path) + " ";
   }
   utsname name{};
