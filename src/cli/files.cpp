@@ -10,10 +10,14 @@
 namespace nndna::cli {
 
 void writeTextFile(const std::filesystem::path& path, std::string_view text) {
+  writeTextFile(path, [&](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
+}
+
+void writeTextFile(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
   std::ofstream out(path, std::ios::binary);
   // errno is read right after the failing call: ofstream's open and write go straight to the OS.
   if (!out) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  write(out);
   out.close();
   if (!out) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
 }

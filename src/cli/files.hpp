@@ -3,6 +3,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -10,5 +12,7 @@ namespace nndna::cli {
 
 // Replaces PATH's content with `text`. Throws "cannot write PATH: REASON".
 void writeTextFile(const std::filesystem::path& path, std::string_view text);
+// The same, with the text written to the file by `write` (a large text, made as it is written).
+void writeTextFile(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace nndna::cli

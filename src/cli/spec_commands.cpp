@@ -225,13 +225,17 @@ void addSpecCommands(CLI::App& app) {
   addSpecRunOptions(*cmd, args->run);
   cmd->callback([args] {
     const ir::TracedModel model = runSpecForCli(args->spec, args->run);
-    const std::string json = ir::toJson(model, 1);
+    // Streamed, never held whole: a large model's indented IR is hundreds of MB.
     if (args->output.empty() || args->output == "-") {
-      std::cout << json << "\n";
+      ir::writeJson(model, [](std::string_view piece) { std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size())); }, 1);
+      std::cout << "\n";
       std::cerr << metricsLines(diagram::modelMetrics(model)) << "\n";  // stdout holds the IR alone
       return;
     }
-    writeTextFile(args->output, json + "\n");
+    writeTextFile(args->output, [&](std::ostream& out) {
+      ir::writeJson(model, [&](std::string_view piece) { out.write(piece.data(), static_cast<std::streamsize>(piece.size())); }, 1);
+      out << "\n";
+    });
     // The IR is on its way to a file, so the report goes to stdout, as `nndna diagram`'s does.
     std::cout << fmt::format("wrote {} ({} training ops{})\n", args->output, model.train.ops.size(),
                              model.hasInfer ? fmt::format(", {} inference ops", model.infer.ops.size()) : "")
