@@ -8,7 +8,9 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
-#include <sstream>
+#include <mutex>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -50,6 +52,33 @@ inline int connectToLoopback(int port) {
   return sock;
 }
 
+// The server's request log, written by its threads and read by the test's: a stream buffer with
+// no put area, so every character written goes through a call that takes the lock.
+class LockedLog : public std::streambuf {
+ public:
+  std::string text() const {
+    std::lock_guard lock(mutex_);
+    return text_;
+  }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    std::lock_guard lock(mutex_);
+    text_ += traits_type::to_char_type(c);
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    std::lock_guard lock(mutex_);
+    text_.append(s, static_cast<std::size_t>(n));
+    return n;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::string text_;
+};
+
 // The server answers on 127.0.0.1 with the test's compile cache and the built-in page and
 // examples; everything else comes from `options`. Its request log is kept for the tests.
 class Server {
@@ -77,14 +106,21 @@ class Server {
     return c;
   }
   int port() const { return port_; }
-  std::string log() const { return log_.str(); }
+  std::string log() const { return logBuffer_.text(); }
+  // The log once it holds `text`, or after 5 s as it is: a request's line is written after its
+  // response has gone out, so a client can have its answer before the line is there.
+  std::string logOnceItHolds(std::string_view text) const {
+    for (int i = 0; i < 200 && log().find(text) == std::string::npos; ++i) std::this_thread::sleep_for(25ms);
+    return log();
+  }
   json health() const {
     auto r = client().Get("/api/health");
     return r ? json::parse(r->body) : json();
   }
 
  private:
-  std::ostringstream log_;
+  LockedLog logBuffer_;
+  std::ostream log_{&logBuffer_};
   std::unique_ptr<AppServer> app_;
   int port_ = 0;
   std::thread thread_;
