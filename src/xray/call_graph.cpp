@@ -1,5 +1,7 @@
 #include "xray/call_graph.hpp"
 
+#include "xray/token_count.hpp"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -78,7 +80,7 @@ std::vector<CallGroup> groupCalls(const Trace& trace) {
     g.totalMs += n.latencyMs;
     g.maxMs = std::max(g.maxMs, n.latencyMs);
     const auto& meta = n.meta();
-    if (auto t = meta.find("total_tokens"); t != meta.end() && t->is_number()) g.tokens += t->get<std::int64_t>();
+    if (auto t = meta.find("total_tokens"); t != meta.end()) g.tokens = addTokens(g.tokens, tokenCount(*t));
   }
   return groups;
 }

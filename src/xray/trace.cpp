@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "xray/recorder.hpp"
+#include "xray/token_count.hpp"
 
 namespace nndna::xray {
 
@@ -183,7 +184,7 @@ TraceSummary summarize(const Trace& trace) {
     first = std::min(first, n.startMs);
     last = std::max(last, n.startMs + n.latencyMs);
     const auto& meta = n.meta();
-    if (auto it = meta.find("total_tokens"); it != meta.end() && it->is_number()) s.totalTokens += it->get<std::int64_t>();
+    if (auto it = meta.find("total_tokens"); it != meta.end()) s.totalTokens = addTokens(s.totalTokens, tokenCount(*it));
     if (auto it = meta.find("estimated_cost_usd"); it != meta.end() && it->is_number()) s.costUsd += it->get<double>();
   }
   s.totalMs = trace.nodes.empty() ? 0.0 : last - first;

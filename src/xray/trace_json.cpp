@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "xray/recorder.hpp"
+#include "xray/token_count.hpp"
 
 namespace nndna::xray {
 namespace {
@@ -27,10 +28,10 @@ std::vector<Rollup> rollups(const Trace& trace) {
   std::vector<Rollup> out(trace.nodes.size());
   for (std::size_t i = trace.nodes.size(); i-- > 0;) {
     const auto& m = trace.nodes[i].meta();
-    if (auto it = m.find("total_tokens"); it != m.end() && it->is_number()) out[i].tokens += it->get<std::int64_t>();
+    if (auto it = m.find("total_tokens"); it != m.end()) out[i].tokens = addTokens(out[i].tokens, tokenCount(*it));
     if (auto it = m.find("estimated_cost_usd"); it != m.end() && it->is_number()) out[i].cost += it->get<double>();
     if (auto p = trace.nodes[i].parent) {
-      out[*p].tokens += out[i].tokens;
+      out[*p].tokens = addTokens(out[*p].tokens, out[i].tokens);
       out[*p].cost += out[i].cost;
     }
   }

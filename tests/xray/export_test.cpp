@@ -2,6 +2,8 @@
 // trace events, the folded call graph DOT, and escaping in the HTML page.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 #include <nndna/xray.hpp>
 #include <nndna/xray_trace.hpp>
@@ -78,6 +80,25 @@ TEST(TraceJson, ReadsFlowXraySeedShapeWithoutFormatField) {
   ASSERT_EQ(trace.nodes.size(), 2u);
   EXPECT_EQ(trace.nodes[1].error(), "ValueError: bad");
   EXPECT_EQ(*trace.nodes[1].parent, 0u);
+}
+
+// A trace read from a file may hold any number under total_tokens: a count is a whole number in
+// 0..2^63-1, anything else counts as 0, and sums stop at 2^63-1 (the fuzzer found 1e95 converted
+// to an integer: undefined behaviour).
+TEST(TraceJson, TokenCountsFromAFileAreWholeNumbersAndTheirSumsSaturate) {
+  auto read = [](const std::string& tokens) {
+    return xr::traceFromJson(json::parse(R"({"nodes": [{"id": "1", "name": "run", "start_ms": 0, "latency_ms": 1,
+        "meta": {"total_tokens": 7}, "children": [{"id": "2", "name": "llm", "start_ms": 0, "latency_ms": 1,
+        "meta": {"total_tokens": )" + tokens + R"(}}]}]})"));
+  };
+  EXPECT_EQ(xr::summarize(read("12")).totalTokens, 19);
+  EXPECT_EQ(xr::summarize(read("12.0")).totalTokens, 19);
+  for (const char* notACount : {"1.45444e+95", "12.5", "-3", "-1e300", "18446744073709551615", "\"12\"", "null"}) {
+    EXPECT_EQ(xr::summarize(read(notACount)).totalTokens, 7) << notACount;
+  }
+  const auto huge = read("9223372036854775807");
+  EXPECT_EQ(xr::summarize(huge).totalTokens, std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(xr::toJson(huge)["nodes"][0]["rollup"]["total_tokens"], std::numeric_limits<std::int64_t>::max());
 }
 
 TEST(TraceJson, RejectsInvalidDocumentsWithAPath) {
