@@ -43,6 +43,22 @@ PerSide<std::vector<Metric>> metricsWithStep(const ir::TracedModel& model, const
   return metrics;
 }
 
+// What the whole training step gives a diagram: FLOPs/step, kernels and the summary's optimizer
+// state count it. A model whose step cannot be built is an error, reported as such (an invalid
+// optimizer setting, an op without an adjoint).
+struct StepFigures {
+  PerSide<std::vector<Metric>> metrics;
+  std::shared_ptr<const Summary> summary;
+};
+
+StepFigures stepFigures(const ir::TracedModel& model) {
+  const ir::Graph step = training::buildTrainingStep(model.train, model.spec.optimizer);
+  return {metricsWithStep(model, step), std::make_shared<const Summary>(detail::summarizeWithStep(model, step, {}))};
+}
+
+// The boxes and edges of a validated model: everything but the step's figures.
+Diagram buildDrawing(const ir::TracedModel& model, const Options& options);
+
 }  // namespace
 
 std::string_view sideName(Side side) { return side == Side::train ? "train" : "infer"; }
@@ -58,79 +74,88 @@ std::size_t Diagram::carriedEdgeCount() const {
 }
 
 Diagram buildDiagram(const ir::TracedModel& model, const Options& options) {
-  Diagram d;
-  d.label = model.spec.label;
-  d.description = model.spec.description;
-  d.hasInfer = model.hasInfer;
-  const bool wantTrain = !options.only || *options.only == Side::train;
-  const bool wantInfer = model.hasInfer && (!options.only || *options.only == Side::infer);
   // The model may come from a file or a tool: every stage below indexes by its ids.
   ir::validateGraph(model.train, "train");
   if (model.hasInfer) ir::validateGraph(model.infer, "infer");
   if (options.only == Side::infer && !model.hasInfer) {
     throw std::invalid_argument("the spec has no predict function: there is no inference side to draw");
   }
+  Diagram d = buildDrawing(model, options);
+  // Built after the drawing, whose trees and DAGs it then reuses the memory of (a million-op
+  // step would otherwise touch more), and once: a side drawn alone shares its figures.
+  StepFigures figures = stepFigures(model);
+  if (d.inferAlone) {
+    Diagram alone = *d.inferAlone;
+    alone.metrics = figures.metrics;
+    alone.summary = figures.summary;
+    d.inferAlone = std::make_shared<const Diagram>(std::move(alone));
+  }
+  d.metrics = std::move(figures.metrics);
+  d.summary = std::move(figures.summary);
+  return d;
+}
+
+namespace {
+
+Diagram buildDrawing(const ir::TracedModel& model, const Options& options) {
+  Diagram d;
+  d.label = model.spec.label;
+  d.description = model.spec.description;
+  d.hasInfer = model.hasInfer;
+  const bool wantTrain = !options.only || *options.only == Side::train;
+  const bool wantInfer = model.hasInfer && (!options.only || *options.only == Side::infer);
 
   std::vector<const ir::Graph*> graphs{&model.train};
   if (model.hasInfer) graphs.push_back(&model.infer);
   const detail::DimResolver dims(model.spec.dims, graphs);
   d.legend = dims.legend();
 
-  {
-    // The sides' trees, DAGs and loops are dropped before the training step is built below: the
-    // step of a large model then reuses their memory instead of touching more.
-    // Both trees feed the keying and the choice of inlined helpers, even when one side is drawn
-    // alone, so neither depends on it.
-    const std::vector<char> trainOps = detail::drawnOps(model.train);
-    const std::vector<char> inferOps = model.hasInfer ? detail::drawnOps(model.infer) : std::vector<char>{};
-    const std::unordered_set<std::string> inlined = detail::sideOnlyOneLineHelpers(
-        model.train, trainOps, model.hasInfer ? &model.infer : nullptr,
-        model.hasInfer ? &inferOps : nullptr);
-    SideParts train(model.train, trainOps, inlined);
-    std::unique_ptr<SideParts> infer;
-    if (model.hasInfer) infer = std::make_unique<SideParts>(model.infer, inferOps, inlined);
-    const detail::Keying keying = detail::keyingFor(train.tree, infer ? &infer->tree : nullptr);
+  // Both trees feed the keying and the choice of inlined helpers, even when one side is drawn
+  // alone, so neither depends on it.
+  const std::vector<char> trainOps = detail::drawnOps(model.train);
+  const std::vector<char> inferOps = model.hasInfer ? detail::drawnOps(model.infer) : std::vector<char>{};
+  const std::unordered_set<std::string> inlined = detail::sideOnlyOneLineHelpers(
+      model.train, trainOps, model.hasInfer ? &model.infer : nullptr,
+      model.hasInfer ? &inferOps : nullptr);
+  SideParts train(model.train, trainOps, inlined);
+  std::unique_ptr<SideParts> infer;
+  if (model.hasInfer) infer = std::make_unique<SideParts>(model.infer, inferOps, inlined);
+  const detail::Keying keying = detail::keyingFor(train.tree, infer ? &infer->tree : nullptr);
 
-    std::vector<detail::SideModel> models;
-    if (wantTrain) {
-      models.push_back(detail::extractSide(Side::train, train.tree, *train.loops, train.dag, keying));
-    }
-    if (wantInfer) {
-      models.push_back(detail::extractSide(Side::infer, infer->tree, *infer->loops, infer->dag, keying));
-    }
-
-    if (models.size() == 2) {
-      // Merging needs an anchor: with no layer in common (a flow's inverse pass) a merged layout is
-      // two unrelated graphs side by side, so each side is drawn alone (train first).
-      std::unordered_set<std::string> trainKeys, inferKeys;
-      for (const auto& n : models[0].nodes) if (!n.isInput) trainKeys.insert(n.key);
-      for (const auto& n : models[1].nodes) if (!n.isInput) inferKeys.insert(n.key);
-      d.merged = std::any_of(trainKeys.begin(), trainKeys.end(),
-                             [&](const std::string& k) { return inferKeys.contains(k); });
-      if (d.merged) {
-        std::unordered_set<std::string> allTrain, allInfer;
-        for (const auto& n : models[0].nodes) allTrain.insert(n.key);
-        for (const auto& n : models[1].nodes) allInfer.insert(n.key);
-        d.hasTrainOnly = std::any_of(allTrain.begin(), allTrain.end(),
-                                     [&](const std::string& k) { return !allInfer.contains(k); });
-        d.hasInferOnly = std::any_of(allInfer.begin(), allInfer.end(),
-                                     [&](const std::string& k) { return !allTrain.contains(k); });
-      } else {
-        models.pop_back();
-        d.inferAlone = std::make_shared<const Diagram>(buildDiagram(model, {.only = Side::infer}));
-      }
-    }
-    detail::assemble(models, dims, d);
+  std::vector<detail::SideModel> models;
+  if (wantTrain) {
+    models.push_back(detail::extractSide(Side::train, train.tree, *train.loops, train.dag, keying));
+  }
+  if (wantInfer) {
+    models.push_back(detail::extractSide(Side::infer, infer->tree, *infer->loops, infer->dag, keying));
   }
 
-  // FLOPs/step, kernels and the summary's optimizer state count the whole training step. A model
-  // whose step cannot be built is an error, reported as such (an invalid optimizer setting, an op
-  // without an adjoint).
-  const ir::Graph step = training::buildTrainingStep(model.train, model.spec.optimizer);
-  d.metrics = metricsWithStep(model, step);
-  d.summary = std::make_shared<const Summary>(detail::summarizeWithStep(model, step, {}));
+  if (models.size() == 2) {
+    // Merging needs an anchor: with no layer in common (a flow's inverse pass) a merged layout is
+    // two unrelated graphs side by side, so each side is drawn alone (train first).
+    std::unordered_set<std::string> trainKeys, inferKeys;
+    for (const auto& n : models[0].nodes) if (!n.isInput) trainKeys.insert(n.key);
+    for (const auto& n : models[1].nodes) if (!n.isInput) inferKeys.insert(n.key);
+    d.merged = std::any_of(trainKeys.begin(), trainKeys.end(),
+                           [&](const std::string& k) { return inferKeys.contains(k); });
+    if (d.merged) {
+      std::unordered_set<std::string> allTrain, allInfer;
+      for (const auto& n : models[0].nodes) allTrain.insert(n.key);
+      for (const auto& n : models[1].nodes) allInfer.insert(n.key);
+      d.hasTrainOnly = std::any_of(allTrain.begin(), allTrain.end(),
+                                   [&](const std::string& k) { return !allInfer.contains(k); });
+      d.hasInferOnly = std::any_of(allInfer.begin(), allInfer.end(),
+                                   [&](const std::string& k) { return !allTrain.contains(k); });
+    } else {
+      models.pop_back();
+      d.inferAlone = std::make_shared<const Diagram>(buildDrawing(model, {.only = Side::infer}));
+    }
+  }
+  detail::assemble(models, dims, d);
   return d;
 }
+
+}  // namespace
 
 PerSide<std::vector<Metric>> modelMetrics(const ir::TracedModel& model) {
   return metricsWithStep(model, training::buildTrainingStep(model.train, model.spec.optimizer));
