@@ -2,6 +2,7 @@
 // graph's interface leaves; renumber the survivors densely in their original order.
 #include <stdexcept>
 
+#include "ir/huge_pages.hpp"
 #include "nndna/training.hpp"
 
 namespace nndna::training {
@@ -39,6 +40,7 @@ void eliminateDeadCode(ir::Graph& graph) {
   std::vector<TensorId> remap(tensorCount, ir::kNone);
   std::vector<ir::TensorInfo> tensors;
   tensors.reserve(graph.ops.size());
+  ir::adviseHugePages(tensors);  // a million-op step's tensors are over a hundred MB
   std::size_t kept = 0;
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
     ir::Op& op = graph.ops[i];
