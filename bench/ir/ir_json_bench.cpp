@@ -51,7 +51,7 @@ ir::TracedModel chain(std::size_t n) {
   ir::Op leaf;
   leaf.kind = ir::OpKind::tensor_input;
   leaf.out = 0;
-  leaf.attrs.name = "x";
+  leaf.attrs.edit().name = "x";
   g.ops.push_back(leaf);
   g.inputs.push_back({"x", 0});
   for (std::size_t i = 1; i <= n; ++i) {
@@ -61,8 +61,8 @@ ir::TracedModel chain(std::size_t n) {
     op.out = static_cast<ir::TensorId>(i);
     op.site = 0;
     if (op.kind == ir::OpKind::add) {
-      op.attrs.scalar = 0.5;
-      op.attrs.scalarOperand = true;
+      op.attrs.edit().scalar = 0.5;
+      op.attrs.edit().scalarOperand = true;
     }
     g.tensors.push_back({{256, 1024}, DType::f32, static_cast<ir::OpId>(i)});
     g.ops.push_back(std::move(op));
@@ -72,7 +72,7 @@ ir::TracedModel chain(std::size_t n) {
   mean.inputs = {static_cast<ir::TensorId>(n)};
   mean.out = static_cast<ir::TensorId>(n + 1);
   mean.site = 0;
-  mean.attrs.allAxes = true;
+  mean.attrs.edit().allAxes = true;
   g.tensors.push_back({{}, DType::f32, static_cast<ir::OpId>(n + 1)});
   g.ops.push_back(std::move(mean));
   g.outputs.push_back(static_cast<ir::TensorId>(n + 1));

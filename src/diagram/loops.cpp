@@ -108,7 +108,7 @@ ModuleTree::ModuleTree(const GroupTree& tree) : leafRange_(tree.nodes.size(), {0
         for (ir::TensorId t : g.op(o).inputs) {
           const ir::Op& src = g.producer(t);
           if (src.kind != ir::OpKind::param_input) continue;
-          const std::string_view name = src.attrs.name;
+          const std::string_view name = src.attrs->name;
           const auto dot = name.rfind('.');
           read.push_back(moduleFor(dot == std::string_view::npos ? std::string_view() : name.substr(0, dot)));
         }

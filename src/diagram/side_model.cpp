@@ -131,7 +131,7 @@ std::string computesOf(const ir::Graph& g, const TreeNode& leaf) {
     const ir::Op& op = g.op(o);
     if (ir::isViewKind(op.kind)) continue;
     const ir::Op* param = paramRead(g, op);
-    push(param ? callName(param->attrs.name) : ir::opKindName(op.kind));
+    push(param ? callName(param->attrs->name) : ir::opKindName(op.kind));
   }
   if (parts.empty() && !leaf.ops.empty()) push(ir::opKindName(g.op(leaf.ops.front()).kind));
   constexpr std::size_t kShown = 4;
@@ -164,7 +164,7 @@ class SideExtractor {
     for (std::size_t i = 0; i < dag_.nodes.size(); ++i) {
       const DagNode& dn = dag_.nodes[i];
       if (dn.leaf >= 0) continue;
-      const std::string& name = g_.producer(dn.tensor).attrs.name;
+      const std::string& name = g_.producer(dn.tensor).attrs->name;
       SideNode node;
       node.key = "in:" + name;
       node.isInput = true;
@@ -264,7 +264,7 @@ class SideExtractor {
         for (ir::TensorId t : g_.op(o).inputs) {
           const ir::Op& src = g_.producer(t);
           if (src.kind != ir::OpKind::param_input) continue;
-          std::vector<std::string_view> module = split(src.attrs.name, '.');
+          std::vector<std::string_view> module = split(src.attrs->name, '.');
           if (!module.empty()) module.pop_back();
           if (!scope) {
             scope = std::move(module);
@@ -408,7 +408,7 @@ class SideExtractor {
         node.flops = checkedAdd(node.flops, opFlops(g_, op));
         for (ir::TensorId t : op.inputs) {
           const ir::Op& src = g_.producer(t);
-          if (src.kind == ir::OpKind::param_input) node.paramNames.insert(src.attrs.name);
+          if (src.kind == ir::OpKind::param_input) node.paramNames.insert(src.attrs->name);
         }
       }
     }

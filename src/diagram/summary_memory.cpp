@@ -39,7 +39,7 @@ const ir::Op* scoresMatmul(const ir::Graph& g, ir::TensorId scores) {
     const ir::Op& op = g.op(src);
     if (op.kind == K::matmul) return &op;
     const bool scaling = (op.kind == K::mul || op.kind == K::div || op.kind == K::add || op.kind == K::sub) &&
-                         op.attrs.scalarOperand;
+                         op.attrs->scalarOperand;
     if (!scaling && !ir::isViewKind(op.kind)) return nullptr;
     scores = op.inputs.at(0);
   }

@@ -147,12 +147,12 @@ auto& leafMap(L& leaves, OpKind kind) {
 const Value& leafValue(const ir::Op& op, const ir::TensorInfo& info, const Leaves& leaves) {
   const auto& map = leafMap(leaves, op.kind);
   const std::string_view what = leafWhat(op.kind);
-  const auto it = map.find(op.attrs.name);
+  const auto it = map.find(op.attrs->name);
   if (it == map.end()) {
     std::vector<std::string_view> given;
     for (const auto& [name, value] : map) given.push_back(name);
     throw EvalError(fmt::format("eval: no value for {} '{}' ({} {}); given: {}", what,
-                                op.attrs.name, ir::formatShape(info.shape),
+                                op.attrs->name, ir::formatShape(info.shape),
                                 ir::dtypeName(info.dtype),
                                 given.empty() ? std::string("none") : fmt::format("{}", fmt::join(given, ", "))));
   }
@@ -160,7 +160,7 @@ const Value& leafValue(const ir::Op& op, const ir::TensorInfo& info, const Leave
   if (v.shape != info.shape || v.dtype != info.dtype ||
       static_cast<std::int64_t>(v.data.size()) != ir::numel(info.shape)) {
     throw EvalError(fmt::format("eval: {} '{}' expects {} {}, was given {} ({} values)", what,
-                                op.attrs.name, ir::formatShape(info.shape),
+                                op.attrs->name, ir::formatShape(info.shape),
                                 ir::dtypeName(info.dtype), describe(v), v.data.size()));
   }
   return v;
@@ -264,13 +264,13 @@ void applyUpdates(const ir::Graph& graph, const Results& results, Leaves& leaves
     const Value& value = results.at(u.value);
     const ir::TensorInfo& info = graph.tensor(u.target);
     if (value.shape != info.shape || value.dtype != info.dtype) {
-      throw EvalError(fmt::format("eval: the update of '{}' {} {} computed {}", target.attrs.name,
+      throw EvalError(fmt::format("eval: the update of '{}' {} {} computed {}", target.attrs->name,
                                   ir::formatShape(info.shape), ir::dtypeName(info.dtype),
                                   describe(value)));
     }
     writes.emplace_back(&target, &value);
   }
-  for (const auto& [target, value] : writes) leafMap(leaves, target->kind)[target->attrs.name] = *value;
+  for (const auto& [target, value] : writes) leafMap(leaves, target->kind)[target->attrs->name] = *value;
 }
 
 }  // namespace nndna::eval

@@ -51,7 +51,7 @@ TensorId Emitter::leaf(OpKind kind, std::string name, Shape shape) {
   ir::Op op;
   op.kind = kind;
   op.out = tensorId;
-  op.attrs.name = std::move(name);
+  op.attrs.edit().name = std::move(name);
   op.phase = phase_;
   graph_.ops.push_back(std::move(op));
   return tensorId;

@@ -58,7 +58,7 @@ TensorId toInput(Emitter& e, const AdjointCall& c, std::size_t i, TensorId g) {
 }  // namespace
 
 void addAdjoint(Emitter& e, const AdjointCall& c) {
-  if (c.op.attrs.scalarOperand) {
+  if (c.op.attrs->scalarOperand) {
     c.grads[0] = c.dy;
     return;
   }
@@ -67,8 +67,8 @@ void addAdjoint(Emitter& e, const AdjointCall& c) {
 }
 
 void subAdjoint(Emitter& e, const AdjointCall& c) {
-  if (c.op.attrs.scalarOperand) {
-    c.grads[0] = c.op.attrs.scalarLeft ? e.unary(OpKind::neg, c.dy) : c.dy;
+  if (c.op.attrs->scalarOperand) {
+    c.grads[0] = c.op.attrs->scalarLeft ? e.unary(OpKind::neg, c.dy) : c.dy;
     return;
   }
   if (c.need(0)) c.grads[0] = toInput(e, c, 0, c.dy);
@@ -76,8 +76,8 @@ void subAdjoint(Emitter& e, const AdjointCall& c) {
 }
 
 void mulAdjoint(Emitter& e, const AdjointCall& c) {
-  if (c.op.attrs.scalarOperand) {
-    c.grads[0] = e.scalar(OpKind::mul, c.dy, c.op.attrs.scalar);
+  if (c.op.attrs->scalarOperand) {
+    c.grads[0] = e.scalar(OpKind::mul, c.dy, c.op.attrs->scalar);
     return;
   }
   const TensorId a = c.op.inputs[0];
@@ -87,9 +87,9 @@ void mulAdjoint(Emitter& e, const AdjointCall& c) {
 }
 
 void divAdjoint(Emitter& e, const AdjointCall& c) {
-  if (c.op.attrs.scalarOperand) {
-    if (!c.op.attrs.scalarLeft) {
-      c.grads[0] = e.scalar(OpKind::mul, c.dy, 1.0 / c.op.attrs.scalar);
+  if (c.op.attrs->scalarOperand) {
+    if (!c.op.attrs->scalarLeft) {
+      c.grads[0] = e.scalar(OpKind::mul, c.dy, 1.0 / c.op.attrs->scalar);
     } else {  // d(s / x)/dx = -s / x^2 = -y / x
       const TensorId x = c.op.inputs[0];
       c.grads[0] = e.unary(OpKind::neg, e.binary(OpKind::div, e.binary(OpKind::mul, c.dy, c.op.out), x));
@@ -107,8 +107,8 @@ void divAdjoint(Emitter& e, const AdjointCall& c) {
 // The strict winner takes the gradient; a tie gives 0 to both (as relu does at 0).
 void minMaxAdjoint(Emitter& e, const AdjointCall& c) {
   const OpKind wins = c.op.kind == OpKind::max ? OpKind::greater : OpKind::less;
-  if (c.op.attrs.scalarOperand) {
-    c.grads[0] = e.binary(OpKind::mul, c.dy, e.scalar(wins, c.op.inputs[0], c.op.attrs.scalar));
+  if (c.op.attrs->scalarOperand) {
+    c.grads[0] = e.binary(OpKind::mul, c.dy, e.scalar(wins, c.op.inputs[0], c.op.attrs->scalar));
     return;
   }
   const TensorId a = c.op.inputs[0];

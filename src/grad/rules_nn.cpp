@@ -37,7 +37,7 @@ void normGrads(Emitter& e, const AdjointCall& c, OpKind inputKind, OpKind weight
                const Shape& biasShape) {
   const TensorId x = c.op.inputs[0];
   const TensorId w = c.op.inputs[1];
-  const double eps = c.op.attrs.scalar;
+  const double eps = c.op.attrs->scalar;
   if (c.need(0)) c.grads[0] = e.emit(inputKind, {c.dy, x, w}, withScalar(eps));
   if (c.need(1)) c.grads[1] = e.emit(weightKind, {c.dy, x}, withScalar(eps));
   if (c.op.inputs.size() > 2 && c.need(2)) {
@@ -48,11 +48,11 @@ void normGrads(Emitter& e, const AdjointCall& c, OpKind inputKind, OpKind weight
 }  // namespace
 
 void softmaxAdjoint(Emitter& e, const AdjointCall& c) {
-  c.grads[0] = e.emit(OpKind::softmax_grad, {c.dy, c.op.out}, withAxis(c.op.attrs.axis));
+  c.grads[0] = e.emit(OpKind::softmax_grad, {c.dy, c.op.out}, withAxis(c.op.attrs->axis));
 }
 
 void logSoftmaxAdjoint(Emitter& e, const AdjointCall& c) {
-  c.grads[0] = e.emit(OpKind::log_softmax_grad, {c.dy, c.op.out}, withAxis(c.op.attrs.axis));
+  c.grads[0] = e.emit(OpKind::log_softmax_grad, {c.dy, c.op.out}, withAxis(c.op.attrs->axis));
 }
 
 // Masked entries have y = 0, so softmax_grad gives them 0.
@@ -68,27 +68,27 @@ void whereCausalAdjoint(Emitter& e, const AdjointCall& c) {
 void crossEntropyAdjoint(Emitter& e, const AdjointCall& c) {
   if (!c.need(0)) return;
   ir::OpAttrs attrs;
-  attrs.reduction = c.op.attrs.reduction;
+  attrs.reduction = c.op.attrs->reduction;
   c.grads[0] = e.emit(OpKind::cross_entropy_grad, {c.dy, c.op.inputs[0], c.op.inputs[1]}, std::move(attrs));
 }
 
 void nllLossAdjoint(Emitter& e, const AdjointCall& c) {
   if (!c.need(0)) return;
   ir::OpAttrs attrs;
-  attrs.reduction = c.op.attrs.reduction;
+  attrs.reduction = c.op.attrs->reduction;
   attrs.dims = e.shape(c.op.inputs[0]);
   c.grads[0] = e.emit(OpKind::nll_loss_grad, {c.dy, c.op.inputs[1]}, std::move(attrs));
 }
 
 void ropeAdjoint(Emitter& e, const AdjointCall& c) {
-  c.grads[0] = e.emit(OpKind::rope_grad, {c.dy}, withScalar(c.op.attrs.scalar));
+  c.grads[0] = e.emit(OpKind::rope_grad, {c.dy}, withScalar(c.op.attrs->scalar));
 }
 
 // The same p and seed: the backward applies the forward's mask and scale.
 void dropoutAdjoint(Emitter& e, const AdjointCall& c) {
   ir::OpAttrs attrs;
-  attrs.scalar = c.op.attrs.scalar;
-  attrs.seed = c.op.attrs.seed;
+  attrs.scalar = c.op.attrs->scalar;
+  attrs.seed = c.op.attrs->seed;
   c.grads[0] = e.emit(OpKind::dropout, {c.dy}, std::move(attrs));
 }
 
@@ -111,24 +111,24 @@ void convTranspose2dAdjoint(Emitter& e, const AdjointCall& c) {
 
 void maxPool2dAdjoint(Emitter& e, const AdjointCall& c) {
   ir::OpAttrs attrs;
-  attrs.kernel = c.op.attrs.kernel;
-  attrs.stride = c.op.attrs.stride;
-  attrs.padding = c.op.attrs.padding;
+  attrs.kernel = c.op.attrs->kernel;
+  attrs.stride = c.op.attrs->stride;
+  attrs.padding = c.op.attrs->padding;
   c.grads[0] = e.emit(OpKind::max_pool2d_grad, {c.dy, c.op.inputs[0]}, std::move(attrs));
 }
 
 void avgPool2dAdjoint(Emitter& e, const AdjointCall& c) {
   ir::OpAttrs attrs;
-  attrs.kernel = c.op.attrs.kernel;
-  attrs.stride = c.op.attrs.stride;
-  attrs.padding = c.op.attrs.padding;
+  attrs.kernel = c.op.attrs->kernel;
+  attrs.stride = c.op.attrs->stride;
+  attrs.padding = c.op.attrs->padding;
   attrs.dims = e.shape(c.op.inputs[0]);
   c.grads[0] = e.emit(OpKind::avg_pool2d_grad, {c.dy}, std::move(attrs));
 }
 
 void nearestUpsample2dAdjoint(Emitter& e, const AdjointCall& c) {
   ir::OpAttrs attrs;
-  attrs.count = c.op.attrs.count;
+  attrs.count = c.op.attrs->count;
   c.grads[0] = e.emit(OpKind::nearest_upsample2d_grad, {c.dy}, std::move(attrs));
 }
 
@@ -158,7 +158,7 @@ void batchNorm2dInferenceAdjoint(Emitter& e, const AdjointCall& c) {
   const Shape perChannel = {channels, 1, 1};
   if (c.need(2)) c.grads[2] = e.reshape(e.sumToShape(c.dy, perChannel), {channels});
   if (!c.need(0) && !c.need(1)) return;
-  const TensorId inv = e.unary(OpKind::rsqrt, e.scalar(OpKind::add, var, c.op.attrs.scalar));
+  const TensorId inv = e.unary(OpKind::rsqrt, e.scalar(OpKind::add, var, c.op.attrs->scalar));
   if (c.need(0)) {
     c.grads[0] = e.binary(OpKind::mul, c.dy, e.reshape(e.binary(OpKind::mul, w, inv), perChannel));
   }
@@ -175,8 +175,8 @@ void groupNormAdjoint(Emitter& e, const AdjointCall& c) {
   const TensorId x = c.op.inputs[0];
   const bool affine = c.op.inputs.size() == 3;
   ir::OpAttrs attrs;
-  attrs.scalar = c.op.attrs.scalar;
-  attrs.count = c.op.attrs.count;
+  attrs.scalar = c.op.attrs->scalar;
+  attrs.count = c.op.attrs->count;
   if (c.need(0)) {
     std::vector<TensorId> inputs = {c.dy, x};
     if (affine) inputs.push_back(c.op.inputs[1]);

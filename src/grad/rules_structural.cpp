@@ -19,9 +19,9 @@ void reduceAdjoint(Emitter& e, const AdjointCall& c) {
     const std::int64_t n = ir::numel(in) / ir::numel(e.shape(c.op.out));
     g = e.scalar(OpKind::mul, g, 1.0 / static_cast<double>(n));
   }
-  if (!c.op.attrs.allAxes && !c.op.attrs.keepDims) {
+  if (!c.op.attrs->allAxes && !c.op.attrs->keepDims) {
     Shape kept = in;
-    kept.at(static_cast<std::size_t>(c.op.attrs.axis)) = 1;
+    kept.at(static_cast<std::size_t>(c.op.attrs->axis)) = 1;
     g = e.reshape(g, std::move(kept));
   }
   c.grads[0] = e.broadcastTo(g, in);
@@ -53,7 +53,7 @@ std::vector<std::int64_t> inverseAxes(const std::vector<std::int64_t>& axes) {
 }  // namespace
 
 void permuteAdjoint(Emitter& e, const AdjointCall& c) {
-  c.grads[0] = e.permute(c.dy, inverseAxes(c.op.attrs.dims));
+  c.grads[0] = e.permute(c.dy, inverseAxes(c.op.attrs->dims));
 }
 
 // Each operand's gradient is a matmul at the output's batch shape, summed back over the batch
@@ -88,15 +88,15 @@ void embeddingAdjoint(Emitter& e, const AdjointCall& c) {
 void takeAlongAxisAdjoint(Emitter& e, const AdjointCall& c) {
   if (!c.need(0)) return;
   ir::OpAttrs attrs;
-  attrs.axis = c.op.attrs.axis;
+  attrs.axis = c.op.attrs->axis;
   attrs.dims = e.shape(c.op.inputs[0]);
   c.grads[0] = e.emit(OpKind::take_along_axis_grad, {c.dy, c.op.inputs[1]}, std::move(attrs));
 }
 
 void narrowAdjoint(Emitter& e, const AdjointCall& c) {
   ir::OpAttrs attrs;
-  attrs.axis = c.op.attrs.axis;
-  attrs.start = c.op.attrs.start;
+  attrs.axis = c.op.attrs->axis;
+  attrs.start = c.op.attrs->start;
   attrs.dims = e.shape(c.op.inputs[0]);
   c.grads[0] = e.emit(OpKind::narrow_grad, {c.dy}, std::move(attrs));
 }
@@ -105,23 +105,23 @@ void narrowAdjoint(Emitter& e, const AdjointCall& c) {
 // where x was cropped.
 void padAdjoint(Emitter& e, const AdjointCall& c) {
   ir::OpAttrs attrs;
-  for (const std::int64_t amount : c.op.attrs.dims) attrs.dims.push_back(-amount);
+  for (const std::int64_t amount : c.op.attrs->dims) attrs.dims.push_back(-amount);
   c.grads[0] = e.emit(OpKind::pad, {c.dy}, std::move(attrs));
 }
 
 // x[j] adds into out[i] for every i >= j: dx[j] = dy[j] + ... + dy[n - 1].
 void cumsumAdjoint(Emitter& e, const AdjointCall& c) {
   ir::OpAttrs attrs;
-  attrs.axis = c.op.attrs.axis;
+  attrs.axis = c.op.attrs->axis;
   c.grads[0] = e.emit(OpKind::cumsum_grad, {c.dy}, std::move(attrs));
 }
 
 void concatAdjoint(Emitter& e, const AdjointCall& c) {
-  const auto axis = static_cast<std::size_t>(c.op.attrs.axis);
+  const auto axis = static_cast<std::size_t>(c.op.attrs->axis);
   std::int64_t offset = 0;
   for (std::size_t i = 0; i < c.op.inputs.size(); ++i) {
     const std::int64_t length = e.shape(c.op.inputs[i]).at(axis);
-    if (c.need(i)) c.grads[i] = e.narrow(c.dy, c.op.attrs.axis, offset, length);
+    if (c.need(i)) c.grads[i] = e.narrow(c.dy, c.op.attrs->axis, offset, length);
     offset += length;
   }
 }
@@ -129,7 +129,7 @@ void concatAdjoint(Emitter& e, const AdjointCall& c) {
 void stackAdjoint(Emitter& e, const AdjointCall& c) {
   for (std::size_t i = 0; i < c.op.inputs.size(); ++i) {
     if (!c.need(i)) continue;
-    const TensorId piece = e.narrow(c.dy, c.op.attrs.axis, static_cast<std::int64_t>(i), 1);
+    const TensorId piece = e.narrow(c.dy, c.op.attrs->axis, static_cast<std::int64_t>(i), 1);
     c.grads[i] = e.reshape(piece, e.shape(c.op.inputs[i]));
   }
 }

@@ -2,11 +2,36 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <stdexcept>
 
 #include "nndna/ir.hpp"
 
 namespace nndna::ir {
+
+OpAttrsBox::OpAttrsBox(OpAttrs attrs) {
+  // A signed zero compares equal to the default 0.0 but is kept: `mul(x, -0.0)` stays itself.
+  const bool defaults = attrs == OpAttrs{} && !std::signbit(attrs.scalar) && !std::signbit(attrs.scalar2);
+  if (!defaults) held_ = std::make_unique<OpAttrs>(std::move(attrs));
+}
+
+OpAttrsBox::OpAttrsBox(const OpAttrsBox& other)
+    : held_(other.held_ ? std::make_unique<OpAttrs>(*other.held_) : nullptr) {}
+
+OpAttrsBox& OpAttrsBox::operator=(const OpAttrsBox& other) {
+  if (this != &other) held_ = other.held_ ? std::make_unique<OpAttrs>(*other.held_) : nullptr;
+  return *this;
+}
+
+OpAttrs& OpAttrsBox::edit() {
+  if (!held_) held_ = std::make_unique<OpAttrs>();
+  return *held_;
+}
+
+const OpAttrs& OpAttrsBox::defaults() {
+  static const OpAttrs none;
+  return none;
+}
 
 std::int64_t numel(const Shape& shape) {
   std::int64_t n = 1;

@@ -999,8 +999,8 @@ class StreamingReader : public nlohmann::json_sax<json> {
       const OpAttrs& a = e.op.attrs;
       const std::size_t own = opsPrepaid_ > 0 ? 0 : sizeof(Op);
       if (opsPrepaid_ > 0) --opsPrepaid_;
-      charge(own + heap(e.op.inputs.size() * sizeof(TensorId)) + heap(a.dims.size() * sizeof(std::int64_t)) +
-             heapOf(a.name) + namesHeap(a.names));
+      charge(own + heap(e.op.inputs.size() * sizeof(TensorId)) + (e.op.attrs.any() ? heap(sizeof(OpAttrs)) : 0) +
+             heap(a.dims.size() * sizeof(std::int64_t)) + heapOf(a.name) + namesHeap(a.names));
       graph_->ops.push_back(std::move(e.op));
     } else {
       for (std::uint8_t i : {kShape, kDtype, kSource}) {

@@ -170,9 +170,9 @@ class Checker {
     if (const std::string_view a = unusedAttribute(op.kind, op.attrs); !a.empty()) {
       fail(at.str() + ".attrs." + std::string(a), fmt::format("{} does not use it", opKindName(op.kind)));
     }
-    if (op.attrs.name.empty()) fail(at.str() + ".attrs.name", "a leaf needs a name");
+    if (op.attrs->name.empty()) fail(at.str() + ".attrs.name", "a leaf needs a name");
     if (op.kind != OpKind::tensor_input && tensor(op.out).dtype != DType::f32) {
-      fail(at, fmt::format("{} '{}' must be f32, got {}", opKindName(op.kind), op.attrs.name,
+      fail(at, fmt::format("{} '{}' must be f32, got {}", opKindName(op.kind), op.attrs->name,
                           dtypeName(tensor(op.out).dtype)));
     }
   }
@@ -184,7 +184,7 @@ class Checker {
                           std::unordered_set<std::string_view>& names) {
       inRange(id, 0, last, Where{array, i, ".tensor"});
       const Op& op = producer(id);
-      if (op.kind != kind || op.attrs.name != name) {
+      if (op.kind != kind || op.attrs->name != name) {
         fail(Where{array, i}, fmt::format("tensor {} is not the {} '{}'", id, opKindName(kind), name));
       }
       if (!names.insert(name).second) fail(Where{array, i}, fmt::format("'{}' is listed twice", name));

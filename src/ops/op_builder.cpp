@@ -35,11 +35,11 @@ void OpBuilder::fail(std::string detail) const {
 }
 
 void OpBuilder::count(const Size& size) {
-  op_.attrs.count = size.value();
-  op_.attrs.names = ir::normalizedDimNames({tracing::nameOfSize(size, api_)});
+  op_.attrs.edit().count = size.value();
+  op_.attrs.edit().names = ir::normalizedDimNames({tracing::nameOfSize(size, api_)});
 }
 
-void OpBuilder::nameDims(const Sizes& sizes) { op_.attrs.names = tracing::namesOfSizes(sizes, api_); }
+void OpBuilder::nameDims(const Sizes& sizes) { op_.attrs.edit().names = tracing::namesOfSizes(sizes, api_); }
 
 std::int64_t OpBuilder::axis(std::int64_t axis, std::size_t rank, std::string_view what) const {
   const auto r = static_cast<std::int64_t>(rank);
@@ -51,7 +51,7 @@ std::int64_t OpBuilder::axis(std::int64_t axis, std::size_t rank, std::string_vi
 }
 
 Tensor OpBuilder::finish() {
-  if (ir::isStochasticKind(op_.kind)) op_.attrs.seed = tracer_.graph().ops.size();
+  if (ir::isStochasticKind(op_.kind)) op_.attrs.edit().seed = tracer_.graph().ops.size();
   std::vector<const ir::TensorInfo*> inputs;
   inputs.reserve(op_.inputs.size());
   for (ir::TensorId id : op_.inputs) inputs.push_back(&tracer_.graph().tensor(id));

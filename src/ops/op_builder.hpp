@@ -26,7 +26,7 @@ class OpBuilder {
 
   // Adds `t` as the op's next input and returns its shape and dtype (valid until finish()).
   const ir::TensorInfo& input(Tensor t);
-  ir::OpAttrs& attrs() { return op_.attrs; }
+  ir::OpAttrs& attrs() { return op_.attrs.edit(); }
   // Sets attrs().count to `size` and attrs().names to its name, if it has one (a Dim).
   void count(const Size& size);
   // Sets attrs().names to the names of `sizes` (one per entry, or none).

@@ -83,7 +83,7 @@ class StepBuilder {
       const ir::Op op = graph_.ops[i];
       if (op.kind != OpKind::batch_norm2d) continue;
       const ir::Op& weight = graph_.producer(op.inputs[1]);
-      const std::string_view name = weight.attrs.name;
+      const std::string_view name = weight.attrs->name;
       if (weight.kind != OpKind::param_input || !name.ends_with(".weight")) continue;
       const std::string path(name.substr(0, name.size() - std::string_view(".weight").size()));
       e_.setSite(op.site);
@@ -171,7 +171,7 @@ class StepBuilder {
     auto [slot, fresh] = statistics_.try_emplace(target, target);
     // A layer called twice chains its updates, as PyTorch's in-place updates do.
     const TensorId current = fresh ? target : slot->second;
-    slot->second = update(kind, {bn.inputs[0], current}, bn.attrs.scalar2);
+    slot->second = update(kind, {bn.inputs[0], current}, bn.attrs->scalar2);
     if (fresh) statisticsOrder_.push_back(target);
   }
 

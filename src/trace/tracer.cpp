@@ -149,7 +149,7 @@ ir::TensorId Tracer::addLeaf(ir::OpKind kind, std::string name, Shape shape, DTy
                              ir::DimNames names) {
   ir::Op op;
   op.kind = kind;
-  op.attrs.name = std::move(name);
+  op.attrs.edit().name = std::move(name);
   return emit(std::move(op), std::move(shape), dtype, std::move(names));
 }
 

@@ -123,14 +123,14 @@ TEST(HostileIr, AttributesAreValidatedByKind) {
 // memory is an nndna::Error, never a write out of bounds.
 TEST(HostileIr, ConsumersCheckTheirGraph) {
   ir::TracedModel model = allOps();
-  model.train.ops[firstOp(OpKind::permute)].attrs.dims = {1, 1000000, 0};
+  model.train.ops[firstOp(OpKind::permute)].attrs.edit().dims = {1, 1000000, 0};
   EXPECT_THROW(training::buildTrainingStep(model.train, model.spec.optimizer), IrFormatError);
   std::vector<ir::TensorId> wrt;
   for (const ir::Param& p : model.train.params) wrt.push_back(p.tensor);
   EXPECT_THROW(training::appendBackward(model.train, wrt), IrFormatError);
   EXPECT_THROW(diagram::buildDiagram(model), IrFormatError);
   model = allOps();
-  model.train.ops[firstOp(OpKind::concat)].attrs.axis = 7;
+  model.train.ops[firstOp(OpKind::concat)].attrs.edit().axis = 7;
   EXPECT_THROW(training::buildTrainingStep(model.train, model.spec.optimizer), IrFormatError);
 }
 

@@ -39,7 +39,7 @@ const ir::TracedModel& named() {
         ir::TensorInfo& table = g.tensors[static_cast<std::size_t>(op.inputs[0])];
         if (g.producer(op.inputs[0]).kind == OpKind::param_input) table.names = {"V", "D"};
       }
-      if (op.kind == OpKind::split_heads) op.attrs.names = {"H"};
+      if (op.kind == OpKind::split_heads) op.attrs.edit().names = {"H"};
     }
     propagateNames(g);
     return m;
@@ -63,7 +63,7 @@ TEST(IrJsonNames, RoundTripKeepsEveryName) {
   // leaves unknown) to [B, H, T, ""]; its attribute names the heads.
   const std::size_t split = firstOp(back.train, OpKind::split_heads);
   const ir::Op& op = back.train.ops[split];
-  EXPECT_EQ(op.attrs.names, (ir::DimNames{"H"}));
+  EXPECT_EQ(op.attrs->names, (ir::DimNames{"H"}));
   EXPECT_EQ(back.train.tensor(op.out).names, (ir::DimNames{"B", "H", "T", ""}));
   const std::size_t embedding = firstOp(back.train, OpKind::embedding);
   EXPECT_EQ(back.train.tensor(back.train.ops[embedding].out).names, (ir::DimNames{"B", "T", "D"}));

@@ -41,7 +41,7 @@ TEST(NamedDims, InputsAndShapeArgumentsCarryNames) {
   const ir::Op& input = g.producer(g.inputs.at(0).tensor);
   EXPECT_EQ(g.tensor(input.out).names, (ir::DimNames{"B", "T", "D"}));
   const ir::Op& reshapeOp = g.producer(g.outputs.at(0));
-  EXPECT_EQ(reshapeOp.attrs.names, (ir::DimNames{"B", "T", "H", "Dh"}));
+  EXPECT_EQ(reshapeOp.attrs->names, (ir::DimNames{"B", "T", "H", "Dh"}));
   EXPECT_EQ(outputOf(g).shape, (Shape{4, 8, 2, 4}));
   EXPECT_EQ(outputOf(g).names, (ir::DimNames{"B", "T", "H", "Dh"}));
 }
@@ -61,7 +61,7 @@ TEST(NamedDims, DimsWorkAsKernelSizes) {
 TEST(NamedDims, PlainIntsNameNothing) {
   const ir::Graph g = traced({{"x", {4, 8, 8}}}, [](const Inputs& in) { return reshape(in["x"], {4, 8, 2, 4}); });
   for (const ir::TensorInfo& t : g.tensors) EXPECT_TRUE(t.names.empty());
-  for (const ir::Op& op : g.ops) EXPECT_TRUE(op.attrs.names.empty());
+  for (const ir::Op& op : g.ops) EXPECT_TRUE(op.attrs->names.empty());
 }
 
 TEST(NamedDims, ProductsAndCountsAreNamed) {
@@ -74,18 +74,18 @@ TEST(NamedDims, ProductsAndCountsAreNamed) {
     return op.kind == ir::OpKind::split_heads;
   });
   ASSERT_NE(split, g.ops.end());
-  EXPECT_EQ(split->attrs.names, ir::DimNames{"H"});
+  EXPECT_EQ(split->attrs->names, ir::DimNames{"H"});
   EXPECT_EQ(g.tensor(split->out).names, (ir::DimNames{"B", "H", "T", "D/H"}));
   const auto reshapeOp = std::find_if(g.ops.begin(), g.ops.end(), [](const ir::Op& op) {
     return op.kind == ir::OpKind::reshape;
   });
   ASSERT_NE(reshapeOp, g.ops.end());
-  EXPECT_EQ(reshapeOp->attrs.names, (ir::DimNames{"B", "T", "H·Dh"}));
+  EXPECT_EQ(reshapeOp->attrs->names, (ir::DimNames{"B", "T", "H·Dh"}));
   const auto zerosOp = std::find_if(g.ops.begin(), g.ops.end(), [](const ir::Op& op) {
     return op.kind == ir::OpKind::zeros;
   });
   ASSERT_NE(zerosOp, g.ops.end());
-  EXPECT_EQ(zerosOp->attrs.names, ir::DimNames{"D"});  // 4·D/4 is D again
+  EXPECT_EQ(zerosOp->attrs->names, ir::DimNames{"D"});  // 4·D/4 is D again
 }
 
 // A model whose loss reshapes its input by dims; `dims` is the spec's own list.

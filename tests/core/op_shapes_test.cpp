@@ -64,12 +64,12 @@ TEST(ElementwiseShapes, ScalarOperandIsAnAttributeNotAnInput) {
   const ir::Op& divide = g.producer(g.outputs[0]);
   EXPECT_EQ(divide.kind, ir::OpKind::div);
   EXPECT_EQ(divide.inputs.size(), 1u);
-  EXPECT_TRUE(divide.attrs.scalarOperand);
-  EXPECT_TRUE(divide.attrs.scalarLeft);
-  EXPECT_EQ(divide.attrs.scalar, 1.0);
+  EXPECT_TRUE(divide.attrs->scalarOperand);
+  EXPECT_TRUE(divide.attrs->scalarLeft);
+  EXPECT_EQ(divide.attrs->scalar, 1.0);
   const ir::Op& times = g.producer(divide.inputs[0]);
-  EXPECT_FALSE(times.attrs.scalarLeft);
-  EXPECT_EQ(times.attrs.scalar, 0.5);
+  EXPECT_FALSE(times.attrs->scalarLeft);
+  EXPECT_EQ(times.attrs->scalar, 0.5);
   EXPECT_EQ(g.ops.size(), 3u);  // input, mul, div: no constant nodes
 }
 
@@ -119,8 +119,8 @@ TEST(Reductions, CumsumAndTopk) {
   });
   EXPECT_EQ(g.tensor(g.outputs[0]).dtype, DType::i32);
   EXPECT_EQ(g.producer(g.outputs[0]).kind, ir::OpKind::topk);
-  EXPECT_EQ(g.producer(g.outputs[0]).attrs.count, 2);
-  EXPECT_EQ(g.producer(g.outputs[0]).attrs.axis, 2);
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs->count, 2);
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs->axis, 2);
   EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return topk(in["x"], 5).values; }),
             "topk: k must be in 1..4 (axis 2 of [2, 3, 4]), got 5");
   EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return topk(in["x"], 0, 0).values; }),
@@ -135,8 +135,8 @@ TEST(ShapeOps, PadInPyTorchOrder) {
   EXPECT_EQ(shapeOf(in2, [](const Inputs& in) { return pad(in["x"], {-1, 0}); }), (Shape{2, 3, 3}));
   // The IR holds one (before, after) pair per axis, in axis order.
   const ir::Graph g = traceFunction(in2, [](const Inputs& in) { return pad(in["x"], {1, 2, 3, 4}, -1.5); });
-  EXPECT_EQ(g.producer(g.outputs[0]).attrs.dims, (std::vector<std::int64_t>{0, 0, 3, 4, 1, 2}));
-  EXPECT_EQ(g.producer(g.outputs[0]).attrs.scalar, -1.5);
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs->dims, (std::vector<std::int64_t>{0, 0, 3, 4, 1, 2}));
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs->scalar, -1.5);
   EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return pad(in["x"], {1}); }),
             "pad: amounts [1] must be (before, after) pairs for up to the 3 axes of the input, last axis first");
   EXPECT_EQ(errorOf(in2, [](const Inputs& in) { return pad(in["x"], {1, 1, 1, 1, 1, 1, 1, 1}); }),
@@ -194,7 +194,7 @@ TEST(ShapeOps, NarrowConcatStackSplit) {
     return parts[1];
   });
   EXPECT_EQ(g.producer(g.outputs[0]).kind, ir::OpKind::narrow);
-  EXPECT_EQ(g.producer(g.outputs[0]).attrs.start, 1);
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs->start, 1);
   EXPECT_EQ(errorOf(two, [](const Inputs& in) { return split(in["b"], {1, 2}, 1)[0]; }),
             "split: sizes [1, 2] must add up to axis 1 of [2, 5] (5)");
 }
@@ -245,7 +245,7 @@ TEST(ShapeOps, BroadcastToExpandRepeatKv) {
   EXPECT_EQ(gqa.tensor(gqa.outputs[0]).shape, (Shape{2, 9, 5, 4}));
   const ir::Op& merged = gqa.producer(gqa.outputs[0]);
   EXPECT_EQ(merged.kind, ir::OpKind::reshape);
-  EXPECT_EQ(gqa.producer(merged.inputs[0]).attrs.dims, (Shape{2, 3, 3, 5, 4}));
+  EXPECT_EQ(gqa.producer(merged.inputs[0]).attrs->dims, (Shape{2, 3, 3, 5, 4}));
   EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return broadcastTo(in["x"], {4, 1, 8}); }),
             "broadcastTo: cannot broadcast [4, 16, 8] to [4, 1, 8]");
   EXPECT_EQ(errorOf(cls, [](const Inputs& in) { return broadcastTo(in["cls"], {8}); }),
@@ -386,9 +386,9 @@ TEST(Indexing, OneHotArangeEmbeddingTake) {
   EXPECT_EQ(shapeOf(idx, [](const Inputs&) { return arange(10, 0, -3); }), (Shape{4}));
   EXPECT_EQ(shapeOf(idx, [](const Inputs&) { return arange(0, 1, 0.1, f32); }), (Shape{10}));
   const ir::Graph g = traceFunction(idx, [](const Inputs&) { return arange(-3, 4, 2); });
-  EXPECT_EQ(g.producer(g.outputs[0]).attrs.count, 4);
-  EXPECT_EQ(g.producer(g.outputs[0]).attrs.scalar, -3);
-  EXPECT_EQ(g.producer(g.outputs[0]).attrs.scalar2, 2);
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs->count, 4);
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs->scalar, -3);
+  EXPECT_EQ(g.producer(g.outputs[0]).attrs->scalar2, 2);
   EXPECT_EQ(errorOf(idx, [](const Inputs&) { return arange(0, 10, 0); }), "arange: step must not be 0");
   EXPECT_EQ(errorOf(idx, [](const Inputs&) { return arange(0, 10, -1); }),
             "arange: the range from 0 to 10 by step -1 is empty (a negative step must lead down to a "

@@ -46,9 +46,9 @@ TEST_P(SmallExample, TrainsThreeStepsAndPredicts) {
   for (const ir::Update& u : step.updates) {
     const ir::Op& target = step.producer(u.target);
     if (target.kind != ir::OpKind::param_input) continue;
-    const Value& now = leaves.params.at(target.attrs.name);
-    EXPECT_TRUE(allFinite(now)) << target.attrs.name;
-    EXPECT_NE(now.data, initial.params.at(target.attrs.name).data) << target.attrs.name;
+    const Value& now = leaves.params.at(target.attrs->name);
+    EXPECT_TRUE(allFinite(now)) << target.attrs->name;
+    EXPECT_NE(now.data, initial.params.at(target.attrs->name).data) << target.attrs->name;
   }
   if (!model.hasInfer) return;
   Leaves inferLeaves;

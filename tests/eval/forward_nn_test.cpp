@@ -186,7 +186,7 @@ TEST(EvalNorms, FrozenBatchNormUsesRunningStatisticsInTraining) {
   }
   // The updates: the two parameters (weight, bias) and their Adam moments, no running statistic.
   std::vector<std::string> updated;
-  for (const ir::Update& u : step.updates) updated.push_back(step.producer(u.target).attrs.name);
+  for (const ir::Update& u : step.updates) updated.push_back(step.producer(u.target).attrs->name);
   EXPECT_EQ(updated, (std::vector<std::string>{
                          "frozen_batch_norm.weight", "frozen_batch_norm.bias",
                          "optim.exp_avg.frozen_batch_norm.weight", "optim.exp_avg_sq.frozen_batch_norm.weight",

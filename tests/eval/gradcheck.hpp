@@ -46,9 +46,9 @@ struct GradProblem {
 inline Value& leafValue(const ir::Graph& graph, Leaves& leaves, ir::TensorId id) {
   const ir::Op& op = graph.producer(id);
   switch (op.kind) {
-    case ir::OpKind::param_input: return leaves.params.at(op.attrs.name);
-    case ir::OpKind::state_input: return leaves.state.at(op.attrs.name);
-    default: return leaves.inputs.at(op.attrs.name);
+    case ir::OpKind::param_input: return leaves.params.at(op.attrs->name);
+    case ir::OpKind::state_input: return leaves.state.at(op.attrs->name);
+    default: return leaves.inputs.at(op.attrs->name);
   }
 }
 
@@ -69,7 +69,7 @@ inline void checkGradients(GradProblem p, const GradCheckOptions& o = {}) {
   ASSERT_EQ(grads.size(), p.wrt.size());
   std::vector<ir::TensorId> targets;
   for (std::size_t i = 0; i < grads.size(); ++i) {
-    ASSERT_NE(grads[i], ir::kNone) << "no gradient for " << p.graph.producer(p.wrt[i]).attrs.name;
+    ASSERT_NE(grads[i], ir::kNone) << "no gradient for " << p.graph.producer(p.wrt[i]).attrs->name;
     targets.push_back(grads[i]);
   }
   const EvalOptions eo{o.seed};
@@ -80,7 +80,7 @@ inline void checkGradients(GradProblem p, const GradCheckOptions& o = {}) {
   };
   double largest = 0.0;
   for (std::size_t w = 0; w < p.wrt.size(); ++w) {
-    const std::string name = p.graph.producer(p.wrt[w]).attrs.name;
+    const std::string name = p.graph.producer(p.wrt[w]).attrs->name;
     const Value& g = analytic.at(grads[w]);
     Value& x = leafValue(p.graph, p.leaves, p.wrt[w]);
     ASSERT_EQ(g.shape, x.shape) << name;

@@ -40,11 +40,11 @@ inline void nameBySize(ir::Graph& g) {
         g.tensors[static_cast<std::size_t>(op.out)].names = named(g.tensor(op.out).shape);
         break;
       case ir::OpKind::zeros: case ir::OpKind::ones: case ir::OpKind::randn: case ir::OpKind::broadcast_to:
-        op.attrs.names = named(op.attrs.dims);
+        op.attrs.edit().names = named(op.attrs->dims);
         break;
       case ir::OpKind::split_heads: case ir::OpKind::one_hot: case ir::OpKind::arange:
       case ir::OpKind::narrow: case ir::OpKind::topk:
-        op.attrs.names = {sizeName(op.attrs.count)};
+        op.attrs.edit().names = {sizeName(op.attrs->count)};
         break;
       default:
         break;

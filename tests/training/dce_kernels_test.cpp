@@ -38,8 +38,8 @@ TEST(DeadCode, TrainingStepOfTinyDropsTheUnusedHead) {
   // Kernels: 22 ops - 7 leaves (4 params, x, y, optim.lr) - permute - broadcast_to = 13.
   EXPECT_EQ(training::kernelOps(step).size(), 13u);
   ASSERT_EQ(step.updates.size(), 2u);
-  EXPECT_EQ(step.producer(step.updates[0].target).attrs.name, "fc.weight");
-  EXPECT_EQ(step.producer(step.updates[1].target).attrs.name, "fc.bias");
+  EXPECT_EQ(step.producer(step.updates[0].target).attrs->name, "fc.weight");
+  EXPECT_EQ(step.producer(step.updates[1].target).attrs->name, "fc.bias");
 }
 
 TEST(DeadCode, CaptureKeepsTheHeadAlive) {
@@ -83,9 +83,9 @@ TEST(DeadCode, RenumbersDenselyAndRemapsEveryId) {
     for (ir::TensorId in : op.inputs) EXPECT_LT(in, op.out);  // still topological
   }
   EXPECT_EQ(step.producer(step.outputs[0]).kind, OpKind::mean);
-  for (const ir::Param& p : step.params) EXPECT_EQ(step.producer(p.tensor).attrs.name, p.name);
+  for (const ir::Param& p : step.params) EXPECT_EQ(step.producer(p.tensor).attrs->name, p.name);
   for (const ir::NamedTensor& in : step.inputs) {
-    EXPECT_EQ(step.producer(in.tensor).attrs.name, in.name);
+    EXPECT_EQ(step.producer(in.tensor).attrs->name, in.name);
   }
   for (const ir::Update& u : step.updates) {
     EXPECT_EQ(step.producer(u.value).kind, OpKind::sgd_update);

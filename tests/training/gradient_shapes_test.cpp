@@ -89,7 +89,7 @@ TEST(GradientShapes, EveryAdjointRuleOfTheApiOnOnePath) {
     }
     if (g.ops[i].kind == OpKind::embedding_grad) {
       EXPECT_EQ(g.tensor(g.ops[i].out).shape, (Shape{11, 8}));
-      EXPECT_EQ(g.ops[i].attrs.count, 11);
+      EXPECT_EQ(g.ops[i].attrs->count, 11);
     }
   }
 }
@@ -119,7 +119,7 @@ TEST(GradientShapes, AnOpWithoutAdjointNamesTheSpecLine) {
   }
   ASSERT_NE(second, nullptr);
   second->kind = OpKind::batch_norm2d_input_grad;
-  second->attrs.scalar2 = 0.0;  // the momentum of the training form
+  second->attrs.edit().scalar2 = 0.0;  // the momentum of the training form
   second->inputs = {second->inputs[0], second->inputs[0], second->inputs[1]};
   second->phase = ir::Phase::backward;
   const ir::TensorId w = testing::leafNamed(g, "conv.weight");

@@ -20,10 +20,10 @@ void expectRoundTrip(const ir::Graph& step) {
     ASSERT_EQ(a.kind, b.kind) << i;
     EXPECT_EQ(a.inputs, b.inputs) << ir::opKindName(a.kind);
     EXPECT_EQ(a.phase, b.phase) << ir::opKindName(a.kind);
-    EXPECT_EQ(a.attrs.dims, b.attrs.dims) << ir::opKindName(a.kind);
-    EXPECT_EQ(a.attrs.scalar, b.attrs.scalar) << ir::opKindName(a.kind);
-    EXPECT_EQ(a.attrs.scalar2, b.attrs.scalar2) << ir::opKindName(a.kind);
-    EXPECT_EQ(a.attrs.seed, b.attrs.seed) << ir::opKindName(a.kind);
+    EXPECT_EQ(a.attrs->dims, b.attrs->dims) << ir::opKindName(a.kind);
+    EXPECT_EQ(a.attrs->scalar, b.attrs->scalar) << ir::opKindName(a.kind);
+    EXPECT_EQ(a.attrs->scalar2, b.attrs->scalar2) << ir::opKindName(a.kind);
+    EXPECT_EQ(a.attrs->seed, b.attrs->seed) << ir::opKindName(a.kind);
     EXPECT_EQ(back.train.tensor(b.out).shape, step.tensor(a.out).shape);
   }
   ASSERT_EQ(back.train.updates.size(), step.updates.size());

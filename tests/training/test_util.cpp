@@ -32,7 +32,7 @@ std::size_t countPhase(const ir::Graph& graph, ir::Phase phase) {
 
 ir::TensorId leafNamed(const ir::Graph& graph, std::string_view name) {
   for (const ir::Op& op : graph.ops) {
-    if (ir::isLeafKind(op.kind) && op.attrs.name == name) return op.out;
+    if (ir::isLeafKind(op.kind) && op.attrs->name == name) return op.out;
   }
   return ir::kNone;
 }

@@ -1,0 +1,84 @@
+// ir::OpAttrsBox: an op's attributes out of line, held only when one differs from its default.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "nndna/ir.hpp"
+
+using namespace nndna;
+
+namespace {
+
+// The point of the box: a million-op graph carries a pointer per op, not 200 bytes of defaults.
+TEST(OpAttrsBox, AnOpIsSmall) {
+  EXPECT_LE(sizeof(ir::Op), 64u);
+  EXPECT_EQ(sizeof(ir::OpAttrsBox), sizeof(void*));
+}
+
+TEST(OpAttrsBox, DefaultsAreHeldAsNoneAndReadAsDefaults) {
+  const ir::OpAttrsBox none;
+  EXPECT_FALSE(none.any());
+  EXPECT_EQ(none->axis, 0);
+  EXPECT_EQ(none->groups, 1);
+  EXPECT_EQ(none->stride, (std::array<std::int64_t, 2>{1, 1}));
+  EXPECT_TRUE(none->name.empty());
+  EXPECT_EQ(*none, ir::OpAttrs{});
+
+  const ir::OpAttrsBox fromDefaults = ir::OpAttrs{};
+  EXPECT_FALSE(fromDefaults.any());
+  ir::OpAttrs zeroAxis;
+  zeroAxis.axis = 0;  // set, but to its default
+  EXPECT_FALSE(ir::OpAttrsBox(zeroAxis).any());
+}
+
+TEST(OpAttrsBox, AnyAttributeOffItsDefaultIsHeld) {
+  ir::OpAttrs a;
+  a.axis = -1;
+  const ir::OpAttrsBox axis = a;
+  EXPECT_TRUE(axis.any());
+  EXPECT_EQ(axis->axis, -1);
+
+  ir::OpAttrs n;
+  n.name = "x";
+  EXPECT_TRUE(ir::OpAttrsBox(n).any());
+  ir::OpAttrs g;
+  g.groups = 2;
+  EXPECT_TRUE(ir::OpAttrsBox(g).any());
+}
+
+// -0.0 == 0.0, but `mul(x, -0.0)` keeps its sign through the box (and so through the IR).
+TEST(OpAttrsBox, ANegativeZeroIsKept) {
+  ir::OpAttrs a;
+  a.scalar = -0.0;
+  const ir::OpAttrsBox box = a;
+  ASSERT_TRUE(box.any());
+  EXPECT_TRUE(std::signbit(box->scalar));
+  ir::OpAttrs b;
+  b.scalar2 = -0.0;
+  EXPECT_TRUE(ir::OpAttrsBox(b).any());
+}
+
+TEST(OpAttrsBox, CopiesAreDeepAndEditMakesTheOpsOwn) {
+  ir::Op op;
+  EXPECT_FALSE(op.attrs.any());
+  op.attrs.edit().count = 4;  // made from the defaults
+  EXPECT_TRUE(op.attrs.any());
+  EXPECT_EQ(op.attrs->count, 4);
+  EXPECT_EQ(op.attrs->groups, 1);
+
+  ir::Op copy = op;
+  copy.attrs.edit().count = 5;
+  EXPECT_EQ(op.attrs->count, 4);
+  EXPECT_EQ(copy.attrs->count, 5);
+
+  copy = op;
+  EXPECT_EQ(copy.attrs->count, 4);
+  copy.attrs = ir::OpAttrs{};  // back to none
+  EXPECT_FALSE(copy.attrs.any());
+  EXPECT_TRUE(op.attrs.any());
+
+  const ir::Op moved = std::move(op);
+  EXPECT_EQ(moved.attrs->count, 4);
+}
+
+}  // namespace
