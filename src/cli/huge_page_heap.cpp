@@ -9,11 +9,13 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "ir/huge_pages.hpp"
+
 namespace nndna::cli {
 
 void topUpHugePageHeap() {
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-  constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+  constexpr std::uintptr_t kHugePage = ir::kHugePageBytes;
   // What the heap grows by, at once (virtual). It must stay under the trim threshold below (at
   // most INT_MAX), or glibc hands the free top back at the next free().
   constexpr int kRoom = 1536 << 20;

@@ -7,7 +7,7 @@
 namespace nndna::ir {
 
 void adviseHugePages(const void* data, std::size_t bytes) {
-  constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+  constexpr std::uintptr_t kHugePage = ir::kHugePageBytes;
   if (data == nullptr || bytes < 2 * kHugePage) return;
   const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHugePage - 1) & ~(kHugePage - 1);
   const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHugePage - 1);

@@ -14,6 +14,9 @@
 
 namespace nndna::ir {
 
+// The size of a transparent huge page on x86-64 (the PMD size).
+inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+
 // Advises huge pages for the whole 2 MiB pages inside [data, data + bytes); a no-op when the
 // range is small or the kernel declines.
 NNDNA_API void adviseHugePages(const void* data, std::size_t bytes);

@@ -15,7 +15,7 @@
 namespace nndna {
 namespace {
 
-constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+constexpr std::uintptr_t kHugePage = ir::kHugePageBytes;
 
 // Whether the mapping that contains `address` carries the huge-page advice.
 bool advisedAt(std::uintptr_t address) {
