@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "xray/recorder.hpp"
+#include "xray/token_count.hpp"
 
 namespace nndna::xray {
 
@@ -66,10 +67,10 @@ TraceOverview overview(const Trace& trace) {
     ++usage.calls;
     auto count = [&](const char* key) -> std::int64_t {
       auto it = meta.find(key);
-      return it != meta.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+      return it != meta.end() ? tokenCount(*it) : 0;
     };
-    usage.promptTokens += count("prompt_tokens");
-    usage.completionTokens += count("completion_tokens");
+    usage.promptTokens = addTokens(usage.promptTokens, count("prompt_tokens"));
+    usage.completionTokens = addTokens(usage.completionTokens, count("completion_tokens"));
     if (auto cost = meta.find("estimated_cost_usd"); cost != meta.end() && cost->is_number()) usage.costUsd += cost->get<double>();
   }
   std::erase_if(out.repeated, [](const RepeatedCall& r) { return r.nodes.size() < 2; });

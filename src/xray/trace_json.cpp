@@ -4,6 +4,7 @@
 // inside a span bounded in depth (ReadLimits).
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
 #include "xray/recorder.hpp"
@@ -208,7 +209,14 @@ unsigned applyNodeField(TraceNode& n, std::string_view key, const json& v, const
     if (!v.is_boolean()) invalid(where(), "\"open\" must be a boolean");
     n.open = v.get<bool>();
   } else if (key == "thread") {
-    if (v.is_number_integer()) n.thread = v.get<int>();
+    // A thread number past int's range (a hand-edited file) is not read rather than wrapped.
+    constexpr std::int64_t kLow = std::numeric_limits<int>::min(), kHigh = std::numeric_limits<int>::max();
+    if (v.is_number_unsigned()) {
+      if (v.get<std::uint64_t>() <= static_cast<std::uint64_t>(kHigh)) n.thread = static_cast<int>(v.get<std::uint64_t>());
+    } else if (v.is_number_integer()) {
+      const std::int64_t t = v.get<std::int64_t>();
+      if (t >= kLow && t <= kHigh) n.thread = static_cast<int>(t);
+    }
   }
   // Anything else (rollup, fields of newer versions) is not read.
   return 0;

@@ -101,6 +101,20 @@ TEST(TraceJson, TokenCountsFromAFileAreWholeNumbersAndTheirSumsSaturate) {
   EXPECT_EQ(xr::toJson(huge)["nodes"][0]["rollup"]["total_tokens"], std::numeric_limits<std::int64_t>::max());
 }
 
+// A span's thread number is an int: one past int's range in a file is not read (0), never wrapped.
+TEST(TraceJson, AThreadNumberOutsideIntIsNotRead) {
+  auto thread = [](const std::string& number) {
+    return xr::traceFromJson(json::parse(R"({"nodes": [{"id": "1", "name": "run", "start_ms": 0, "latency_ms": 1,
+        "thread": )" + number + "}]}")).nodes.at(0).thread;
+  };
+  EXPECT_EQ(thread("3"), 3);
+  EXPECT_EQ(thread("-2147483648"), -2147483648LL);
+  EXPECT_EQ(thread("2147483647"), 2147483647);
+  for (const char* outside : {"2147483648", "-2147483649", "4294967297", "18446744073709551615", "1.5", "\"7\""}) {
+    EXPECT_EQ(thread(outside), 0) << outside;
+  }
+}
+
 TEST(TraceJson, RejectsInvalidDocumentsWithAPath) {
   EXPECT_THROW(xr::traceFromJson(json::array()), std::runtime_error);
   EXPECT_THROW(xr::traceFromJson(json{{"format", "other"}, {"version", 1}, {"nodes", json::array()}}), std::runtime_error);

@@ -20,6 +20,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -211,6 +213,32 @@ TEST(Overview, CriticalPathSlowestRepeatedErrorsAndModels) {
   EXPECT_EQ(o.models[0].promptTokens, 1000);
   EXPECT_EQ(o.models[0].completionTokens, 100);
   EXPECT_DOUBLE_EQ(o.models[0].costUsd, 0.0035);
+}
+
+// Token counts in the model table are whole numbers in 0..2^63-1 (xray/token_count.hpp), and their
+// sums saturate: a count written as 12.0 counts, a negative or fractional one does not.
+TEST(Overview, ModelTokenCountsAreWholeNumbersAndSaturate) {
+  xr::Trace t = handMade();
+  xr::TraceNode& second = t.nodes.emplace_back();
+  second.id = "s7";
+  second.name = "llm";
+  second.startMs = 50;
+  second.latencyMs = 5;
+  second.parent = 0;
+  t.nodes[0].children.push_back(t.nodes.size() - 1);
+  second.mutableMeta() = {{"model", "gpt-4o"}, {"prompt_tokens", 12.0}, {"completion_tokens", -3}};
+  xr::TraceOverview o = xr::overview(t);
+  ASSERT_EQ(o.models.size(), 1u);
+  EXPECT_EQ(o.models[0].calls, 2u);
+  EXPECT_EQ(o.models[0].promptTokens, 1012);
+  EXPECT_EQ(o.models[0].completionTokens, 100);
+
+  t.nodes[5].mutableMeta()["prompt_tokens"] = std::numeric_limits<std::int64_t>::max();
+  t.nodes.back().mutableMeta()["prompt_tokens"] = 5;
+  t.nodes.back().mutableMeta()["completion_tokens"] = 1.45e95;
+  o = xr::overview(t);
+  EXPECT_EQ(o.models[0].promptTokens, std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(o.models[0].completionTokens, 100);
 }
 
 // --- Diff ---------------------------------------------------------------------------------------------
