@@ -446,6 +446,35 @@ struct DirectElement {
   DimNames names;
 };
 
+// A tensor read without "source" is made by the op that names it as its "out" (a given source is
+// never kNone: ids are checked >= 0; validateGraph checks given ones). A second op naming such a
+// tensor, or none, is an error here, at its path.
+void fillLeftOutSources(const Reader& r, Graph& g, const std::string& path) {
+  std::vector<char> filled(g.tensors.size(), 0);
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    const TensorId out = g.ops[i].out;
+    if (out < 0 || static_cast<std::size_t>(out) >= g.tensors.size()) continue;  // validateGraph says so
+    const auto t = static_cast<std::size_t>(out);
+    if (filled[t]) {
+      const Path graph(path);
+      const Path ops = graph.field("ops");
+      const Path op = ops.at(i);
+      r.fail(op.field("out"), fmt::format("tensor {} is not produced by exactly this op", out));
+    }
+    if (g.tensors[t].source == kNone) {
+      g.tensors[t].source = static_cast<OpId>(i);
+      filled[t] = 1;
+    }
+  }
+  for (std::size_t t = 0; t < g.tensors.size(); ++t) {
+    if (g.tensors[t].source == kNone) {
+      const Path graph(path);
+      const Path tensors = graph.field("tensors");
+      r.fail(tensors.at(t), "no op makes this tensor (its \"source\" is left out and no op's \"out\" names it)");
+    }
+  }
+}
+
 class StreamingReader : public nlohmann::json_sax<json> {
  public:
   StreamingReader(const Reader& r, std::size_t documentBytes)
@@ -751,6 +780,7 @@ class StreamingReader : public nlohmann::json_sax<json> {
         for (std::size_t i = 0; i < kFields.size(); ++i) {
           if (!f.seen[i] && i != 7) r_.fail(f.path, fmt::format("missing field '{}'", kFields[i]));
         }
+        fillLeftOutSources(r_, *graph_, f.path);
         validateGraph(*graph_, f.path);
         return;
       }
@@ -993,7 +1023,9 @@ class StreamingReader : public nlohmann::json_sax<json> {
     }
     used_ -= e.charged;
     if (e.slot == Slot::ops) {
-      for (std::uint8_t i : {kKind, kInputs, kOut, kPhase, kSite}) {
+      // "phase" and "site" may be left out: forward, and no user frame (the writer leaves out
+      // those defaults).
+      for (std::uint8_t i : {kKind, kInputs, kOut}) {
         if (!(e.seen & (1u << i))) r_.fail(p, fmt::format("missing field '{}'", kOpFields[i]));
       }
       const OpAttrs& a = e.op.attrs;
@@ -1003,9 +1035,9 @@ class StreamingReader : public nlohmann::json_sax<json> {
              heap(a.dims.size() * sizeof(std::int64_t)) + heapOf(a.name) + namesHeap(a.names));
       graph_->ops.push_back(std::move(e.op));
     } else {
-      for (std::uint8_t i : {kShape, kDtype, kSource}) {
-        if (!(e.seen & (1u << i))) r_.fail(p, fmt::format("missing field '{}'", kTensorFields[i]));
-      }
+      // "dtype" may be left out (f32), and "source" (the op whose "out" the tensor is, filled in
+      // at the graph's end).
+      if (!(e.seen & (1u << kShape))) r_.fail(p, fmt::format("missing field '{}'", kTensorFields[kShape]));
       TensorInfo& t = e.tensor;
       if (e.hasNames) {
         t.names = normalizedDimNames(std::move(e.names));

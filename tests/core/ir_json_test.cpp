@@ -60,7 +60,13 @@ TEST(IrJson, DocumentShape) {
   EXPECT_EQ(doc["train"]["params"][0]["name"], "l1.weight");
   // ops 0-5 are the parameters, 6-7 the inputs, 8 the first layer's matmul.
   EXPECT_EQ(doc["train"]["ops"][8]["kind"], "matmul");
-  EXPECT_EQ(doc["train"]["ops"][8]["phase"], "forward");
+  EXPECT_EQ(doc["train"]["ops"][8]["out"], 8);
+  EXPECT_EQ(doc["train"]["ops"][8]["site"], 0);
+  // Defaults are left out: the forward phase, no site (a parameter's leaf), f32, and a tensor's
+  // source when it is the op whose out it is.
+  EXPECT_FALSE(doc["train"]["ops"][8].contains("phase"));
+  EXPECT_FALSE(doc["train"]["ops"][0].contains("site"));
+  EXPECT_EQ(doc["train"]["tensors"][8], json::parse(R"({"shape": [256, 128]})"));  // [256, 32] · l1.weight [32, 128]
   EXPECT_EQ(doc["spec"]["inputs"][1]["name"], "noisy");
   EXPECT_EQ(doc["spec"]["optimizer"]["kind"], "adamw");
 }
@@ -126,14 +132,49 @@ TEST(IrJson, RejectsMalformedDocumentsWithAMessage) {
                  "infer.sites.frames[2].line: expected an integer");
 }
 
+// What the writer leaves out reads as its default, and writing it out in full reads the same
+// model: the forward phase, site -1, dtype f32, and each tensor's source (the op whose out it is).
+TEST(IrJson, LeftOutDefaultsReadAsTheDefaults) {
+  const ir::TracedModel model = denoiser();
+  const std::string compact = ir::toJson(model);
+  json full = json::parse(compact);
+  for (const char* side : {"train", "infer"}) {
+    const std::string arrays = full[side]["tensors"].dump() + full[side]["ops"].dump();
+    for (const char* leftOut : {R"("phase":"forward")", R"("site":-1)", R"("dtype":"f32")", R"("source":)"}) {
+      EXPECT_EQ(arrays.find(leftOut), std::string::npos) << side << ": " << leftOut;
+    }
+  }
+  for (const char* side : {"train", "infer"}) {
+    json& g = full[side];
+    for (std::size_t i = 0; i < g["ops"].size(); ++i) {
+      json& op = g["ops"][i];
+      if (!op.contains("phase")) op["phase"] = "forward";
+      if (!op.contains("site")) op["site"] = -1;
+      g["tensors"][op["out"].get<std::size_t>()]["source"] = i;
+    }
+    for (json& t : g["tensors"]) {
+      if (!t.contains("dtype")) t["dtype"] = "f32";
+    }
+  }
+  EXPECT_GT(full.dump().size(), compact.size() * 5 / 4);  // the long form is over a quarter longer
+  EXPECT_EQ(ir::toJson(ir::tracedModelFromJson(full.dump())), compact);
+
+  // A left-out source is found from the ops; a tensor no op makes, or one two ops make, is named.
+  expectRejected([](json& d) { d["train"]["tensors"].push_back({{"shape", {1}}}); },
+                 "train.tensors[20]: no op makes this tensor (its \"source\" is left out and no op's \"out\" names it)");
+  expectRejected([](json& d) { d["train"]["ops"][9]["out"] = 8; },
+                 "train.ops[9].out: tensor 8 is not produced by exactly this op");
+}
+
 // Tensors and ops are read field by field, without a JSON tree: every way a field can be wrong is
 // still named at its path.
 TEST(IrJson, RejectsMalformedTensorsAndOpsFieldByField) {
   expectRejected([](json& d) { d["train"]["ops"][8] = 5; }, "train.ops[8]: expected an object");
   expectRejected([](json& d) { d["train"]["tensors"][3] = json::array(); }, "train.tensors[3]: expected an object");
   expectRejected([](json& d) { d["train"]["ops"][8].erase("kind"); }, "train.ops[8]: missing field 'kind'");
-  expectRejected([](json& d) { d["train"]["ops"][8].erase("site"); }, "train.ops[8]: missing field 'site'");
-  expectRejected([](json& d) { d["train"]["tensors"][3].erase("dtype"); }, "train.tensors[3]: missing field 'dtype'");
+  expectRejected([](json& d) { d["train"]["ops"][8].erase("inputs"); }, "train.ops[8]: missing field 'inputs'");
+  expectRejected([](json& d) { d["train"]["ops"][8].erase("out"); }, "train.ops[8]: missing field 'out'");
+  expectRejected([](json& d) { d["train"]["tensors"][3].erase("shape"); }, "train.tensors[3]: missing field 'shape'");
   expectRejected([](json& d) { d["train"]["ops"][8]["zzz"] = 1; }, "train.ops[8].zzz: unknown field");
   expectRejected([](json& d) { d["train"]["tensors"][3]["zzz"] = {1}; }, "train.tensors[3].zzz: unknown field");
   expectRejected([](json& d) { d["train"]["ops"][8]["kind"] = 3; }, "train.ops[8].kind: expected a string");
