@@ -46,7 +46,7 @@ TEST(OpAttrsBox, AnyAttributeOffItsDefaultIsHeld) {
   EXPECT_TRUE(ir::OpAttrsBox(g).any());
 }
 
-// -0.0 == 0.0, but `mul(x, -0.0)` keeps its sign through the box (and so through the IR).
+// -0.0 == 0.0, but `mul(x, -0.0)` keeps its sign through the box.
 TEST(OpAttrsBox, ANegativeZeroIsKept) {
   ir::OpAttrs a;
   a.scalar = -0.0;

@@ -196,6 +196,18 @@ xr::Trace handMade() {
   return t;
 }
 
+// Adds a span under the root of handMade() (its node 0).
+xr::TraceNode& addUnderRoot(xr::Trace& t, std::string id, std::string name, double start, double latency) {
+  xr::TraceNode& n = t.nodes.emplace_back();
+  n.id = std::move(id);
+  n.name = std::move(name);
+  n.startMs = start;
+  n.latencyMs = latency;
+  n.parent = 0;
+  t.nodes[0].children.push_back(t.nodes.size() - 1);
+  return n;
+}
+
 TEST(Overview, CriticalPathSlowestRepeatedErrorsAndModels) {
   xr::TraceOverview o = xr::overview(handMade());
   // root ends at 100; its last-ending child is b (90), whose only child is b1.
@@ -219,13 +231,7 @@ TEST(Overview, CriticalPathSlowestRepeatedErrorsAndModels) {
 // sums saturate: a count written as 12.0 counts, a negative or fractional one does not.
 TEST(Overview, ModelTokenCountsAreWholeNumbersAndSaturate) {
   xr::Trace t = handMade();
-  xr::TraceNode& second = t.nodes.emplace_back();
-  second.id = "s7";
-  second.name = "llm";
-  second.startMs = 50;
-  second.latencyMs = 5;
-  second.parent = 0;
-  t.nodes[0].children.push_back(t.nodes.size() - 1);
+  xr::TraceNode& second = addUnderRoot(t, "s7", "llm", 50, 5);
   second.mutableMeta() = {{"model", "gpt-4o"}, {"prompt_tokens", 12.0}, {"completion_tokens", -3}};
   xr::TraceOverview o = xr::overview(t);
   ASSERT_EQ(o.models.size(), 1u);
@@ -251,13 +257,7 @@ TEST(Diff, SpansAddedRemovedAndChangedWithLatencyAndCostDeltas) {
   after.nodes[2].latencyMs = 95;                     // b: +15 ms
   after.nodes[0].children.pop_back();                // the llm call removed…
   after.nodes.pop_back();
-  xr::TraceNode& added = after.nodes.emplace_back();  // …and a tool call added
-  added.id = "s7";
-  added.name = "tool";
-  added.startMs = 50;
-  added.latencyMs = 5;
-  added.parent = 0;
-  after.nodes[0].children.push_back(after.nodes.size() - 1);
+  addUnderRoot(after, "s7", "tool", 50, 5);            // …and a tool call added
 
   xr::TraceDiff d = xr::diffTraces(before, after);
   EXPECT_EQ(d.changed, 2u);
