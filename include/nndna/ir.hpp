@@ -126,7 +126,8 @@ class OpAttrsBox {
   operator const OpAttrs&() const { return **this; }  // NOLINT(google-explicit-constructor)
   // This op's own attributes, to change (made from the defaults when it had none).
   OpAttrs& edit();
-  // Whether any attribute differs from its default.
+  // Whether the op holds attributes of its own: made from attributes off their defaults, or by
+  // edit() (which keeps them even when set back to defaults).
   bool any() const { return held_ != nullptr; }
 
  private:

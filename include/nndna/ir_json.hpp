@@ -24,13 +24,15 @@ NNDNA_API_BEGIN  // the whole header is libnndna's interface (export.hpp)
 namespace nndna::ir {
 
 inline constexpr std::string_view kIrFormat = "nndna-ir";
-inline constexpr int kIrVersion = 1;
+// Version 2 may leave defaults out (docs/ir.md); the reader also reads version 1, which writes
+// every field.
+inline constexpr int kIrVersion = 2;
 
 struct ReadLimits {
-  // The largest document. Measured (bench/ir): GPT-2 small's traced IR is 206 KB, the 96-layer
-  // decoder's 1.5 MB (8,092 ops) and its training step's 4.3 MB; an IR takes 145-200 bytes per
-  // op, so 256 MiB holds ~1.3M ops: room for the 1M-op graphs issue #13 aims at, and with
-  // maxMemoryPerByte it bounds what a hostile document can make the reader allocate (~1 GiB).
+  // The largest document. Measured (bench/ir): GPT-2 small's traced IR is 178 KB, the 96-layer
+  // decoder's 1.1 MB (8,092 ops) and its training step's 2.9 MB; an IR takes 98-172 bytes per
+  // op, so 256 MiB holds 1.5-2.7M ops: room for the 1M-op graphs issue #13 aims at, and with
+  // maxMemoryPerByte it bounds what a hostile document can make the reader allocate (~1.5 GiB).
   std::size_t maxBytes = std::size_t{256} << 20;
   std::size_t maxTensors = 20'000'000;  // entries of one array (tensors, ops, frames, ...)
   std::size_t maxRank = kMaxRank;
@@ -38,9 +40,10 @@ struct ReadLimits {
   // Arrays and objects nested deeper than this are rejected (the IR itself nests 5 deep).
   std::size_t maxDepth = 32;
   // The reader's own allocations — the graphs it builds and the one element it holds as JSON —
-  // stay below this many bytes per byte of the document, plus 1 MiB. Real IRs need at most 2
-  // (the 96-layer decoder and its training step; the examples need less than 1 plus the MiB).
-  std::size_t maxMemoryPerByte = 4;
+  // stay below this many bytes per byte of the document, plus 1 MiB. Real IRs need up to 3 (the
+  // compact 1M-op loop of bench/pipeline); a long chain of small ops that each hold an attribute
+  // (a 224-byte block for a few bytes of JSON) up to about 5 (IrJson.AttributeHeavyChainsRead).
+  std::size_t maxMemoryPerByte = 6;
 };
 
 // A malformed IR document, or a graph that breaks the IR's rules. The message names the JSON

@@ -453,14 +453,16 @@ void fillLeftOutSources(const Reader& r, Graph& g, const std::string& path) {
   std::vector<char> filled(g.tensors.size(), 0);
   for (std::size_t i = 0; i < g.ops.size(); ++i) {
     const TensorId out = g.ops[i].out;
-    if (out < 0 || static_cast<std::size_t>(out) >= g.tensors.size()) continue;  // validateGraph says so
-    const auto t = static_cast<std::size_t>(out);
-    if (filled[t]) {
+    const bool inRange = out >= 0 && static_cast<std::size_t>(out) < g.tensors.size();
+    if (!inRange || filled[static_cast<std::size_t>(out)]) {
       const Path graph(path);
       const Path ops = graph.field("ops");
       const Path op = ops.at(i);
-      r.fail(op.field("out"), fmt::format("tensor {} is not produced by exactly this op", out));
+      r.fail(op.field("out"), inRange ? fmt::format("tensor {} is not produced by exactly this op", out)
+                                      : fmt::format("{} is out of range (0..{})", out,
+                                                    std::max<std::int64_t>(static_cast<std::int64_t>(g.tensors.size()) - 1, 0)));
     }
+    const auto t = static_cast<std::size_t>(out);
     if (g.tensors[t].source == kNone) {
       g.tensors[t].source = static_cast<OpId>(i);
       filled[t] = 1;
@@ -804,8 +806,8 @@ class StreamingReader : public nlohmann::json_sax<json> {
       }
       case Slot::version: {
         const std::int64_t version = r_.integer(value, p, 0, 1 << 20);
-        if (version != kIrVersion) {
-          r_.fail(p, fmt::format("this nndna reads version {}, the document is version {}", kIrVersion, version));
+        if (version < 1 || version > kIrVersion) {
+          r_.fail(p, fmt::format("this nndna reads versions 1 to {}, the document is version {}", kIrVersion, version));
         }
         break;
       }

@@ -118,8 +118,10 @@ void writeAttrs(JsonWriter& w, const OpAttrs& a) {
   if (a.keepDims != d.keepDims) { key("keep_dims"); w.value(a.keepDims); }
   if (a.start != d.start) { key("start"); w.value(a.start); }
   if (a.count != d.count) { key("count"); w.value(a.count); }
-  if (!(a.scalar == d.scalar)) { key("scalar"); writeScalar(w, a.scalar); }
-  if (!(a.scalar2 == d.scalar2)) { key("scalar2"); writeScalar(w, a.scalar2); }
+  // -0.0 == 0.0, but its sign is kept (`div(x, -0.0)` is -inf, not inf).
+  auto differs = [](double v, double dv) { return !(v == dv) || std::signbit(v) != std::signbit(dv); };
+  if (differs(a.scalar, d.scalar)) { key("scalar"); writeScalar(w, a.scalar); }
+  if (differs(a.scalar2, d.scalar2)) { key("scalar2"); writeScalar(w, a.scalar2); }
   if (a.scalarOperand != d.scalarOperand) { key("scalar_operand"); w.value(a.scalarOperand); }
   if (a.scalarLeft != d.scalarLeft) { key("scalar_left"); w.value(a.scalarLeft); }
   if (a.approximate != d.approximate) { key("approximate"); w.value(a.approximate); }
@@ -309,11 +311,11 @@ void writeModel(JsonWriter& w, const TracedModel& model) {
 
 std::string toJson(const TracedModel& model, int indent) {
   JsonWriter w(indent);
-  // An IR takes 145-200 bytes per op and tensor pair (docs/ir.md), plus the source texts.
+  // An IR takes 98-172 bytes per op and tensor pair (docs/ir.md), plus the source texts.
   std::size_t estimate = 4096;
   for (const Graph* g : {&model.train, model.hasInfer ? &model.infer : nullptr}) {
     if (g == nullptr) continue;
-    estimate += 160 * g->ops.size();
+    estimate += 120 * g->ops.size();
     for (const SourceFile& f : g->sites.files) estimate += f.text.size() + f.path.size();
   }
   w.reserve(estimate);

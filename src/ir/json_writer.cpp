@@ -91,7 +91,12 @@ void JsonWriter::value(double v) {
     out_ += "null";
     return;
   }
-  // fmt's default is the shortest representation that reads back exactly.
+  // fmt's default is the shortest representation that reads back exactly, except -0.0: "-0"
+  // reads back as the integer 0.
+  if (v == 0.0 && std::signbit(v)) {
+    out_ += "-0.0";
+    return;
+  }
   fmt::format_to(std::back_inserter(out_), "{}", v);
 }
 

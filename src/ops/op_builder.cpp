@@ -52,6 +52,8 @@ std::int64_t OpBuilder::axis(std::int64_t axis, std::size_t rank, std::string_vi
 
 Tensor OpBuilder::finish() {
   if (ir::isStochasticKind(op_.kind)) op_.attrs.edit().seed = tracer_.graph().ops.size();
+  // Attributes set to their defaults (gelu's approximate = false, an unnamed count) hold no block.
+  if (op_.attrs.any()) op_.attrs = ir::OpAttrsBox(*op_.attrs);
   std::vector<const ir::TensorInfo*> inputs;
   inputs.reserve(op_.inputs.size());
   for (ir::TensorId id : op_.inputs) inputs.push_back(&tracer_.graph().tensor(id));

@@ -55,7 +55,7 @@ TEST(IrJson, OptimizerSettingsRoundTrip) {
 TEST(IrJson, DocumentShape) {
   const json doc = json::parse(ir::toJson(denoiser()));
   EXPECT_EQ(doc["format"], "nndna-ir");
-  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["version"], 2);
   EXPECT_EQ(doc["train"]["params"].size(), 6u);
   EXPECT_EQ(doc["train"]["params"][0]["name"], "l1.weight");
   // ops 0-5 are the parameters, 6-7 the inputs, 8 the first layer's matmul.
@@ -87,8 +87,10 @@ TEST(IrJson, RejectsMalformedDocumentsWithAMessage) {
   EXPECT_THROW(ir::tracedModelFromJson("{not json"), ir::IrFormatError);
   EXPECT_THROW(ir::tracedModelFromJson("[]"), ir::IrFormatError);
   expectRejected([](json& d) { d["format"] = "onnx"; }, "format: expected 'nndna-ir', got 'onnx'");
-  expectRejected([](json& d) { d["version"] = 2; },
-                 "version: this nndna reads version 1, the document is version 2");
+  expectRejected([](json& d) { d["version"] = 3; },
+                 "version: this nndna reads versions 1 to 2, the document is version 3");
+  expectRejected([](json& d) { d["version"] = 0; },
+                 "version: this nndna reads versions 1 to 2, the document is version 0");
   expectRejected([](json& d) { d["train"].erase("ops"); }, "train: missing field 'ops'");
   expectRejected([](json& d) { d["train"]["ops"][8]["inputs"][0] = 999; },
                  "train.ops[8].inputs[0]: 999 is out of range (0..19)");
@@ -134,6 +136,7 @@ TEST(IrJson, RejectsMalformedDocumentsWithAMessage) {
 
 // What the writer leaves out reads as its default, and writing it out in full reads the same
 // model: the forward phase, site -1, dtype f32, and each tensor's source (the op whose out it is).
+// The full form is also what version 1 wrote.
 TEST(IrJson, LeftOutDefaultsReadAsTheDefaults) {
   const ir::TracedModel model = denoiser();
   const std::string compact = ir::toJson(model);
@@ -158,12 +161,45 @@ TEST(IrJson, LeftOutDefaultsReadAsTheDefaults) {
   }
   EXPECT_GT(full.dump().size(), compact.size() * 5 / 4);  // the long form is over a quarter longer
   EXPECT_EQ(ir::toJson(ir::tracedModelFromJson(full.dump())), compact);
+  full["version"] = 1;
+  EXPECT_EQ(ir::toJson(ir::tracedModelFromJson(full.dump())), compact);
 
   // A left-out source is found from the ops; a tensor no op makes, or one two ops make, is named.
   expectRejected([](json& d) { d["train"]["tensors"].push_back({{"shape", {1}}}); },
                  "train.tensors[20]: no op makes this tensor (its \"source\" is left out and no op's \"out\" names it)");
   expectRejected([](json& d) { d["train"]["ops"][9]["out"] = 8; },
                  "train.ops[9].out: tensor 8 is not produced by exactly this op");
+  expectRejected([](json& d) { d["train"]["ops"][9]["out"] = 20; }, "train.ops[9].out: 20 is out of range (0..19)");
+}
+
+// A long chain of small ops that each hold an attribute is the real IR dearest to hold per byte of
+// its text: `softmax(h, 1)` on [4, 4] is 84 bytes of JSON and about 400 of memory (op, inputs,
+// attribute block, tensor, shape). It reads within the default budget (maxMemoryPerByte 6), not
+// within 4.
+TEST(IrJson, AttributeHeavyChainsRead) {
+  ir::TracedModel model;
+  model.spec.label = "softmax chain";
+  InputDecl x;
+  x.name = "x";
+  x.shape = {4, 4};
+  model.spec.inputs.push_back(x);
+  ir::Graph& g = model.train;
+  auto add = [&](ir::OpKind kind, std::vector<ir::TensorId> inputs, ir::OpAttrs attrs, Shape shape) {
+    const auto id = static_cast<ir::TensorId>(g.tensors.size());
+    g.tensors.push_back({.shape = std::move(shape), .source = id});
+    g.ops.push_back({.kind = kind, .inputs = std::move(inputs), .out = id, .attrs = std::move(attrs)});
+    return id;
+  };
+  ir::TensorId t = add(ir::OpKind::tensor_input, {}, ir::OpAttrs{.name = "x"}, {4, 4});
+  g.inputs.push_back({"x", t});
+  for (int i = 0; i < 150'000; ++i) t = add(ir::OpKind::softmax, {t}, ir::OpAttrs{.axis = 1}, {4, 4});
+  g.outputs = {add(ir::OpKind::mean, {t}, ir::OpAttrs{.allAxes = true}, {})};
+  const std::string text = ir::toJson(model);
+  ASSERT_GT(text.size(), std::size_t{8} << 20);  // past the budget's 1 MiB floor
+  EXPECT_EQ(ir::tracedModelFromJson(text).train.ops.size(), 150'002u);
+  ir::ReadLimits four;
+  four.maxMemoryPerByte = 4;
+  EXPECT_THROW(ir::tracedModelFromJson(text, four), ir::IrFormatError);
 }
 
 // Tensors and ops are read field by field, without a JSON tree: every way a field can be wrong is
