@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -172,34 +173,50 @@ TEST(IrJson, LeftOutDefaultsReadAsTheDefaults) {
   expectRejected([](json& d) { d["train"]["ops"][9]["out"] = 20; }, "train.ops[9].out: 20 is out of range (0..19)");
 }
 
-// A long chain of small ops that each hold an attribute is the real IR dearest to hold per byte of
-// its text: `softmax(h, 1)` on [4, 4] is 84 bytes of JSON and about 400 of memory (op, inputs,
-// attribute block, tensor, shape). It reads within the default budget (maxMemoryPerByte 6), not
-// within 4.
-TEST(IrJson, AttributeHeavyChainsRead) {
+// A hand-built training graph: input x [4, 4], `count` ops of `kind` with `attrs`, each on the
+// previous one, and the mean of the last as the loss.
+ir::TracedModel chainOf(ir::OpKind kind, const ir::OpAttrs& attrs, int count) {
   ir::TracedModel model;
-  model.spec.label = "softmax chain";
+  model.spec.label = "chain";
   InputDecl x;
   x.name = "x";
   x.shape = {4, 4};
   model.spec.inputs.push_back(x);
   ir::Graph& g = model.train;
-  auto add = [&](ir::OpKind kind, std::vector<ir::TensorId> inputs, ir::OpAttrs attrs, Shape shape) {
+  auto add = [&](ir::OpKind k, std::vector<ir::TensorId> inputs, ir::OpAttrs a, Shape shape) {
     const auto id = static_cast<ir::TensorId>(g.tensors.size());
     g.tensors.push_back({.shape = std::move(shape), .source = id});
-    g.ops.push_back({.kind = kind, .inputs = std::move(inputs), .out = id, .attrs = std::move(attrs)});
+    g.ops.push_back({.kind = k, .inputs = std::move(inputs), .out = id, .attrs = std::move(a)});
     return id;
   };
   ir::TensorId t = add(ir::OpKind::tensor_input, {}, ir::OpAttrs{.name = "x"}, {4, 4});
   g.inputs.push_back({"x", t});
-  for (int i = 0; i < 150'000; ++i) t = add(ir::OpKind::softmax, {t}, ir::OpAttrs{.axis = 1}, {4, 4});
+  for (int i = 0; i < count; ++i) t = add(kind, {t}, attrs, {4, 4});
   g.outputs = {add(ir::OpKind::mean, {t}, ir::OpAttrs{.allAxes = true}, {})};
-  const std::string text = ir::toJson(model);
+  return model;
+}
+
+// A long chain of small ops that each hold an attribute is the real IR dearest to hold per byte of
+// its text: `softmax(h, 1)` on [4, 4] is 84 bytes of JSON and about 400 of memory (op, inputs,
+// attribute block, tensor, shape). It reads within the default budget (maxMemoryPerByte 6), not
+// within 4.
+TEST(IrJson, AttributeHeavyChainsRead) {
+  const std::string text = ir::toJson(chainOf(ir::OpKind::softmax, ir::OpAttrs{.axis = 1}, 150'000));
   ASSERT_GT(text.size(), std::size_t{8} << 20);  // past the budget's 1 MiB floor
   EXPECT_EQ(ir::tracedModelFromJson(text).train.ops.size(), 150'002u);
   ir::ReadLimits four;
   four.maxMemoryPerByte = 4;
   EXPECT_THROW(ir::tracedModelFromJson(text, four), ir::IrFormatError);
+}
+
+// `mul(x, -0.0)` keeps its sign through the JSON form ("-0" would read back as the integer 0).
+TEST(IrJson, ANegativeZeroOperandRoundTrips) {
+  const std::string text =
+      ir::toJson(chainOf(ir::OpKind::mul, ir::OpAttrs{.scalar = -0.0, .scalarOperand = true}, 1));
+  EXPECT_NE(text.find(R"("scalar":-0.0)"), std::string::npos);
+  const ir::TracedModel back = ir::tracedModelFromJson(text);
+  EXPECT_TRUE(std::signbit(back.train.ops[1].attrs->scalar));
+  EXPECT_EQ(ir::toJson(back), text);
 }
 
 // Tensors and ops are read field by field, without a JSON tree: every way a field can be wrong is
