@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config ccache mold git
   # libraries nndna links
   libgraphviz-dev graphviz nlohmann-json3-dev libcli11-dev libfmt-dev libcpp-httplib-dev
-  libdw-dev libelf-dev libssl-dev libcurl4-openssl-dev libseccomp-dev zlib1g-dev
+  libdw-dev libelf-dev libssl-dev libcurl4-openssl-dev libseccomp-dev zlib1g-dev nettle-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # ss: a test reads the server's listen backlog

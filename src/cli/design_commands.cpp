@@ -103,8 +103,7 @@ void runDesign(const DesignArgs& args) {
 
 void addDesignCommands(CLI::App& app) {
   auto args = std::make_shared<DesignArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "design", "Describe a model in plain English: nndna writes the spec (with an LLM, or offline) and draws it");
+  CLI::App* cmd = app.add_subcommand("design", kDesignSummary);
   cmd->footer(
       "With a model endpoint (NNDNA_LLM_BASE_URL or --base-url, NNDNA_LLM_MODEL or --model; the key in\n"
       "NNDNA_LLM_API_KEY, else OPENAI_API_KEY / ANTHROPIC_API_KEY) the model writes the spec; compile and\n"

@@ -1,30 +1,18 @@
+// `nndna`: every command but `design` and `serve`, which it hands over to nndna-net
+// (commands.hpp says why).
 #include <CLI/CLI.hpp>
 
-#include <exception>
-#include <iostream>
-
 #include "cli/commands.hpp"
-#include "render/escape.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"nndna: see the architecture of neural networks and what C++ programs did"};
-  app.set_version_flag("--version", std::string("nndna ") + NNDNA_VERSION);
-  app.require_subcommand(1);
-  nndna::cli::addTraceCommands(app);
-  nndna::cli::addSpecCommands(app);
-  nndna::cli::addDiagramCommands(app);
-  nndna::cli::addSummaryCommand(app);
-  nndna::cli::addDesignCommands(app);
-  nndna::cli::addServeCommand(app);
-  try {
-    nndna::cli::addXrayCommands(app, nndna::cli::takeProgramTail(argc, argv));
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const std::exception& e) {
-    // Messages may quote a file's contents (an IR, a trace): escape sequences are printed as text.
-    std::cerr << "nndna: " << nndna::render::escapeForTerminal(e.what()) << "\n";
-    return 1;
-  }
-  return 0;
+  // Before anything is parsed: the whole command line is nndna-net's (`nndna design -- --help`).
+  if (argc > 1 && nndna::cli::isNetCommand(argv[1])) return nndna::cli::handOverToNet(argv);
+  return nndna::cli::runCommandLine(argc, argv, [argv](CLI::App& app, int& argCount) {
+    nndna::cli::addTraceCommands(app);
+    nndna::cli::addSpecCommands(app);
+    nndna::cli::addDiagramCommands(app);
+    nndna::cli::addSummaryCommand(app);
+    nndna::cli::addNetCommandsHandOver(app, argv);
+    nndna::cli::addXrayCommands(app, nndna::cli::takeProgramTail(argCount, argv));
+  });
 }

@@ -124,7 +124,7 @@ int serve(const ServeArgs& args) {
 
 void addServeCommand(CLI::App& app) {
   auto args = std::make_shared<ServeArgs>();
-  CLI::App* cmd = app.add_subcommand("serve", "Start the NN DNA app: edit a model in the browser and see its diagram");
+  CLI::App* cmd = app.add_subcommand("serve", kServeSummary);
   cmd->add_option("--host", args->host, "Address to listen on (default 127.0.0.1; others print a warning)");
   cmd->add_option("--port", args->port, "Port (default 8080; 0 picks a free one)")->check(CLI::Range(0, 65535));
   cmd->add_flag("--open", args->open, "Start the system's browser on the page");

@@ -1,4 +1,4 @@
-// SHA-256 (OpenSSL's libcrypto) for cache keys.
+// SHA-256 (Nettle's: OpenSSL's libcrypto cost every command about 4 ms of start-up) for cache keys.
 #pragma once
 
 #include <string>

@@ -47,4 +47,10 @@ run_logged c++ -o "$work/pkg-consumer" "$work/consumer/main.cpp" $(pkg-config --
 cat "$work/pkg.txt"
 check_output "$work/pkg.txt"
 if grep -q "diagram:" "$work/pkg.txt"; then echo "pkg-config build drew a diagram?"; exit 1; fi
+echo "== the installed commands"
+# `nndna` finds libnndna in ../lib and hands `design` and `serve` to ../libexec/nndna/nndna-net.
+"$prefix/bin/nndna" --version > "$work/version.txt"
+expect "$work/version.txt" "nndna $(sed -n 's/^project(nndna VERSION \([0-9.]*\).*/\1/p' "$source_dir/CMakeLists.txt")"
+"$prefix/bin/nndna" serve --help > "$work/serve-help.txt"
+grep -q -- "--max-connections" "$work/serve-help.txt" || { echo "nndna serve --help:"; cat "$work/serve-help.txt"; exit 1; }
 echo "install test passed"

@@ -1,0 +1,64 @@
+// addNetCommandsHandOver (commands.hpp): `nndna design` and `nndna serve` run as nndna-net.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <stdexcept>
+#include <string_view>
+#include <system_error>
+
+#include "cli/commands.hpp"
+#include "render/escape.hpp"
+
+namespace nndna::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where nndna-net is, from where this program is: beside it in the build tree, in
+// <prefix>/libexec/nndna once installed (NNDNA_NET_FROM_BIN: that path from the installed bin).
+fs::path findNetProgram() {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (error) throw std::runtime_error(fmt::format("cannot find nndna-net: /proc/self/exe: {}", error.message()));
+  const fs::path candidates[] = {self.parent_path() / "nndna-net", self.parent_path() / NNDNA_NET_FROM_BIN};
+  for (const fs::path& candidate : candidates) {
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  throw std::runtime_error(fmt::format("nndna-net, the program that runs `design` and `serve`, is not installed: "
+                                       "looked for {} and {}",
+                                       candidates[0].string(), candidates[1].lexically_normal().string()));
+}
+
+}  // namespace
+
+bool isNetCommand(std::string_view name) { return name == "design" || name == "serve"; }
+
+int handOverToNet(char** argv) {
+  try {
+    const fs::path program = findNetProgram();
+    ::execv(program.c_str(), argv);
+    throw std::runtime_error(fmt::format("cannot start {}: {}", program.string(), std::strerror(errno)));
+  } catch (const std::exception& e) {
+    std::cerr << "nndna: " << render::escapeForTerminal(e.what()) << "\n";
+    return 1;
+  }
+}
+
+void addNetCommandsHandOver(CLI::App& app, char** argv) {
+  for (const auto& [name, summary] : {std::pair{"design", kDesignSummary}, std::pair{"serve", kServeSummary}}) {
+    CLI::App* cmd = app.add_subcommand(name, summary);
+    // main() hands these over before parsing; if parsing gets here all the same, the command line
+    // is still nndna-net's to read, --help included.
+    cmd->set_help_flag();
+    cmd->prefix_command();
+    cmd->callback([argv] { throw CLI::RuntimeError(handOverToNet(argv)); });
+  }
+}
+
+}  // namespace nndna::cli
