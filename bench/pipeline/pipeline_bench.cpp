@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/huge_page_heap.hpp"
+#include "support/command_output.hpp"
 #include "nndna/diagram.hpp"
 #include "specrun/spec_runner.hpp"
 #include "specrun/temp_dir.hpp"
@@ -130,11 +131,12 @@ void BM_LargeSpec(benchmark::State& state, const fs::path& spec) {
   }
   // The same as the command a user runs (its own process, the DOT written), once.
   const fs::path dot = fs::temp_directory_path() / fmt::format("nndna-bench-{}.dot", ::getpid());
-  const std::string command =
-      fmt::format("'{}' diagram '{}' -o '{}' --cache-dir '{}' --time-limit 1800 --memory-limit 16384 >/dev/null",
-                  NNDNA_CLI, spec.string(), dot.string(), opts.cacheDir->string());
+  const std::vector<std::string> command{NNDNA_CLI,        "diagram",      spec.string(), "-o",
+                                         dot.string(),     "--cache-dir",  opts.cacheDir->string(),
+                                         "--time-limit",   "1800",         "--memory-limit",
+                                         "16384"};
   const auto c0 = Clock::now();
-  const bool commandOk = std::system(command.c_str()) == 0;
+  const bool commandOk = bench::runQuietly(command);
   const double commandSeconds = secondsSince(c0);
   fs::remove(dot);
   const auto n = static_cast<double>(state.iterations());
@@ -162,17 +164,17 @@ void BM_Command(benchmark::State& state, const fs::path& spec) {
   const specrun::RunOptions& cached = options(spec);
   specrun::compileSpecFile(spec, cached, nullptr);
   const fs::path dot = fs::temp_directory_path() / fmt::format("nndna-bench-{}.dot", ::getpid());
-  const std::string command = fmt::format("'{}' diagram '{}' -o '{}' --cache-dir '{}' >/dev/null", NNDNA_CLI,
-                                          spec.string(), dot.string(), cached.cacheDir->string());
-  // The part of every command that is not its work: the shell, the program's start (loading its
-  // libraries) and its exit, as `nndna --version` pays them.
-  const std::string startOnly = fmt::format("'{}' --version >/dev/null", NNDNA_CLI);
+  const std::vector<std::string> command{NNDNA_CLI,     "diagram", spec.string(), "-o", dot.string(), "--cache-dir",
+                                         cached.cacheDir->string()};
+  // The part of every command that is not its work: the program's start (loading its libraries)
+  // and its exit, as `nndna --version` pays them.
+  const std::vector<std::string> startOnly{NNDNA_CLI, "--version"};
   double process = 0, cpu = 0, inProcess = 0, start = 0;
   for (auto _ : state) {
     rusage before{}, after{};
     getrusage(RUSAGE_CHILDREN, &before);
     const auto t0 = Clock::now();
-    if (std::system(command.c_str()) != 0) {
+    if (!bench::runQuietly(command)) {
       state.SkipWithError("the command failed");
       return;
     }
@@ -181,7 +183,7 @@ void BM_Command(benchmark::State& state, const fs::path& spec) {
     auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
     cpu += seconds(after.ru_utime) - seconds(before.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_stime);
     const auto t2 = Clock::now();
-    if (std::system(startOnly.c_str()) != 0) {
+    if (!bench::runQuietly(startOnly)) {
       state.SkipWithError("nndna --version failed");
       return;
     }
