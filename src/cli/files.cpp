@@ -7,6 +7,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "nndna/ir_json.hpp"
+
 namespace nndna::cli {
 
 void writeTextFile(const std::filesystem::path& path, std::string_view text) {
@@ -20,6 +22,20 @@ void writeTextFile(const std::filesystem::path& path, const std::function<void(s
   write(out);
   out.close();
   if (!out) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+}
+
+int irIndent(const ir::TracedModel& model) {
+  constexpr std::size_t kIndentedOpsAtMost = 100'000;
+  return model.train.ops.size() + model.infer.ops.size() <= kIndentedOpsAtMost ? 1 : -1;
+}
+
+void writeIrFile(const std::filesystem::path& path, const ir::TracedModel& model) {
+  writeTextFile(path, [&](std::ostream& out) {
+    ir::writeJson(
+        model, [&](std::string_view piece) { out.write(piece.data(), static_cast<std::streamsize>(piece.size())); },
+        irIndent(model));
+    out << "\n";
+  });
 }
 
 }  // namespace nndna::cli

@@ -8,11 +8,22 @@
 #include <string>
 #include <string_view>
 
+#include "nndna/ir.hpp"
+
 namespace nndna::cli {
 
 // Replaces PATH's content with `text`. Throws "cannot write PATH: REASON".
 void writeTextFile(const std::filesystem::path& path, std::string_view text);
 // The same, with the text written to the file by `write` (a large text, made as it is written).
 void writeTextFile(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write);
+
+// How the commands indent the IR they write (`nndna ir`, `nndna trace --json`): for reading,
+// except a large model's. Indented, a million-op IR is 1.6 times its compact size and past the
+// 256 MiB that `nndna diagram` reads back (ir::ReadLimits); compact, it is the size of what the
+// spec program wrote, which the run read within that limit. 1, or -1 (compact) above 100,000 ops.
+int irIndent(const ir::TracedModel& model);
+
+// Writes the model's IR to PATH (streamed), indented as irIndent says, with a final newline.
+void writeIrFile(const std::filesystem::path& path, const ir::TracedModel& model);
 
 }  // namespace nndna::cli

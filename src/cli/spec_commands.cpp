@@ -33,21 +33,19 @@ void addSpecCommands(CLI::App& app) {
       "limit, 1 anything else.\n\n"
       "Example:\n  nndna ir examples/diffusion_denoiser.cpp -o denoiser.json");
   cmd->add_option("spec", args->spec, "The model spec file (C++ with NNDNA_SPEC)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("-o,--output", args->output, "Write the IR JSON here (default: standard output)");
+  cmd->add_option("-o,--output", args->output,
+                  "Write the IR JSON here (default: standard output); indented, or compact above 100,000 ops");
   addSpecRunOptions(*cmd, args->run);
   cmd->callback([args] {
     const ir::TracedModel model = runSpecForCli(args->spec, args->run);
     // Streamed, never held whole: a large model's indented IR is hundreds of MB.
     if (args->output.empty() || args->output == "-") {
-      ir::writeJson(model, [](std::string_view piece) { std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size())); }, 1);
+      ir::writeJson(model, [](std::string_view piece) { std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size())); }, irIndent(model));
       std::cout << "\n";
       std::cerr << metricsLines(diagram::modelMetrics(model)) << "\n";  // stdout holds the IR alone
       return;
     }
-    writeTextFile(args->output, [&](std::ostream& out) {
-      ir::writeJson(model, [&](std::string_view piece) { out.write(piece.data(), static_cast<std::streamsize>(piece.size())); }, 1);
-      out << "\n";
-    });
+    writeIrFile(args->output, model);
     // The IR is on its way to a file, so the report goes to stdout, as `nndna diagram`'s does.
     std::cout << fmt::format("wrote {} ({} training ops{})\n", args->output, model.train.ops.size(),
                              model.hasInfer ? fmt::format(", {} inference ops", model.infer.ops.size()) : "")

@@ -86,7 +86,7 @@ void addTraceCommands(CLI::App& app) {
     printGraphSummary(std::cout, "training graph (forward of the loss)", model.train);
     if (model.hasInfer) printGraphSummary(std::cout, "inference graph", model.infer);
     if (!args->json.empty()) {
-      writeTextFile(args->json, ir::toJson(model, 1));
+      writeIrFile(args->json, model);
       std::cout << "wrote " << args->json << "\n";
     }
     std::cout << metricsLines(diagram::modelMetrics(model)) << "\n";
