@@ -59,6 +59,10 @@ void addDesignCommands(CLI::App& app);
 // In nndna-net: `nndna serve`: the web app and its HTTP API (serve_command.cpp, src/server).
 void addServeCommand(CLI::App& app);
 
+// Prints an error of a command as "nndna: MESSAGE" on stderr, escape sequences as text (messages
+// may quote a file's contents: an IR, a trace).
+void printError(std::string_view message);
+
 // Both programs' main(): builds the app (its description and --version), lets `addCommands` add
 // the commands (it may shorten argc, see takeProgramTail, and throw), parses argv, runs the
 // command and returns the exit code; an error is printed as "nndna: ...".

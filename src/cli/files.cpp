@@ -29,13 +29,15 @@ int irIndent(const ir::TracedModel& model) {
   return model.train.ops.size() + model.infer.ops.size() <= kIndentedOpsAtMost ? 1 : -1;
 }
 
+void writeIr(std::ostream& out, const ir::TracedModel& model) {
+  ir::writeJson(
+      model, [&](std::string_view piece) { out.write(piece.data(), static_cast<std::streamsize>(piece.size())); },
+      irIndent(model));
+  out << "\n";
+}
+
 void writeIrFile(const std::filesystem::path& path, const ir::TracedModel& model) {
-  writeTextFile(path, [&](std::ostream& out) {
-    ir::writeJson(
-        model, [&](std::string_view piece) { out.write(piece.data(), static_cast<std::streamsize>(piece.size())); },
-        irIndent(model));
-    out << "\n";
-  });
+  writeTextFile(path, [&](std::ostream& out) { writeIr(out, model); });
 }
 
 }  // namespace nndna::cli

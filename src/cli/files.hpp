@@ -23,7 +23,11 @@ void writeTextFile(const std::filesystem::path& path, const std::function<void(s
 // spec program wrote, which the run read within that limit. 1, or -1 (compact) above 100,000 ops.
 int irIndent(const ir::TracedModel& model);
 
-// Writes the model's IR to PATH (streamed), indented as irIndent says, with a final newline.
+// Writes the model's IR to `out` (streamed: a large model's IR is never held whole), indented as
+// irIndent says, with a final newline.
+void writeIr(std::ostream& out, const ir::TracedModel& model);
+
+// The same into PATH (writeTextFile's errors).
 void writeIrFile(const std::filesystem::path& path, const ir::TracedModel& model);
 
 }  // namespace nndna::cli

@@ -6,13 +6,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <iostream>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
 
 #include "cli/commands.hpp"
-#include "render/escape.hpp"
 
 namespace nndna::cli {
 
@@ -45,7 +43,7 @@ int handOverToNet(char** argv) {
     ::execv(program.c_str(), argv);
     throw std::runtime_error(fmt::format("cannot start {}: {}", program.string(), std::strerror(errno)));
   } catch (const std::exception& e) {
-    std::cerr << "nndna: " << render::escapeForTerminal(e.what()) << "\n";
+    printError(e.what());
     return 1;
   }
 }
@@ -53,8 +51,8 @@ int handOverToNet(char** argv) {
 void addNetCommandsHandOver(CLI::App& app, char** argv) {
   for (const auto& [name, summary] : {std::pair{"design", kDesignSummary}, std::pair{"serve", kServeSummary}}) {
     CLI::App* cmd = app.add_subcommand(name, summary);
-    // main() hands these over before parsing; if parsing gets here all the same, the command line
-    // is still nndna-net's to read, --help included.
+    // main() hands these over before parsing (argv[1] names them), so parsing never reaches
+    // here; the callback does the same should it ever: the command line is nndna-net's.
     cmd->set_help_flag();
     cmd->prefix_command();
     cmd->callback([argv] { throw CLI::RuntimeError(handOverToNet(argv)); });

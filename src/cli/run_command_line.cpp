@@ -19,11 +19,12 @@ int runCommandLine(int argc, char** argv, const std::function<void(CLI::App& app
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::exception& e) {
-    // Messages may quote a file's contents (an IR, a trace): escape sequences are printed as text.
-    std::cerr << "nndna: " << render::escapeForTerminal(e.what()) << "\n";
+    printError(e.what());
     return 1;
   }
   return 0;
 }
+
+void printError(std::string_view message) { std::cerr << "nndna: " << render::escapeForTerminal(message) << "\n"; }
 
 }  // namespace nndna::cli

@@ -38,10 +38,8 @@ void addSpecCommands(CLI::App& app) {
   addSpecRunOptions(*cmd, args->run);
   cmd->callback([args] {
     const ir::TracedModel model = runSpecForCli(args->spec, args->run);
-    // Streamed, never held whole: a large model's indented IR is hundreds of MB.
     if (args->output.empty() || args->output == "-") {
-      ir::writeJson(model, [](std::string_view piece) { std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size())); }, irIndent(model));
-      std::cout << "\n";
+      writeIr(std::cout, model);
       std::cerr << metricsLines(diagram::modelMetrics(model)) << "\n";  // stdout holds the IR alone
       return;
     }

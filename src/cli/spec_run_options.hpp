@@ -1,5 +1,6 @@
-// The options of every command that compiles and runs a spec file (`nndna ir`, `nndna diagram`),
-// and how such a command runs it: errors printed for the user, exit code by kind.
+// The options of every command that compiles and runs a spec file (`nndna ir`, `diagram`, `trace`,
+// `summary`; `design` takes the limits), and how such a command runs it: errors printed for the
+// user, exit code by kind.
 #pragma once
 
 #include <cstdint>

@@ -71,7 +71,8 @@ void addTraceCommands(CLI::App& app) {
   trace->add_option("model", args->model.input,
                     "A built-in spec's name (see `nndna examples`), a spec file (.cpp) or an IR (.json)");
   addSpecRunOptions(*trace, args->model.run);
-  trace->add_option("--json", args->json, "Also write the IR as JSON to this file");
+  trace->add_option("--json", args->json,
+                    "Also write the IR as JSON to this file (indented, or compact above 100,000 ops)");
   trace->callback([args] {
     if (args->model.input.empty()) throw CLI::ValidationError("model", "give a spec name, a spec file or an IR .json");
     ModelSource source = args->model;

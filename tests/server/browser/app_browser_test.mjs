@@ -175,6 +175,9 @@ test('hover and click a box: the panel, its line in the editor, and back', { tim
 });
 
 test('an example loads, and the URL can name one', { timeout: STEP_TIMEOUT }, async () => {
+  // The menu names each example by its spec's label (GET /api/examples: the program serving the
+  // page must hold the built-in specs).
+  assert.equal(await page.textContent('#examples option[value="mlp_sin"]'), 'MLP fits sin(x) (mlp_sin)');
   const before = await diagramsDrawn();
   await page.selectOption('#examples', 'mlp_sin');
   await waitForState('done', before);
