@@ -66,6 +66,7 @@ std::vector<double> numbersOfAttribute(std::string_view text, std::string_view k
 std::string uniquifyAutomaticIds(std::string_view svg, std::size_t band) {
   static constexpr std::string_view kPrefixes[] = {"graph", "edge", "node", "clust"};
   static constexpr std::string_view kId = "id=\"";
+  const std::string bandPrefix = "b" + std::to_string(band) + "_";
   std::string out;
   out.reserve(svg.size() + 1024);
   std::size_t pos = 0;
@@ -78,7 +79,7 @@ std::string uniquifyAutomaticIds(std::string_view svg, std::size_t band) {
       while (end < svg.size() && std::isdigit(static_cast<unsigned char>(svg[end]))) ++end;
       if (end == digits || end >= svg.size() || svg[end] != '"') continue;
       out.append(svg.substr(pos, value - pos));
-      out += "b" + std::to_string(band) + "_";
+      out += bandPrefix;
       pos = value;
       break;
     }
@@ -90,10 +91,10 @@ std::string uniquifyAutomaticIds(std::string_view svg, std::size_t band) {
 LaidOutBand layOutBand(const std::string& dot, std::size_t index, std::span<const std::string> ends,
                        const LayoutOptions& options) {
   detail::LaidOutGraph laidOut(dot, options);
-  const std::string svg = laidOut.render("svg");
+  const detail::RenderedText svg = laidOut.render("svg");
 
   LaidOutBand band;
-  const std::string_view text(svg);
+  const std::string_view text = svg.view();
   const auto viewBox = numbersOfAttribute(text, "viewBox=\"");
   const auto graphStart = text.find("<g id=\"graph0\"");
   const auto svgEnd = text.rfind("</svg>");
@@ -234,13 +235,24 @@ std::string renderStackedBands(std::span<const std::string> bandDots, std::span<
   }
 
   const double fullWidth = width + (lanes ? kLaneMargin + kLaneStep * static_cast<double>(std::min(lanes, kMaxLanes)) : 0);
-  std::string svg = "<svg width=\"" + fmtNumber(fullWidth) + "pt\" height=\"" + fmtNumber(height) +
-                    "pt\"\n viewBox=\"0.00 0.00 " + fmtNumber(fullWidth) + " " + fmtNumber(height) +
-                    "\" xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n";
-  svg += "<g id=\"graph0\" class=\"graph stacked-bands\">\n";
+  const std::string root = "<svg width=\"" + fmtNumber(fullWidth) + "pt\" height=\"" + fmtNumber(height) +
+                           "pt\"\n viewBox=\"0.00 0.00 " + fmtNumber(fullWidth) + " " + fmtNumber(height) +
+                           "\" xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n" +
+                           "<g id=\"graph0\" class=\"graph stacked-bands\">\n";
+  std::vector<std::string> bandStarts;
+  std::size_t size = root.size() + edges.size() + 64;
   for (std::size_t i = 0; i < bands.size(); ++i) {
-    svg += "<g id=\"band" + std::to_string(i) + "\" transform=\"translate(" + fmtNumber(offsetX[i]) + " " +
-           fmtNumber(offsetY[i]) + ")\">\n";
+    bandStarts.push_back("<g id=\"band" + std::to_string(i) + "\" transform=\"translate(" + fmtNumber(offsetX[i]) +
+                         " " + fmtNumber(offsetY[i]) + ")\">\n");
+    size += bandStarts.back().size() + bands[i].body.size() + 8;
+  }
+  // One allocation for the whole document: it is megabytes for a large diagram, and growing it
+  // band by band copied it over and over.
+  std::string svg;
+  svg.reserve(size);
+  svg += root;
+  for (std::size_t i = 0; i < bands.size(); ++i) {
+    svg += bandStarts[i];
     svg += bands[i].body;
     svg += "</g>\n";
   }
