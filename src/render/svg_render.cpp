@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "render/dot_reader.hpp"
 #include "render/graphviz_session.hpp"
 #include "render/text_measure_cache.hpp"
 
@@ -55,7 +56,7 @@ LaidOutGraph::LaidOutGraph(const std::string& dot, const LayoutOptions& options)
   agseterr(AGERR);
   GVC_t* gvc = context();
 
-  graph_ = agmemread(dot.c_str());
+  graph_ = readDot(dot);
   if (graph_ == nullptr) throw RenderError(takeErrors("graphviz: cannot parse the DOT text"));
   if (options.nslimit) {
     std::string value = std::to_string(*options.nslimit);
