@@ -30,7 +30,8 @@ struct Box {
 };
 
 struct LaidOutBand {
-  std::string body;  // the band's top <g class="graph"> element, ids made unique
+  detail::RenderedText svg;  // Graphviz's drawing of the band, kept until the document is written
+  std::string_view body;     // in svg: the band's top <g class="graph"> element
   double width = 0, height = 0;
   std::unordered_map<std::string, Box> boxes;  // the cross edges' ends found in this band
 };
@@ -61,14 +62,13 @@ std::vector<double> numbersOfAttribute(std::string_view text, std::string_view k
   return out;
 }
 
-// Graphviz numbers its own ids from 0 or 1 in every graph; prefix them so the bands' ids stay
-// unique in the stacked document. Ids that the DOT set (n12, c3) are left alone.
-std::string uniquifyAutomaticIds(std::string_view svg, std::size_t band) {
+// Appends `svg` to `out`, Graphviz's own ids (graph0, edgeN, nodeN, clustN: numbered from 0 or 1
+// in every graph) prefixed with the band so they stay unique in the stacked document. Ids that the
+// DOT set (n12, c3) are left alone.
+void appendWithBandIds(std::string_view svg, std::size_t band, std::string& out) {
   static constexpr std::string_view kPrefixes[] = {"graph", "edge", "node", "clust"};
   static constexpr std::string_view kId = "id=\"";
   const std::string bandPrefix = "b" + std::to_string(band) + "_";
-  std::string out;
-  out.reserve(svg.size() + 1024);
   std::size_t pos = 0;
   for (auto at = svg.find(kId); at != std::string_view::npos; at = svg.find(kId, at + 1)) {
     const auto value = at + kId.size();
@@ -85,16 +85,13 @@ std::string uniquifyAutomaticIds(std::string_view svg, std::size_t band) {
     }
   }
   out.append(svg.substr(pos));
-  return out;
 }
 
 LaidOutBand layOutBand(const std::string& dot, std::size_t index, std::span<const std::string> ends,
                        const LayoutOptions& options) {
   detail::LaidOutGraph laidOut(dot, options);
-  const detail::RenderedText svg = laidOut.render("svg");
-
-  LaidOutBand band;
-  const std::string_view text = svg.view();
+  LaidOutBand band{laidOut.render("svg"), {}};
+  const std::string_view text = band.svg.view();
   const auto viewBox = numbersOfAttribute(text, "viewBox=\"");
   const auto graphStart = text.find("<g id=\"graph0\"");
   const auto svgEnd = text.rfind("</svg>");
@@ -109,7 +106,7 @@ LaidOutBand layOutBand(const std::string& dot, std::size_t index, std::span<cons
   if (transform.size() < 5) throw RenderError("stacked bands: no graph transform in band " + std::to_string(index));
   const double tx = transform[transform.size() - 2];
   const double ty = transform[transform.size() - 1];
-  band.body = uniquifyAutomaticIds(text.substr(graphStart, svgEnd - graphStart), index);
+  band.body = text.substr(graphStart, svgEnd - graphStart);
 
   for (const std::string& name : ends) {
     Agnode_t* n = agnode(laidOut.graph(), const_cast<char*>(name.c_str()), 0);
@@ -244,7 +241,10 @@ std::string renderStackedBands(std::span<const std::string> bandDots, std::span<
   for (std::size_t i = 0; i < bands.size(); ++i) {
     bandStarts.push_back("<g id=\"band" + std::to_string(i) + "\" transform=\"translate(" + fmtNumber(offsetX[i]) +
                          " " + fmtNumber(offsetY[i]) + ")\">\n");
-    size += bandStarts.back().size() + bands[i].body.size() + 8;
+    // An id Graphviz numbers itself takes at least 10 bytes (id="edge0"), and each gets the band's
+    // prefix: room reserved for the most there can be (pages never written cost nothing).
+    const std::size_t prefix = 2 + std::to_string(i).size();
+    size += bandStarts.back().size() + bands[i].body.size() + bands[i].body.size() / 10 * prefix + 8;
   }
   // One allocation for the whole document: it is megabytes for a large diagram, and growing it
   // band by band copied it over and over.
@@ -253,7 +253,7 @@ std::string renderStackedBands(std::span<const std::string> bandDots, std::span<
   svg += root;
   for (std::size_t i = 0; i < bands.size(); ++i) {
     svg += bandStarts[i];
-    svg += bands[i].body;
+    appendWithBandIds(bands[i].body, i, svg);
     svg += "</g>\n";
   }
   svg += edges;
