@@ -87,6 +87,27 @@ TEST(DotReader, NamesMapToObjectsAndBack) {
   agclose(g);
 }
 
+// A value longer than the lexer's buffer (a 100,000-character label) and thousands of small ones
+// around it all keep their contents.
+TEST(DotReader, LargeAndSmallValuesKeepTheirContents) {
+  const std::string longLabel(100'000, 'w');
+  std::string dot = "digraph { big [label=\"" + longLabel + "\"]\n";
+  for (int i = 0; i < 2000; ++i) dot += "m" + std::to_string(i) + " [label=\"m" + std::to_string(i) + "\"]\n";
+  dot += "huge [label=\"" + longLabel + "x\"] }";
+  Agraph_t* g = readDot(dot);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(agnnodes(g), 2002);
+  EXPECT_EQ(std::string(agget(agnode(g, const_cast<char*>("big"), 0), const_cast<char*>("label"))), longLabel);
+  EXPECT_EQ(std::string(agget(agnode(g, const_cast<char*>("huge"), 0), const_cast<char*>("label"))), longLabel + "x");
+  for (int i : {0, 999, 1999}) {
+    const std::string name = "m" + std::to_string(i);
+    Agnode_t* n = agnode(g, const_cast<char*>(name.c_str()), 0);
+    ASSERT_NE(n, nullptr) << name;
+    EXPECT_EQ(std::string(agget(n, const_cast<char*>("label"))), name);
+  }
+  agclose(g);
+}
+
 TEST(DotReader, RejectedDotGivesNull) {
   EXPECT_EQ(readDot("digraph { a -> ; }"), nullptr);
   // The parser recovers: the next graph reads.
