@@ -237,7 +237,8 @@ std::string renderStackedBands(std::span<const std::string> bandDots, std::span<
                            "\" xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n" +
                            "<g id=\"graph0\" class=\"graph stacked-bands\">\n";
   std::vector<std::string> bandStarts;
-  std::size_t size = root.size() + edges.size() + 64;
+  // The closing tags, and room for a caller's <style> after the root tag (svg_out.cpp adds one).
+  std::size_t size = root.size() + edges.size() + 128;
   for (std::size_t i = 0; i < bands.size(); ++i) {
     bandStarts.push_back("<g id=\"band" + std::to_string(i) + "\" transform=\"translate(" + fmtNumber(offsetX[i]) +
                          " " + fmtNumber(offsetY[i]) + ")\">\n");
