@@ -5,6 +5,7 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -13,18 +14,34 @@
 
 namespace nndna::render::detail {
 
+// A drawing as Graphviz wrote it, in Graphviz's own buffer: read in place rather than copied (a
+// banded diagram's SVG is megabytes, and each copy also churns the heap Graphviz allocates from).
+class RenderedText {
+ public:
+  RenderedText(char* data, std::size_t length) : data_(data), length_(length) {}
+  std::string_view view() const { return {data_.get(), length_}; }
+
+ private:
+  struct Free {
+    void operator()(char* data) const { gvFreeRenderData(data); }
+  };
+  std::unique_ptr<char, Free> data_;
+  std::size_t length_ = 0;
+};
+
 // Parses `dot` and lays it out; the lock on libgvc's global state (error callback, plugin
 // registry, layout scratch data) is held for the object's lifetime. Throws RenderError with
-// Graphviz's message when the DOT is rejected or the layout fails.
+// Graphviz's message when the DOT is rejected or the layout fails. `dot` is a std::string because
+// Graphviz reads NUL-terminated text: a band's DOT is read where it is, not copied.
 class LaidOutGraph {
  public:
-  LaidOutGraph(std::string_view dot, const LayoutOptions& options);
+  LaidOutGraph(const std::string& dot, const LayoutOptions& options);
   ~LaidOutGraph();
   LaidOutGraph(const LaidOutGraph&) = delete;
   LaidOutGraph& operator=(const LaidOutGraph&) = delete;
 
-  // The drawing in a Graphviz output format ("svg").
-  std::string render(const char* format);
+  // The drawing in a Graphviz output format ("svg"). Throws RenderError when rendering fails.
+  RenderedText render(const char* format);
 
   Agraph_t* graph() const { return graph_; }
 

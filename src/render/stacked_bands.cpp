@@ -30,7 +30,8 @@ struct Box {
 };
 
 struct LaidOutBand {
-  std::string body;  // the band's top <g class="graph"> element, ids made unique
+  detail::RenderedText svg;  // Graphviz's drawing of the band, kept until the document is written
+  std::string_view body;     // in svg: the band's top <g class="graph"> element
   double width = 0, height = 0;
   std::unordered_map<std::string, Box> boxes;  // the cross edges' ends found in this band
 };
@@ -61,13 +62,13 @@ std::vector<double> numbersOfAttribute(std::string_view text, std::string_view k
   return out;
 }
 
-// Graphviz numbers its own ids from 0 or 1 in every graph; prefix them so the bands' ids stay
-// unique in the stacked document. Ids that the DOT set (n12, c3) are left alone.
-std::string uniquifyAutomaticIds(std::string_view svg, std::size_t band) {
+// Appends `svg` to `out`, Graphviz's own ids (graph0, edgeN, nodeN, clustN: numbered from 0 or 1
+// in every graph) prefixed with the band so they stay unique in the stacked document. Ids that the
+// DOT set (n12, c3) are left alone.
+void appendWithBandIds(std::string_view svg, std::size_t band, std::string& out) {
   static constexpr std::string_view kPrefixes[] = {"graph", "edge", "node", "clust"};
   static constexpr std::string_view kId = "id=\"";
-  std::string out;
-  out.reserve(svg.size() + 1024);
+  const std::string bandPrefix = "b" + std::to_string(band) + "_";
   std::size_t pos = 0;
   for (auto at = svg.find(kId); at != std::string_view::npos; at = svg.find(kId, at + 1)) {
     const auto value = at + kId.size();
@@ -78,22 +79,19 @@ std::string uniquifyAutomaticIds(std::string_view svg, std::size_t band) {
       while (end < svg.size() && std::isdigit(static_cast<unsigned char>(svg[end]))) ++end;
       if (end == digits || end >= svg.size() || svg[end] != '"') continue;
       out.append(svg.substr(pos, value - pos));
-      out += "b" + std::to_string(band) + "_";
+      out += bandPrefix;
       pos = value;
       break;
     }
   }
   out.append(svg.substr(pos));
-  return out;
 }
 
 LaidOutBand layOutBand(const std::string& dot, std::size_t index, std::span<const std::string> ends,
                        const LayoutOptions& options) {
   detail::LaidOutGraph laidOut(dot, options);
-  const std::string svg = laidOut.render("svg");
-
-  LaidOutBand band;
-  const std::string_view text(svg);
+  LaidOutBand band{laidOut.render("svg"), {}};
+  const std::string_view text = band.svg.view();
   const auto viewBox = numbersOfAttribute(text, "viewBox=\"");
   const auto graphStart = text.find("<g id=\"graph0\"");
   const auto svgEnd = text.rfind("</svg>");
@@ -108,7 +106,7 @@ LaidOutBand layOutBand(const std::string& dot, std::size_t index, std::span<cons
   if (transform.size() < 5) throw RenderError("stacked bands: no graph transform in band " + std::to_string(index));
   const double tx = transform[transform.size() - 2];
   const double ty = transform[transform.size() - 1];
-  band.body = uniquifyAutomaticIds(text.substr(graphStart, svgEnd - graphStart), index);
+  band.body = text.substr(graphStart, svgEnd - graphStart);
 
   for (const std::string& name : ends) {
     Agnode_t* n = agnode(laidOut.graph(), const_cast<char*>(name.c_str()), 0);
@@ -234,14 +232,29 @@ std::string renderStackedBands(std::span<const std::string> bandDots, std::span<
   }
 
   const double fullWidth = width + (lanes ? kLaneMargin + kLaneStep * static_cast<double>(std::min(lanes, kMaxLanes)) : 0);
-  std::string svg = "<svg width=\"" + fmtNumber(fullWidth) + "pt\" height=\"" + fmtNumber(height) +
-                    "pt\"\n viewBox=\"0.00 0.00 " + fmtNumber(fullWidth) + " " + fmtNumber(height) +
-                    "\" xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n";
-  svg += "<g id=\"graph0\" class=\"graph stacked-bands\">\n";
+  const std::string root = "<svg width=\"" + fmtNumber(fullWidth) + "pt\" height=\"" + fmtNumber(height) +
+                           "pt\"\n viewBox=\"0.00 0.00 " + fmtNumber(fullWidth) + " " + fmtNumber(height) +
+                           "\" xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n" +
+                           "<g id=\"graph0\" class=\"graph stacked-bands\">\n";
+  std::vector<std::string> bandStarts;
+  // The closing tags, and room for a caller's <style> after the root tag (svg_out.cpp adds one).
+  std::size_t size = root.size() + edges.size() + 128;
   for (std::size_t i = 0; i < bands.size(); ++i) {
-    svg += "<g id=\"band" + std::to_string(i) + "\" transform=\"translate(" + fmtNumber(offsetX[i]) + " " +
-           fmtNumber(offsetY[i]) + ")\">\n";
-    svg += bands[i].body;
+    bandStarts.push_back("<g id=\"band" + std::to_string(i) + "\" transform=\"translate(" + fmtNumber(offsetX[i]) +
+                         " " + fmtNumber(offsetY[i]) + ")\">\n");
+    // An id Graphviz numbers itself takes at least 10 bytes (id="edge0"), and each gets the band's
+    // prefix: room reserved for the most there can be (pages never written cost nothing).
+    const std::size_t prefix = 2 + std::to_string(i).size();
+    size += bandStarts.back().size() + bands[i].body.size() + bands[i].body.size() / 10 * prefix + 8;
+  }
+  // One allocation for the whole document: it is megabytes for a large diagram, and growing it
+  // band by band copied it over and over.
+  std::string svg;
+  svg.reserve(size);
+  svg += root;
+  for (std::size_t i = 0; i < bands.size(); ++i) {
+    svg += bandStarts[i];
+    appendWithBandIds(bands[i].body, i, svg);
     svg += "</g>\n";
   }
   svg += edges;

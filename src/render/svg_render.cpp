@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "render/dot_reader.hpp"
 #include "render/graphviz_session.hpp"
 #include "render/text_measure_cache.hpp"
 
@@ -47,7 +48,7 @@ std::string takeErrors(std::string_view fallback) {
 
 }  // namespace
 
-LaidOutGraph::LaidOutGraph(std::string_view dot, const LayoutOptions& options)
+LaidOutGraph::LaidOutGraph(const std::string& dot, const LayoutOptions& options)
     : lock_(graphvizMutex()) {
   errorBuffer().clear();
   agseterrf(collectError);
@@ -55,9 +56,7 @@ LaidOutGraph::LaidOutGraph(std::string_view dot, const LayoutOptions& options)
   agseterr(AGERR);
   GVC_t* gvc = context();
 
-  // agmemread needs a NUL-terminated buffer.
-  const std::string text(dot);
-  graph_ = agmemread(text.c_str());
+  graph_ = readDot(dot);
   if (graph_ == nullptr) throw RenderError(takeErrors("graphviz: cannot parse the DOT text"));
   if (options.nslimit) {
     std::string value = std::to_string(*options.nslimit);
@@ -76,13 +75,11 @@ LaidOutGraph::~LaidOutGraph() {
   errorBuffer().clear();
 }
 
-std::string LaidOutGraph::render(const char* format) {
+RenderedText LaidOutGraph::render(const char* format) {
   char* data = nullptr;
   unsigned int length = 0;
   const int rc = gvRenderData(context(), graph_, format, &data, &length);
-  std::string out;
-  if (rc == 0 && data != nullptr) out.assign(data, length);
-  if (data != nullptr) gvFreeRenderData(data);
+  RenderedText out(data, data == nullptr ? 0 : length);
   if (rc != 0) throw RenderError(takeErrors("graphviz: rendering failed"));
   return out;
 }
@@ -90,14 +87,15 @@ std::string LaidOutGraph::render(const char* format) {
 }  // namespace detail
 
 std::string renderSvg(std::string_view dot, const LayoutOptions& options) {
-  detail::LaidOutGraph laidOut(dot, options);
-  return laidOut.render("svg");
+  detail::LaidOutGraph laidOut(std::string(dot), options);
+  return std::string(laidOut.render("svg").view());
 }
 
 std::string renderInlineSvg(std::string_view dot, const LayoutOptions& options) {
-  std::string svg = renderSvg(dot, options);
-  auto start = svg.find("<svg");
-  return start == std::string::npos ? svg : svg.substr(start);
+  detail::LaidOutGraph laidOut(std::string(dot), options);
+  const detail::RenderedText svg = laidOut.render("svg");
+  const auto start = svg.view().find("<svg");
+  return std::string(start == std::string_view::npos ? svg.view() : svg.view().substr(start));
 }
 
 }  // namespace nndna::render
