@@ -127,8 +127,10 @@ class OpAttrsBox {
   // This op's own attributes, to change (made from the defaults when it had none).
   OpAttrs& edit();
   // Whether the op holds attributes of its own: made from attributes off their defaults, or by
-  // edit() (which keeps them even when set back to defaults).
+  // edit() (which keeps them even when set back to defaults, until dropIfDefaults()).
   bool any() const { return held_ != nullptr; }
+  // Lets go of attributes that edit() left at their defaults, as if they had never been set.
+  void dropIfDefaults();
 
  private:
   static const OpAttrs& defaults();

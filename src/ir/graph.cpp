@@ -9,10 +9,19 @@
 
 namespace nndna::ir {
 
+namespace {
+// A signed zero compares equal to the default 0.0 but is kept: `mul(x, -0.0)` stays itself.
+bool allDefaults(const OpAttrs& attrs) {
+  return attrs == OpAttrs{} && !std::signbit(attrs.scalar) && !std::signbit(attrs.scalar2);
+}
+}  // namespace
+
 OpAttrsBox::OpAttrsBox(OpAttrs attrs) {
-  // A signed zero compares equal to the default 0.0 but is kept: `mul(x, -0.0)` stays itself.
-  const bool defaults = attrs == OpAttrs{} && !std::signbit(attrs.scalar) && !std::signbit(attrs.scalar2);
-  if (!defaults) held_ = std::make_unique<OpAttrs>(std::move(attrs));
+  if (!allDefaults(attrs)) held_ = std::make_unique<OpAttrs>(std::move(attrs));
+}
+
+void OpAttrsBox::dropIfDefaults() {
+  if (held_ && allDefaults(*held_)) held_.reset();
 }
 
 OpAttrsBox::OpAttrsBox(const OpAttrsBox& other)

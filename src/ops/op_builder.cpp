@@ -35,8 +35,9 @@ void OpBuilder::fail(std::string detail) const {
 }
 
 void OpBuilder::count(const Size& size) {
-  op_.attrs.edit().count = size.value();
-  op_.attrs.edit().names = ir::normalizedDimNames({tracing::nameOfSize(size, api_)});
+  ir::OpAttrs& attrs = op_.attrs.edit();
+  attrs.count = size.value();
+  attrs.names = ir::normalizedDimNames({tracing::nameOfSize(size, api_)});
 }
 
 void OpBuilder::nameDims(const Sizes& sizes) { op_.attrs.edit().names = tracing::namesOfSizes(sizes, api_); }
@@ -53,7 +54,7 @@ std::int64_t OpBuilder::axis(std::int64_t axis, std::size_t rank, std::string_vi
 Tensor OpBuilder::finish() {
   if (ir::isStochasticKind(op_.kind)) op_.attrs.edit().seed = tracer_.graph().ops.size();
   // Attributes set to their defaults (gelu's approximate = false, an unnamed count) hold no block.
-  if (op_.attrs.any()) op_.attrs = ir::OpAttrsBox(*op_.attrs);
+  op_.attrs.dropIfDefaults();
   std::vector<const ir::TensorInfo*> inputs;
   inputs.reserve(op_.inputs.size());
   for (ir::TensorId id : op_.inputs) inputs.push_back(&tracer_.graph().tensor(id));

@@ -81,4 +81,34 @@ TEST(OpAttrsBox, CopiesAreDeepAndEditMakesTheOpsOwn) {
   EXPECT_EQ(moved.attrs->count, 4);
 }
 
+// What the tracer does once an op's attributes are set: attributes edited back to their defaults
+// hold no block, any other stay as they are (the same block: nothing is copied).
+TEST(OpAttrsBox, DropIfDefaultsLetsGoOfDefaultsOnly) {
+  ir::OpAttrsBox none;
+  none.dropIfDefaults();
+  EXPECT_FALSE(none.any());
+
+  ir::OpAttrsBox reset;
+  reset.edit().count = 4;
+  reset.edit().count = 0;
+  ASSERT_TRUE(reset.any());
+  reset.dropIfDefaults();
+  EXPECT_FALSE(reset.any());
+  EXPECT_EQ(reset->count, 0);
+
+  ir::OpAttrsBox kept;
+  kept.edit().axis = 1;
+  const ir::OpAttrs* block = &*kept;
+  kept.dropIfDefaults();
+  ASSERT_TRUE(kept.any());
+  EXPECT_EQ(&*kept, block);
+  EXPECT_EQ(kept->axis, 1);
+
+  ir::OpAttrsBox negativeZero;
+  negativeZero.edit().scalar = -0.0;
+  negativeZero.dropIfDefaults();
+  ASSERT_TRUE(negativeZero.any()) << "-0.0 is kept, as the constructor keeps it";
+  EXPECT_TRUE(std::signbit(negativeZero->scalar));
+}
+
 }  // namespace
