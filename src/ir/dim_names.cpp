@@ -198,7 +198,9 @@ bool sameDimName(std::string_view a, std::string_view b) {
 
 DimNames normalizedDimNames(DimNames names) {
   const bool any = std::any_of(names.begin(), names.end(), [](const std::string& n) { return !n.empty(); });
-  if (!any) names.clear();
+  // A fresh empty list rather than clear(): cleared, the list would keep its memory, in every
+  // op and tensor that has no named axis.
+  if (!any) return {};
   return names;
 }
 

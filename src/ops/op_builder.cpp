@@ -35,9 +35,9 @@ void OpBuilder::fail(std::string detail) const {
 }
 
 void OpBuilder::count(const Size& size) {
-  ir::OpAttrs& attrs = op_.attrs.edit();
-  attrs.count = size.value();
-  attrs.names = ir::normalizedDimNames({tracing::nameOfSize(size, api_)});
+  ir::OpAttrs& own = op_.attrs.edit();
+  own.count = size.value();
+  own.names = ir::normalizedDimNames({tracing::nameOfSize(size, api_)});
 }
 
 void OpBuilder::nameDims(const Sizes& sizes) { op_.attrs.edit().names = tracing::namesOfSizes(sizes, api_); }
@@ -53,7 +53,7 @@ std::int64_t OpBuilder::axis(std::int64_t axis, std::size_t rank, std::string_vi
 
 Tensor OpBuilder::finish() {
   if (ir::isStochasticKind(op_.kind)) op_.attrs.edit().seed = tracer_.graph().ops.size();
-  // Attributes set to their defaults (gelu's approximate = false, an unnamed count) hold no block.
+  // Attributes a builder set back to their defaults (gelu's approximate = false) hold no block.
   op_.attrs.dropIfDefaults();
   std::vector<const ir::TensorInfo*> inputs;
   inputs.reserve(op_.inputs.size());

@@ -147,6 +147,7 @@ TEST(DimNames, NamesLongerThanTheLimitFormatAsUnknown) {
 
 TEST(DimNames, NormalizingClearsAllUnknown) {
   EXPECT_EQ(normalizedDimNames({"", "", ""}), DimNames{});
+  EXPECT_EQ(normalizedDimNames({"", "", ""}).capacity(), 0u) << "cleared lists keep no memory";
   EXPECT_EQ(normalizedDimNames({"", "T", ""}), (DimNames{"", "T", ""}));
   EXPECT_EQ(normalizedDimNames({}), DimNames{});
   EXPECT_EQ(dimNameAt({"B", "T"}, 1), "T");

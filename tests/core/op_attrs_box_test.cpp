@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "nndna/ir.hpp"
+#include "nndna/trace.hpp"
 
 using namespace nndna;
 
@@ -109,6 +110,27 @@ TEST(OpAttrsBox, DropIfDefaultsLetsGoOfDefaultsOnly) {
   negativeZero.dropIfDefaults();
   ASSERT_TRUE(negativeZero.any()) << "-0.0 is kept, as the constructor keeps it";
   EXPECT_TRUE(std::signbit(negativeZero->scalar));
+}
+
+// What the tracer leaves in each op: no block for attributes its builder set back to their
+// defaults, and no spare memory in the names of sizes given as plain numbers.
+TEST(OpAttrsBox, TracedOpsHoldOnlyWhatTheyNeed) {
+  const std::vector<InputDecl> x = {{"x", {2, 3, 4}}};
+  const ir::Graph gelu = traceFunction(x, [](const Inputs& in) { return nndna::gelu(in["x"]); });
+  EXPECT_EQ(gelu.ops.back().kind, ir::OpKind::gelu);
+  EXPECT_FALSE(gelu.ops.back().attrs.any()) << "gelu's default approximation holds no block";
+
+  const ir::Graph reshaped = traceFunction(x, [](const Inputs& in) { return reshape(in["x"], {6, 4}); });
+  const ir::Op& reshape = reshaped.ops.back();
+  EXPECT_EQ(reshape.attrs->dims, (std::vector<std::int64_t>{6, 4}));
+  EXPECT_TRUE(reshape.attrs->names.empty());
+  EXPECT_EQ(reshape.attrs->names.capacity(), 0u) << "unnamed sizes keep no room for names";
+
+  const ir::Graph narrowed = traceFunction(x, [](const Inputs& in) { return narrow(in["x"], 2, 1, 2); });
+  const ir::Op& narrow = narrowed.ops.back();
+  EXPECT_EQ(narrow.attrs->count, 2);
+  EXPECT_EQ(narrow.attrs->names.capacity(), 0u);
+  EXPECT_EQ(narrowed.tensor(narrow.out).names.capacity(), 0u);
 }
 
 }  // namespace
