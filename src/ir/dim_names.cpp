@@ -198,8 +198,8 @@ bool sameDimName(std::string_view a, std::string_view b) {
 
 DimNames normalizedDimNames(DimNames names) {
   const bool any = std::any_of(names.begin(), names.end(), [](const std::string& n) { return !n.empty(); });
-  // A fresh empty list rather than clear(): cleared, the list would keep its memory, in every
-  // op and tensor that has no named axis.
+  // A fresh empty list rather than clear(): cleared, the list would keep its memory (in the
+  // attributes of every reshape, narrow, split_heads... whose sizes have no names).
   if (!any) return {};
   return names;
 }
