@@ -6,12 +6,14 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "nndna/export.hpp"
@@ -108,33 +110,45 @@ struct OpAttrs {
 // An op's attributes, held out of line. Most ops have none (a matmul, a relu), and held inline
 // they were 200 of an op's 248 bytes: most of the memory a million-op graph touches. Read them
 // with `op.attrs->axis` (all defaults when the op has none); change them with `op.attrs.edit()`.
-// Copies are deep: an op is a value.
+// Copies share one block until either is edited (copy on write), so an op is still a value; the
+// tracer, the IR reader and autodiff give ops with the same attributes one block (a loop's
+// million `mul(h, 0.5)`s hold one). Do not keep the reference `edit()` returns across a copy of
+// the box: the copy would share what is then changed.
 class OpAttrsBox {
  public:
   OpAttrsBox() = default;
   // Implicit, so `op.attrs = attrs` and `Op{.attrs = attrs}` read as plain assignments. All
   // defaults are held as none.
   OpAttrsBox(OpAttrs attrs);  // NOLINT(google-explicit-constructor)
-  OpAttrsBox(const OpAttrsBox& other);
-  OpAttrsBox& operator=(const OpAttrsBox& other);
-  OpAttrsBox(OpAttrsBox&&) noexcept = default;
-  OpAttrsBox& operator=(OpAttrsBox&&) noexcept = default;
-  ~OpAttrsBox() = default;
+  OpAttrsBox(const OpAttrsBox& other) noexcept;
+  OpAttrsBox& operator=(const OpAttrsBox& other) noexcept;
+  OpAttrsBox(OpAttrsBox&& other) noexcept : block_(std::exchange(other.block_, nullptr)) {}
+  OpAttrsBox& operator=(OpAttrsBox&& other) noexcept;
+  ~OpAttrsBox() { release(); }
 
-  const OpAttrs& operator*() const { return held_ ? *held_ : defaults(); }
+  const OpAttrs& operator*() const { return block_ ? block_->attrs : defaults(); }
   const OpAttrs* operator->() const { return &**this; }
   operator const OpAttrs&() const { return **this; }  // NOLINT(google-explicit-constructor)
-  // This op's own attributes, to change (made from the defaults when it had none).
+  // This op's own attributes, to change (made from the defaults when it had none, copied first
+  // when another box shares them).
   OpAttrs& edit();
   // Whether the op holds attributes of its own: made from attributes off their defaults, or by
   // edit() (which keeps them even when set back to defaults, until dropIfDefaults()).
-  bool any() const { return held_ != nullptr; }
+  bool any() const { return block_ != nullptr; }
+  // Whether this box and `other` hold one block (both none counts as not).
+  bool shares(const OpAttrsBox& other) const { return block_ != nullptr && block_ == other.block_; }
   // Lets go of attributes that edit() left at their defaults, as if they had never been set.
   void dropIfDefaults();
 
  private:
+  // Counted here rather than by a std::shared_ptr, which would make every op 8 bytes larger.
+  struct Block {
+    std::atomic<std::uint32_t> boxes{1};  // the boxes holding it
+    OpAttrs attrs;
+  };
   static const OpAttrs& defaults();
-  std::unique_ptr<OpAttrs> held_;
+  void release() noexcept;  // lets go of the block, freeing it with its last box
+  Block* block_ = nullptr;
 };
 
 struct Op {

@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "ir/attrs_interner.hpp"
 #include "nndna/ir.hpp"
 
 namespace nndna::grad {
@@ -43,6 +44,7 @@ class Emitter {
   ir::Graph& graph_;
   ir::Phase phase_;
   ir::SiteId site_ = ir::kNone;
+  ir::OpAttrsInterner attrs_;  // every layer's gradient `mul(g, 0.5)` holds one block
 };
 
 }  // namespace nndna::grad

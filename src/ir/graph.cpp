@@ -5,36 +5,63 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "ir/attrs_interner.hpp"
 #include "nndna/ir.hpp"
 
 namespace nndna::ir {
 
 namespace {
 // A signed zero compares equal to the default 0.0 but is kept: `mul(x, -0.0)` stays itself.
-bool allDefaults(const OpAttrs& attrs) {
-  return attrs == OpAttrs{} && !std::signbit(attrs.scalar) && !std::signbit(attrs.scalar2);
-}
+bool allDefaults(const OpAttrs& attrs) { return identicalAttrs(attrs, OpAttrs{}); }
 }  // namespace
 
 OpAttrsBox::OpAttrsBox(OpAttrs attrs) {
-  if (!allDefaults(attrs)) held_ = std::make_unique<OpAttrs>(std::move(attrs));
+  if (!allDefaults(attrs)) block_ = std::make_unique<Block>(1, std::move(attrs)).release();
 }
 
-void OpAttrsBox::dropIfDefaults() {
-  if (held_ && allDefaults(*held_)) held_.reset();
+OpAttrsBox::OpAttrsBox(const OpAttrsBox& other) noexcept : block_(other.block_) {
+  if (block_) block_->boxes.fetch_add(1, std::memory_order_relaxed);
 }
 
-OpAttrsBox::OpAttrsBox(const OpAttrsBox& other)
-    : held_(other.held_ ? std::make_unique<OpAttrs>(*other.held_) : nullptr) {}
-
-OpAttrsBox& OpAttrsBox::operator=(const OpAttrsBox& other) {
-  if (this != &other) held_ = other.held_ ? std::make_unique<OpAttrs>(*other.held_) : nullptr;
+OpAttrsBox& OpAttrsBox::operator=(const OpAttrsBox& other) noexcept {
+  Block* const incoming = other.block_;  // read first: release() clears it when other is this
+  if (incoming) incoming->boxes.fetch_add(1, std::memory_order_relaxed);
+  release();
+  block_ = incoming;
   return *this;
 }
 
+OpAttrsBox& OpAttrsBox::operator=(OpAttrsBox&& other) noexcept {
+  if (this != &other) {
+    release();
+    block_ = std::exchange(other.block_, nullptr);
+  }
+  return *this;
+}
+
+void OpAttrsBox::release() noexcept {
+  // The last box frees the block; acquire/release orders every box's reads before the free.
+  if (block_ && block_->boxes.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    const std::unique_ptr<Block> last(block_);
+  }
+  block_ = nullptr;
+}
+
+void OpAttrsBox::dropIfDefaults() {
+  if (block_ && allDefaults(block_->attrs)) release();
+}
+
 OpAttrs& OpAttrsBox::edit() {
-  if (!held_) held_ = std::make_unique<OpAttrs>();
-  return *held_;
+  // A count of 1 is exact: another box could only start sharing this block by copying this box,
+  // which would race with this call whatever the count said.
+  if (!block_) {
+    block_ = std::make_unique<Block>().release();
+  } else if (block_->boxes.load(std::memory_order_acquire) > 1) {
+    auto own = std::make_unique<Block>(1, block_->attrs);
+    release();
+    block_ = own.release();
+  }
+  return block_->attrs;
 }
 
 const OpAttrs& OpAttrsBox::defaults() {

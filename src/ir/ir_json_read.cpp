@@ -17,6 +17,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "ir/attrs_interner.hpp"
 #include "ir/dim_names.hpp"
 #include "ir/huge_pages.hpp"
 #include "ir/json_names.hpp"
@@ -827,7 +828,7 @@ class StreamingReader : public nlohmann::json_sax<json> {
       case Slot::ops:  // read directly, never captured
         break;
       case Slot::attrs:  // a field of the op being read directly: the stream's index stays
-        direct_->op.attrs = readAttrs(r_, value, p.field("attrs"));
+        direct_->op.attrs = attrsInterner_.intern(readAttrs(r_, value, p.field("attrs")));
         return;
       case Slot::params:
       case Slot::state: {
@@ -1033,6 +1034,8 @@ class StreamingReader : public nlohmann::json_sax<json> {
       const OpAttrs& a = e.op.attrs;
       const std::size_t own = opsPrepaid_ > 0 ? 0 : sizeof(Op);
       if (opsPrepaid_ > 0) --opsPrepaid_;
+      // An attribute block is charged as the op's own even when it shares an earlier op's: the
+      // budget bounds memory from above.
       charge(own + heap(e.op.inputs.size() * sizeof(TensorId)) + (e.op.attrs.any() ? heap(sizeof(OpAttrs)) : 0) +
              heap(a.dims.size() * sizeof(std::int64_t)) + heapOf(a.name) + namesHeap(a.names));
       graph_->ops.push_back(std::move(e.op));
@@ -1065,6 +1068,7 @@ class StreamingReader : public nlohmann::json_sax<json> {
   std::map<std::string, std::string> sources_;
   std::vector<Frame> frames_;
   std::optional<DirectElement> direct_;  // the tensor or op being read directly
+  OpAttrsInterner attrsInterner_;        // ops with the same attributes share one block
   std::size_t opsPrepaid_ = 0;           // ops whose room was reserved and charged in advance
   bool sawRoot_ = false, sawFormat_ = false, sawVersion_ = false, sawSpec_ = false,
        sawSources_ = false, sawTrain_ = false;

@@ -59,7 +59,7 @@ TEST(OpAttrsBox, ANegativeZeroIsKept) {
   EXPECT_TRUE(ir::OpAttrsBox(b).any());
 }
 
-TEST(OpAttrsBox, CopiesAreDeepAndEditMakesTheOpsOwn) {
+TEST(OpAttrsBox, CopiesAreValuesAndEditMakesTheOpsOwn) {
   ir::Op op;
   EXPECT_FALSE(op.attrs.any());
   op.attrs.edit().count = 4;  // made from the defaults
