@@ -35,12 +35,20 @@ void eliminateDeadCode(ir::Graph& graph) {
     for (TensorId in : op.inputs) live[static_cast<std::size_t>(in)] = 1;
   }
 
-  // Survivors keep their order; the k-th surviving op makes tensor k. Compacting in place
-  // (k never passes the op being read) avoids a second copy of a large graph.
+  // Survivors keep their order; the k-th surviving op makes tensor k. Ops are compacted in place
+  // (k never passes the op being read), and so are tensors when op i makes tensor i, as in every
+  // graph the tracer, autodiff and the optimizer build: a million-op step's tensors are over a
+  // hundred MB, and a second array of them set the peak memory of a large diagram.
+  bool tensorsInOpOrder = graph.tensors.size() == graph.ops.size();
+  for (std::size_t i = 0; tensorsInOpOrder && i < graph.ops.size(); ++i) {
+    tensorsInOpOrder = graph.ops[i].out == static_cast<TensorId>(i);
+  }
   std::vector<TensorId> remap(tensorCount, ir::kNone);
-  std::vector<ir::TensorInfo> tensors;
-  tensors.reserve(graph.ops.size());
-  ir::adviseHugePages(tensors);  // a million-op step's tensors are over a hundred MB
+  std::vector<ir::TensorInfo> reordered;  // the survivors' tensors, when they cannot move in place
+  if (!tensorsInOpOrder) {
+    reordered.reserve(graph.ops.size());
+    ir::adviseHugePages(reordered);
+  }
   std::size_t kept = 0;
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
     ir::Op& op = graph.ops[i];
@@ -48,7 +56,11 @@ void eliminateDeadCode(ir::Graph& graph) {
     const auto id = static_cast<TensorId>(kept);
     ir::TensorInfo info = std::move(graph.tensors[static_cast<std::size_t>(op.out)]);
     info.source = id;
-    tensors.push_back(std::move(info));
+    if (tensorsInOpOrder) {
+      graph.tensors[kept] = std::move(info);  // from index i >= kept: not yet overwritten
+    } else {
+      reordered.push_back(std::move(info));
+    }
     remap[static_cast<std::size_t>(op.out)] = id;
     op.out = id;
     for (TensorId& in : op.inputs) in = remap[static_cast<std::size_t>(in)];
@@ -56,7 +68,11 @@ void eliminateDeadCode(ir::Graph& graph) {
     ++kept;
   }
   graph.ops.resize(kept);
-  graph.tensors = std::move(tensors);
+  if (tensorsInOpOrder) {
+    graph.tensors.resize(kept);
+  } else {
+    graph.tensors = std::move(reordered);
+  }
 
   auto at = [&](TensorId t) { return remap[static_cast<std::size_t>(t)]; };
   for (TensorId& t : graph.outputs) t = at(t);

@@ -2,6 +2,8 @@
 // "Kernels" gives the rule).
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "nndna/training.hpp"
 #include "test_util.hpp"
 
@@ -90,6 +92,49 @@ TEST(DeadCode, RenumbersDenselyAndRemapsEveryId) {
   for (const ir::Update& u : step.updates) {
     EXPECT_EQ(step.producer(u.value).kind, OpKind::sgd_update);
     EXPECT_EQ(step.producer(u.value).inputs[0], u.target);
+  }
+}
+
+// Graphs from a file need not number tensors in op order: their survivors are renumbered the
+// same way (tensors cannot then be moved down in place, as they are for traced graphs).
+TEST(DeadCode, TensorsOutOfOpOrderAreRenumberedAlike) {
+  auto graphWithOuts = [](std::array<ir::TensorId, 4> outs) {
+    ir::Graph g;
+    const Shape s{2};
+    g.tensors.resize(4);
+    auto add = [&](OpKind kind, std::vector<ir::TensorId> inputs, ir::TensorId out) {
+      ir::Op op;
+      op.kind = kind;
+      op.inputs = std::move(inputs);
+      op.out = out;
+      g.tensors[static_cast<std::size_t>(out)] = {s, DType::f32, static_cast<ir::OpId>(g.ops.size())};
+      g.ops.push_back(std::move(op));
+    };
+    add(OpKind::tensor_input, {}, outs[0]);        // x
+    add(OpKind::relu, {outs[0]}, outs[1]);         // h = relu(x)
+    add(OpKind::tanh, {outs[0]}, outs[2]);         // dead
+    add(OpKind::exp, {outs[1]}, outs[3]);          // y = exp(h)
+    g.inputs = {{"x", outs[0]}};
+    g.outputs = {outs[3]};
+    return g;
+  };
+  for (const auto& outs : {std::array<ir::TensorId, 4>{0, 1, 2, 3}, std::array<ir::TensorId, 4>{2, 0, 3, 1}}) {
+    ir::Graph g = graphWithOuts(outs);
+    training::eliminateDeadCode(g);
+    ASSERT_EQ(g.ops.size(), 3u);
+    ASSERT_EQ(g.tensors.size(), 3u);
+    EXPECT_EQ(g.ops[0].kind, OpKind::tensor_input);
+    EXPECT_EQ(g.ops[1].kind, OpKind::relu);
+    EXPECT_EQ(g.ops[2].kind, OpKind::exp);
+    for (std::size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(g.ops[i].out, static_cast<ir::TensorId>(i));
+      EXPECT_EQ(g.tensors[i].source, static_cast<ir::OpId>(i));
+      EXPECT_EQ(g.tensors[i].shape, (Shape{2}));
+    }
+    EXPECT_EQ(g.ops[1].inputs, (std::vector<ir::TensorId>{0}));
+    EXPECT_EQ(g.ops[2].inputs, (std::vector<ir::TensorId>{1}));
+    EXPECT_EQ(g.inputs[0].tensor, 0);
+    EXPECT_EQ(g.outputs, (std::vector<ir::TensorId>{2}));
   }
 }
 
