@@ -111,9 +111,9 @@ struct OpAttrs {
 // they were 200 of an op's 248 bytes: most of the memory a million-op graph touches. Read them
 // with `op.attrs->axis` (all defaults when the op has none); change them with `op.attrs.edit()`.
 // Copies share one block until either is edited (copy on write), so an op is still a value; the
-// tracer, the IR reader and autodiff give ops with the same attributes one block (a loop's
-// million `mul(h, 0.5)`s hold one). Do not keep the reference `edit()` returns across a copy of
-// the box: the copy would share what is then changed.
+// IR reader and autodiff give a loop's ops with the same attributes one block (a million
+// `mul(h, 0.5)`s read from a file hold one). Do not keep the reference `edit()` returns across a
+// copy of the box: the copy would share what is then changed.
 class OpAttrsBox {
  public:
   OpAttrsBox() = default;

@@ -828,7 +828,7 @@ class StreamingReader : public nlohmann::json_sax<json> {
       case Slot::ops:  // read directly, never captured
         break;
       case Slot::attrs:  // a field of the op being read directly: the stream's index stays
-        direct_->op.attrs = attrsInterner_.intern(readAttrs(r_, value, p.field("attrs")));
+        direct_->op.attrs = readAttrs(r_, value, p.field("attrs"));
         return;
       case Slot::params:
       case Slot::state: {
@@ -1038,6 +1038,7 @@ class StreamingReader : public nlohmann::json_sax<json> {
       // budget bounds memory from above.
       charge(own + heap(e.op.inputs.size() * sizeof(TensorId)) + (e.op.attrs.any() ? heap(sizeof(OpAttrs)) : 0) +
              heap(a.dims.size() * sizeof(std::int64_t)) + heapOf(a.name) + namesHeap(a.names));
+      e.op.attrs = attrsInterner_.intern(e.op.kind, std::move(e.op.attrs));  // the kind is known now
       graph_->ops.push_back(std::move(e.op));
     } else {
       // "dtype" may be left out (f32), and "source" (the op whose "out" the tensor is, filled in

@@ -53,9 +53,8 @@ std::int64_t OpBuilder::axis(std::int64_t axis, std::size_t rank, std::string_vi
 
 Tensor OpBuilder::finish() {
   if (ir::isStochasticKind(op_.kind)) op_.attrs.edit().seed = tracer_.graph().ops.size();
-  // Attributes a builder set back to their defaults (gelu's approximate = false) hold no block,
-  // and attributes seen before share the earlier block.
-  op_.attrs = tracer_.internAttrs(std::move(op_.attrs));
+  // Attributes a builder set back to their defaults (gelu's approximate = false) hold no block.
+  op_.attrs.dropIfDefaults();
   std::vector<const ir::TensorInfo*> inputs;
   inputs.reserve(op_.inputs.size());
   for (ir::TensorId id : op_.inputs) inputs.push_back(&tracer_.graph().tensor(id));

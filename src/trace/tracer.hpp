@@ -10,7 +10,6 @@
 #include <unordered_set>
 #include <vector>
 
-#include "ir/attrs_interner.hpp"
 #include "nndna/ir.hpp"
 #include "nndna/trace.hpp"
 
@@ -78,10 +77,6 @@ class Tracer {
   // The user frames that are issuing the current op (walks the stack; interned).
   ir::SiteId captureSite();
 
-  // The op's attributes as the graph keeps them: one block for each distinct set (a loop's
-  // `mul(h, 0.5)`s share one), none when all are defaults.
-  ir::OpAttrsBox internAttrs(ir::OpAttrsBox attrs) { return attrs_.intern(std::move(attrs)); }
-
   // Appends an op and its output tensor; returns the tensor's id. The op is moved into the graph
   // once. `names`: per axis, or empty (ir::DimNames).
   ir::TensorId emit(ir::Op&& op, Shape shape, DType dtype, ir::DimNames names = {});
@@ -108,7 +103,6 @@ class Tracer {
   std::map<std::vector<ir::FrameId>, ir::SiteId> siteByChain_;
   std::unordered_map<std::uintptr_t, ir::FrameId> frameByAddress_;
   std::unordered_map<std::string, std::int32_t> fileByPath_;
-  ir::OpAttrsInterner attrs_;
 };
 
 // "file:line" of a site's innermost user frame, or empty when it has none.

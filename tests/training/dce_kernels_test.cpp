@@ -98,7 +98,8 @@ TEST(DeadCode, RenumbersDenselyAndRemapsEveryId) {
 // Graphs from a file need not number tensors in op order: their survivors are renumbered the
 // same way (tensors cannot then be moved down in place, as they are for traced graphs).
 TEST(DeadCode, TensorsOutOfOpOrderAreRenumberedAlike) {
-  auto graphWithOuts = [](std::array<ir::TensorId, 4> outs) {
+  using Outs = std::array<ir::TensorId, 4>;  // the tensor each op makes
+  auto graphWithOuts = [](const Outs& outs) {
     ir::Graph g;
     const Shape s{2};
     g.tensors.resize(4);
@@ -107,18 +108,19 @@ TEST(DeadCode, TensorsOutOfOpOrderAreRenumberedAlike) {
       op.kind = kind;
       op.inputs = std::move(inputs);
       op.out = out;
-      g.tensors[static_cast<std::size_t>(out)] = {s, DType::f32, static_cast<ir::OpId>(g.ops.size())};
+      const auto source = static_cast<ir::OpId>(g.ops.size());
+      g.tensors[static_cast<std::size_t>(out)] = {s, DType::f32, source};
       g.ops.push_back(std::move(op));
     };
-    add(OpKind::tensor_input, {}, outs[0]);        // x
-    add(OpKind::relu, {outs[0]}, outs[1]);         // h = relu(x)
-    add(OpKind::tanh, {outs[0]}, outs[2]);         // dead
-    add(OpKind::exp, {outs[1]}, outs[3]);          // y = exp(h)
+    add(OpKind::tensor_input, {}, outs[0]);  // x
+    add(OpKind::relu, {outs[0]}, outs[1]);   // h = relu(x)
+    add(OpKind::tanh, {outs[0]}, outs[2]);   // dead
+    add(OpKind::exp, {outs[1]}, outs[3]);    // y = exp(h)
     g.inputs = {{"x", outs[0]}};
     g.outputs = {outs[3]};
     return g;
   };
-  for (const auto& outs : {std::array<ir::TensorId, 4>{0, 1, 2, 3}, std::array<ir::TensorId, 4>{2, 0, 3, 1}}) {
+  for (const Outs& outs : {Outs{0, 1, 2, 3}, Outs{2, 0, 3, 1}}) {
     ir::Graph g = graphWithOuts(outs);
     training::eliminateDeadCode(g);
     ASSERT_EQ(g.ops.size(), 3u);
