@@ -113,7 +113,8 @@ struct OpAttrs {
 // Copies share one block until either is edited (copy on write), so an op is still a value; the
 // IR reader and autodiff give a loop's ops with the same attributes one block (a million
 // `mul(h, 0.5)`s read from a file hold one). Do not keep the reference `edit()` returns across a
-// copy of the box: the copy would share what is then changed.
+// copy of the box (the copy would share what is then changed), nor a reference from `*box`
+// across `edit()` of a shared box (it goes on pointing at the block the others still share).
 class OpAttrsBox {
  public:
   OpAttrsBox() = default;
@@ -123,8 +124,16 @@ class OpAttrsBox {
   OpAttrsBox(const OpAttrsBox& other) noexcept;
   OpAttrsBox& operator=(const OpAttrsBox& other) noexcept;
   OpAttrsBox(OpAttrsBox&& other) noexcept : block_(std::exchange(other.block_, nullptr)) {}
-  OpAttrsBox& operator=(OpAttrsBox&& other) noexcept;
-  ~OpAttrsBox() { release(); }
+  OpAttrsBox& operator=(OpAttrsBox&& other) noexcept {
+    if (this != &other) {
+      if (block_) release();
+      block_ = std::exchange(other.block_, nullptr);
+    }
+    return *this;
+  }
+  ~OpAttrsBox() {
+    if (block_) release();  // most ops hold none: no call
+  }
 
   const OpAttrs& operator*() const { return block_ ? block_->attrs : defaults(); }
   const OpAttrs* operator->() const { return &**this; }
@@ -132,8 +141,9 @@ class OpAttrsBox {
   // This op's own attributes, to change (made from the defaults when it had none, copied first
   // when another box shares them).
   OpAttrs& edit();
-  // Whether the op holds attributes of its own: made from attributes off their defaults, or by
-  // edit() (which keeps them even when set back to defaults, until dropIfDefaults()).
+  // Whether the op holds a block of attributes (its own or shared): made from attributes off
+  // their defaults, or by edit() (which keeps them even when set back to defaults, until
+  // dropIfDefaults()).
   bool any() const { return block_ != nullptr; }
   // Whether this box and `other` hold one block (both none counts as not).
   bool shares(const OpAttrsBox& other) const { return block_ != nullptr && block_ == other.block_; }

@@ -38,7 +38,7 @@ TensorId Emitter::emit(OpKind kind, std::vector<TensorId> inputs, ir::OpAttrs at
   op.kind = kind;
   op.inputs = std::move(inputs);
   op.out = tensorId;
-  op.attrs = attrs_.intern(kind, std::move(attrs));
+  op.attrs = attrs_.intern(kind, std::move(attrs));  // a block only when none is shared
   op.site = site_;
   op.phase = phase_;
   graph_.ops.push_back(std::move(op));

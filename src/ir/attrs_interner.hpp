@@ -17,16 +17,23 @@ NNDNA_API bool identicalAttrs(const OpAttrs& a, const OpAttrs& b);
 // Hands an op the block of the same kind's op with identical attributes, if that was one of the
 // last `kPerKind` distinct sets of its kind: every iteration of a loop repeats its body's
 // attributes (a million `mul(h, 0.5)`s read from a file, and their gradients, hold one block).
-// Remembering only a few per kind keeps it a few comparisons and no allocation per op. The
-// tracer does not use it: the comparisons made tracing up to a fifth slower, for a graph the
-// spec program writes out and drops.
+// Remembering only a few per kind keeps it a few comparisons and no allocation of its own; a
+// loop body with more distinct sets of one kind than that shares none of that kind (each is
+// forgotten just before it comes round again). The tracer does not use it: the comparisons made
+// tracing up to a fifth slower, for a graph the spec program writes out and drops. Sets holding
+// a NaN are never identical, and are not remembered.
 class NNDNA_API OpAttrsInterner {
  public:
   static constexpr std::size_t kPerKind = 4;
   // `attrs` itself, or a box sharing a recent identical block; none when all are defaults.
   OpAttrsBox intern(OpKind kind, OpAttrsBox attrs);
+  // The same for attributes not yet in a block: a block is made only when none is shared.
+  OpAttrsBox intern(OpKind kind, OpAttrs&& attrs);
 
  private:
+  const OpAttrsBox* find(OpKind kind, const OpAttrs& attrs) const;
+  void remember(OpKind kind, const OpAttrsBox& box);
+
   struct Recent {
     std::array<OpAttrsBox, kPerKind> boxes;
     std::uint8_t next = 0;  // the slot the next new set takes

@@ -31,14 +31,6 @@ OpAttrsBox& OpAttrsBox::operator=(const OpAttrsBox& other) noexcept {
   return *this;
 }
 
-OpAttrsBox& OpAttrsBox::operator=(OpAttrsBox&& other) noexcept {
-  if (this != &other) {
-    release();
-    block_ = std::exchange(other.block_, nullptr);
-  }
-  return *this;
-}
-
 void OpAttrsBox::release() noexcept {
   // The last box frees the block; acquire/release orders every box's reads before the free.
   if (block_ && block_->boxes.fetch_sub(1, std::memory_order_acq_rel) == 1) {

@@ -1031,14 +1031,18 @@ class StreamingReader : public nlohmann::json_sax<json> {
       for (std::uint8_t i : {kKind, kInputs, kOut}) {
         if (!(e.seen & (1u << i))) r_.fail(p, fmt::format("missing field '{}'", kOpFields[i]));
       }
-      const OpAttrs& a = e.op.attrs;
       const std::size_t own = opsPrepaid_ > 0 ? 0 : sizeof(Op);
       if (opsPrepaid_ > 0) --opsPrepaid_;
-      // An attribute block is charged as the op's own even when it shares an earlier op's: the
-      // budget bounds memory from above.
-      charge(own + heap(e.op.inputs.size() * sizeof(TensorId)) + (e.op.attrs.any() ? heap(sizeof(OpAttrs)) : 0) +
-             heap(a.dims.size() * sizeof(std::int64_t)) + heapOf(a.name) + namesHeap(a.names));
-      e.op.attrs = attrsInterner_.intern(e.op.kind, std::move(e.op.attrs));  // the kind is known now
+      {
+        // An attribute block (the attributes and the count of the boxes holding it) is charged as
+        // the op's own even when it is then shared: the budget bounds memory from above.
+        const OpAttrs& a = e.op.attrs;  // read before interning, which may let go of the block
+        const std::size_t block = e.op.attrs.any() ? heap(sizeof(OpAttrs) + sizeof(std::uint64_t)) : 0;
+        charge(own + heap(e.op.inputs.size() * sizeof(TensorId)) + block +
+               heap(a.dims.size() * sizeof(std::int64_t)) + heapOf(a.name) + namesHeap(a.names));
+      }
+      // The kind is known now: ops of a loop with the same attributes share one block.
+      e.op.attrs = attrsInterner_.intern(e.op.kind, std::move(e.op.attrs));
       graph_->ops.push_back(std::move(e.op));
     } else {
       // "dtype" may be left out (f32), and "source" (the op whose "out" the tensor is, filled in

@@ -101,9 +101,10 @@ TEST(DeadCode, TensorsOutOfOpOrderAreRenumberedAlike) {
   using Outs = std::array<ir::TensorId, 4>;  // the tensor each op makes
   auto graphWithOuts = [](const Outs& outs) {
     ir::Graph g;
-    const Shape s{2};
     g.tensors.resize(4);
+    // Each op's tensor has a shape of its own, so a survivor given another op's tensor shows.
     auto add = [&](OpKind kind, std::vector<ir::TensorId> inputs, ir::TensorId out) {
+      const Shape s{static_cast<std::int64_t>(g.ops.size()) + 1};
       ir::Op op;
       op.kind = kind;
       op.inputs = std::move(inputs);
@@ -128,10 +129,11 @@ TEST(DeadCode, TensorsOutOfOpOrderAreRenumberedAlike) {
     EXPECT_EQ(g.ops[0].kind, OpKind::tensor_input);
     EXPECT_EQ(g.ops[1].kind, OpKind::relu);
     EXPECT_EQ(g.ops[2].kind, OpKind::exp);
+    const std::array<Shape, 3> shapes = {Shape{1}, Shape{2}, Shape{4}};  // the dead tanh's was {3}
     for (std::size_t i = 0; i < 3; ++i) {
       EXPECT_EQ(g.ops[i].out, static_cast<ir::TensorId>(i));
       EXPECT_EQ(g.tensors[i].source, static_cast<ir::OpId>(i));
-      EXPECT_EQ(g.tensors[i].shape, (Shape{2}));
+      EXPECT_EQ(g.tensors[i].shape, shapes[i]);
     }
     EXPECT_EQ(g.ops[1].inputs, (std::vector<ir::TensorId>{0}));
     EXPECT_EQ(g.ops[2].inputs, (std::vector<ir::TensorId>{1}));
