@@ -111,10 +111,11 @@ struct OpAttrs {
 // they were 200 of an op's 248 bytes: most of the memory a million-op graph touches. Read them
 // with `op.attrs->axis` (all defaults when the op has none); change them with `op.attrs.edit()`.
 // Copies share one block until either is edited (copy on write), so an op is still a value; the
-// IR reader and autodiff give a loop's ops with the same attributes one block (a million
-// `mul(h, 0.5)`s read from a file hold one). Do not keep the reference `edit()` returns across a
-// copy of the box (the copy would share what is then changed), nor a reference from `*box`
-// across `edit()` of a shared box (it goes on pointing at the block the others still share).
+// IR reader and autodiff give a loop's ops with the same attributes one block (the 200,000
+// `mul(h, 0.5)`s of a graph read from a file hold one). Do not keep the reference `edit()`
+// returns across a copy of the box (the copy would share what is then changed); a reference from
+// `*box` is good only while the box holds the same block (not across its `edit()`, assignment,
+// `dropIfDefaults()` or end).
 class OpAttrsBox {
  public:
   OpAttrsBox() = default;

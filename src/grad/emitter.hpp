@@ -44,7 +44,7 @@ class Emitter {
   ir::Graph& graph_;
   ir::Phase phase_;
   ir::SiteId site_ = ir::kNone;
-  ir::OpAttrsInterner attrs_;  // every layer's gradient `mul(g, 0.5)` holds one block
+  ir::OpAttrsInterner attrs_;  // a loop's gradient `mul(g, 0.5)`s hold one block
 };
 
 }  // namespace nndna::grad

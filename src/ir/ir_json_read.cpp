@@ -1037,7 +1037,8 @@ class StreamingReader : public nlohmann::json_sax<json> {
         // An attribute block (the attributes and the count of the boxes holding it) is charged as
         // the op's own even when it is then shared: the budget bounds memory from above.
         const OpAttrs& a = e.op.attrs;  // read before interning, which may let go of the block
-        const std::size_t block = e.op.attrs.any() ? heap(sizeof(OpAttrs) + sizeof(std::uint64_t)) : 0;
+        const std::size_t block =
+            e.op.attrs.any() ? heap(sizeof(OpAttrs) + sizeof(std::uint64_t)) : 0;
         charge(own + heap(e.op.inputs.size() * sizeof(TensorId)) + block +
                heap(a.dims.size() * sizeof(std::int64_t)) + heapOf(a.name) + namesHeap(a.names));
       }

@@ -20,8 +20,9 @@ inline constexpr int kExitOutput = 13;  // the IR could not be written (RLIMIT_F
 // The C library's malloc settings the program starts with (glibc reads GLIBC_TUNABLES before
 // main). A trace builds its graph in growing vectors (of ~250-byte ops when this was measured; 56
 // now), and on this machine kind (a Firecracker VM) each fresh 4 KiB page costs a slow fault: the
-// 200k-op loop spec faulted in 75k pages, and most of its run (1.6-1.9 s) was spent in them. `hugetlb=1` makes malloc ask for
-// transparent huge pages (madvise), 2 MiB per fault; `top_pad` grows the heap 64 MiB at a time.
+// 200k-op loop spec faulted in 75k pages, and most of its run (1.6-1.9 s) was spent in them.
+// `hugetlb=1` makes malloc ask for transparent huge pages (madvise), 2 MiB per fault; `top_pad`
+// grows the heap 64 MiB at a time.
 // The program lives for one trace, so the larger pages cost nothing later (docs/specrun.md).
 inline constexpr const char* kMallocTunables =
     "GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864";

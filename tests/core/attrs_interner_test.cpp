@@ -212,13 +212,15 @@ TEST(OpAttrsInterner, EditingASharedOpChangesItAlone) {
   }
   EXPECT_FALSE(read.train.ops[halves[5]].attrs.shares(read.train.ops[halves[0]].attrs));
   EXPECT_TRUE(read.train.ops[halves[6]].attrs.shares(read.train.ops[halves[0]].attrs));
+  EXPECT_NE(ir::toJson(read), before);
 
-  // The document differs in that op's scalar alone.
+  // Set back, the document is the same again: the edit changed nothing else.
   read.train.ops[halves[5]].attrs.edit().scalar = 0.5;
   EXPECT_EQ(ir::toJson(read), before);
 }
 
-TEST(OpAttrsInterner, AttributesNotYetInABlockGetOneOnlyWhenNoneIsShared) {
+// Attributes not yet in a block (autodiff's way in): shared, none for defaults, NaN kept apart.
+TEST(OpAttrsInterner, AttributesNotYetInABlockAreSharedLikeBoxes) {
   ir::OpAttrsInterner interner;
   const ir::OpAttrsBox first = interner.intern(OpKind::mul, withScalar(0.5));
   ASSERT_TRUE(first.any());
