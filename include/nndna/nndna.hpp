@@ -4,16 +4,16 @@
 // functions over `Tensor`s, and marks itself with NNDNA_SPEC. Tracing runs those functions on
 // symbolic tensors: a Tensor carries a shape and a dtype only, nothing is ever computed.
 //
-// This header is deliberately light (no JSON, fmt, Boost or heavy templates): every spec
-// compile pays for what it includes. Bodies live in libnndna.
+// This header is deliberately light (no JSON, fmt, Boost or heavy templates, not even <string>):
+// every spec compile pays for what it includes. Bodies live in libnndna.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <limits>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -33,6 +33,45 @@ inline constexpr DType f32 = DType::f32;
 inline constexpr DType i32 = DType::i32;
 
 using Shape = std::vector<std::int64_t>;
+
+// ===== Text =====================================================================================
+// The strings this header's types own (a spec's label, a module's path, an input's name): a
+// value type like std::string, with its members in libnndna. Why not std::string: in C++20 mode
+// <string> makes every file that includes it instantiate libstdc++'s string templates at the end
+// of its compile (the library's inline functions use them and no precompiled header keeps that
+// work), about a third of a spec's compile (docs/specrun.md, "Why the spec header is shaped this
+// way"). A spec that uses std::string or std::to_string includes <string> itself.
+class Text {
+ public:
+  Text() noexcept = default;
+  Text(const char* text);       // NOLINT: implicit (`.label = "MLP"`)
+  Text(std::string_view text);  // NOLINT: implicit
+  // From anything that reads as a string_view (std::string), as std::string_view would.
+  template <class S>
+    requires(std::is_convertible_v<const S&, std::string_view> &&
+             !std::is_convertible_v<const S&, const char*> && !std::is_same_v<S, Text>)
+  Text(const S& text) : Text(std::string_view(text)) {}  // NOLINT: implicit
+  Text(const Text& other);
+  Text(Text&& other) noexcept;
+  Text& operator=(const Text& other);
+  Text& operator=(Text&& other) noexcept;
+  ~Text();
+
+  std::string_view view() const noexcept { return {c_str(), size_}; }
+  operator std::string_view() const noexcept { return view(); }  // NOLINT: implicit, reads as text
+  const char* c_str() const noexcept { return data_ != nullptr ? data_ : ""; }  // NUL-terminated
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+
+  friend bool operator==(const Text& a, std::string_view b) noexcept { return a.view() == b; }
+
+ private:
+  char* data_ = nullptr;  // owned, size_ + 1 bytes; null when empty
+  std::size_t size_ = 0;
+};
+// `module.path() + ".residual"`
+Text operator+(const Text& a, std::string_view b);
+std::ostream& operator<<(std::ostream& out, const Text& text);
 
 // ===== Named dims ===============================================================================
 // `constexpr Dim T{"T", 1024, "context"};` names a size. A Dim is an integer wherever one is
@@ -533,7 +572,7 @@ class Module {
   Module(Module&&) noexcept = default;
   Module& operator=(Module&&) noexcept = default;
   // The dotted path of this module in the model ("" for the root, "layers.3").
-  const std::string& path() const { return path_; }
+  const Text& path() const { return path_; }
 
  protected:
   Tensor param(std::string_view name, Sizes shape, ParamOptions options = {});
@@ -559,13 +598,13 @@ class Module {
   std::vector<M> list(std::string_view name, std::int64_t count, const Args&... args) {
     std::vector<M> out;
     out.reserve(static_cast<std::size_t>(count));
-    const std::string base = qualify(name);
+    const Text base = qualify(name);
     for (std::int64_t i = 0; i < count; ++i) {
       if constexpr (std::is_constructible_v<M, std::string_view, const Args&...>) {
         PathScope scope(base);
-        out.push_back(M(std::to_string(i), args...));
+        out.push_back(M(entryName(i).view(), args...));
       } else {
-        PathScope scope(base + "." + std::to_string(i));
+        PathScope scope(entryPath(base, i));
         out.push_back(M(args...));
       }
     }
@@ -582,9 +621,9 @@ class Module {
   std::vector<M> list(std::string_view name, std::int64_t count, Factory make) {
     std::vector<M> out;
     out.reserve(static_cast<std::size_t>(count));
-    const std::string base = qualify(name);
+    const Text base = qualify(name);
     for (std::int64_t i = 0; i < count; ++i) {
-      PathScope scope(base + "." + std::to_string(i), /*listEntry=*/true);
+      PathScope scope(entryPath(base, i), /*listEntry=*/true);
       out.push_back(make(i));
     }
     return out;
@@ -599,18 +638,21 @@ class Module {
    public:
     // `listEntry`: the first module constructed in the scope is a list entry, which a built-in
     // layer given the empty name becomes (list with a factory).
-    explicit PathScope(std::string path, bool listEntry = false);
+    explicit PathScope(Text path, bool listEntry = false);
     ~PathScope();
     PathScope(const PathScope&) = delete;
     PathScope& operator=(const PathScope&) = delete;
 
    private:
-    std::string previous_;
+    Text previous_;
     bool previousEntry_ = false;
   };
-  std::string qualify(std::string_view name) const;
+  Text qualify(std::string_view name) const;
+  // Entry `index` of a list: its name ("3") and its path under `base` ("layers.3").
+  static Text entryName(std::int64_t index);
+  static Text entryPath(std::string_view base, std::int64_t index);
 
-  std::string path_;
+  Text path_;
 };
 
 struct LinearOptions {
@@ -799,10 +841,10 @@ class GroupNorm : public Module {
 // (docs/specrun.md, "Why the spec header is shaped this way").
 
 struct InputDecl {
-  std::string name;
+  Text name;
   Shape shape;
   DType dtype = DType::f32;
-  std::vector<std::string> names;  // per axis when some axis is a named dim (ir::DimNames)
+  std::vector<Text> names;  // per axis when some axis is a named dim (ir::DimNames)
 
   InputDecl();
   InputDecl(std::string_view name_, std::initializer_list<Size> shape_,
@@ -819,14 +861,14 @@ struct InputDecl {
 class Inputs {
  public:
   Inputs() = default;
-  explicit Inputs(std::vector<std::pair<std::string, Tensor>> tensors)
+  explicit Inputs(std::vector<std::pair<Text, Tensor>> tensors)
       : tensors_(std::move(tensors)) {}
   // The input declared under `name`; an unknown name is a trace error that lists the known ones.
   Tensor operator[](std::string_view name) const;
-  const std::vector<std::pair<std::string, Tensor>>& all() const { return tensors_; }
+  const std::vector<std::pair<Text, Tensor>>& all() const { return tensors_; }
 
  private:
-  std::vector<std::pair<std::string, Tensor>> tensors_;
+  std::vector<std::pair<Text, Tensor>> tensors_;
 };
 
 // A learning rate: a constant or a schedule over steps, following PyTorch's formulas.
@@ -916,11 +958,11 @@ class SpecOptimizer {
 
 struct DimDecl {
   std::int64_t size = 0;
-  std::string name;
-  std::string desc;
-  std::string color;  // optional "#rrggbb"
+  Text name;
+  Text desc;
+  Text color;  // optional "#rrggbb"
   // The product it was defined as ("D/H" for `Dim Dh{"Dh", D / H}`), or "" (dim_names.hpp forms).
-  std::string definition;
+  Text definition;
 
   DimDecl();
   DimDecl(std::int64_t size_, std::string_view name_, std::string_view desc_ = {},
@@ -938,6 +980,7 @@ struct DimDecl {
 // Instantiated once, in libnndna (spec_types.cpp), rather than in every spec's compile.
 extern template class std::vector<nndna::InputDecl>;
 extern template class std::vector<nndna::DimDecl>;
+extern template class std::vector<nndna::Text>;
 extern template class std::vector<nndna::Size>;
 
 namespace nndna {
@@ -1030,8 +1073,8 @@ class ForwardFn : public detail::ForwardCallable {
 // What NNDNA_SPEC's body returns. Field order matters for designated initializers.
 template <class M>
 struct Spec {
-  std::string label;
-  std::string description;
+  Text label;
+  Text description;
   ForwardFn<M> loss;
   std::vector<InputDecl> inputs;
   SpecOptimizer optimizer = Adam{};
@@ -1047,7 +1090,7 @@ struct ErasedSpec;  // trace.hpp
 struct ModelSlot;   // trace.hpp: the library's owner of a built model
 
 // Moves a spec's fields into the library's ErasedSpec (out of line: no copies in the spec).
-void setSpec(ErasedSpec& out, std::string&& label, std::string&& description,
+void setSpec(ErasedSpec& out, Text&& label, Text&& description,
              ForwardCallable&& loss, std::vector<InputDecl>&& inputs, SpecOptimizer&& optimizer,
              ForwardCallable&& predict, std::vector<InputDecl>&& predictInputs,
              std::vector<DimDecl>&& dims);

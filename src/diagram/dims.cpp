@@ -50,7 +50,7 @@ DimResolver::DimResolver(std::vector<DimDecl> declared, const std::vector<const 
     : declared_(std::move(declared)) {
   for (std::size_t i = 0; i < declared_.size(); ++i) {
     bySize_[declared_[i].size].push_back(i);
-    byName_.try_emplace(declared_[i].name, i);
+    byName_.try_emplace(std::string(declared_[i].name), i);
   }
   for (std::size_t i = 0; i < declared_.size(); ++i) {
     if (declared_[i].name == "B" || mentionsBatch(declared_[i].desc)) {
@@ -75,7 +75,8 @@ DimResolver::DimResolver(std::vector<DimDecl> declared, const std::vector<const 
     }
   }
   for (std::size_t i = 0; i < declared_.size(); ++i) {
-    legend_.push_back({declared_[i].name, declared_[i].desc, declared_[i].size, colors_[i]});
+    const DimDecl& d = declared_[i];
+    legend_.push_back({std::string(d.name), std::string(d.desc), d.size, colors_[i]});
   }
   // Once here rather than for every named axis drawn (needs byName_).
   expansions_.reserve(declared_.size());
@@ -97,7 +98,7 @@ std::vector<DimCollision> DimResolver::collisionsIn(const std::vector<DrawnShape
   std::vector<DimCollision> out;
   for (const auto& [size, yes] : ambiguous) {
     DimCollision c{size, {}};
-    for (std::size_t e : bySize_.at(size)) c.names.push_back(declared_[e].name);
+    for (std::size_t e : bySize_.at(size)) c.names.emplace_back(declared_[e].name);
     out.push_back(std::move(c));
   }
   return out;
@@ -142,7 +143,7 @@ std::string DimResolver::displayName(std::string_view name, std::int64_t size) c
   const std::optional<ir::DimTerms> mine = expanded(name, 0);
   if (mine) {
     for (std::size_t i = 0; i < declared_.size(); ++i) {
-      if (declared_[i].size == size && expansions_[i] == mine) return declared_[i].name;
+      if (declared_[i].size == size && expansions_[i] == mine) return std::string(declared_[i].name);
     }
   }
   return std::string(name);

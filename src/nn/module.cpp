@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <string>
 
 #include "nndna/ir.hpp"
 #include "nndna/nndna.hpp"
@@ -12,7 +13,7 @@ namespace nndna {
 
 namespace {
 // The path that a module constructed now takes: set by child()/list() around a construction.
-thread_local std::string currentPath;
+thread_local Text currentPath;
 // Whether the next module constructed is a list entry made by a factory (it takes currentPath
 // itself; a built-in layer then has the empty name).
 thread_local bool listEntry = false;
@@ -36,7 +37,16 @@ tracing::ModelBuilder& builderFor(std::string_view api, std::string_view name) {
   return *builder;
 }
 
-void checkShape(std::string_view api, std::string_view what, const std::string& name, const Shape& shape) {
+// `base.name`, or `name` at the root.
+Text joined(std::string_view base, std::string_view name) {
+  if (base.empty()) return Text(name);
+  std::string path;
+  path.reserve(base.size() + 1 + name.size());
+  path.append(base).append(".").append(name);
+  return Text(path);
+}
+
+void checkShape(std::string_view api, std::string_view what, std::string_view name, const Shape& shape) {
   if (shape.size() > ir::kMaxRank) {
     tracing::failAtUserLine(api, fmt::format("{} '{}' has rank {}: at most {} axes", what, name,
                                               shape.size(), ir::kMaxRank));
@@ -64,10 +74,10 @@ Module::Module(std::string_view name) : path_() {
   }
   listEntry = false;
   checkName(name);
-  path_ = currentPath.empty() ? std::string(name) : currentPath + "." + std::string(name);
+  path_ = joined(currentPath, name);
 }
 
-Module::PathScope::PathScope(std::string path, bool entry)
+Module::PathScope::PathScope(Text path, bool entry)
     : previous_(std::move(currentPath)), previousEntry_(listEntry) {
   currentPath = std::move(path);
   listEntry = entry;
@@ -78,27 +88,33 @@ Module::PathScope::~PathScope() {
   listEntry = previousEntry_;
 }
 
-std::string Module::qualify(std::string_view name) const {
+Text Module::qualify(std::string_view name) const {
   checkName(name);
-  return path_.empty() ? std::string(name) : path_ + "." + std::string(name);
+  return joined(path_, name);
+}
+
+Text Module::entryName(std::int64_t index) { return Text(std::to_string(index)); }
+
+Text Module::entryPath(std::string_view base, std::int64_t index) {
+  return joined(base, std::to_string(index));
 }
 
 Tensor Module::param(std::string_view name, Sizes sizes, ParamOptions options) {
-  const std::string full = qualify(name);
+  const Text full = qualify(name);
   tracing::ModelBuilder& builder = builderFor("param", full);
   Shape shape = sizes.values();
   checkShape("param", "parameter", full, shape);
   const bool decay = options.decay.value_or(shape.size() >= 2);
-  return builder.add({full, std::move(shape), tracing::namesOfSizes(sizes, "param"), options.init,
+  return builder.add({std::string(full), std::move(shape), tracing::namesOfSizes(sizes, "param"), options.init,
                       decay, false});
 }
 
 Tensor Module::state(std::string_view name, Sizes sizes, Init init) {
-  const std::string full = qualify(name);
+  const Text full = qualify(name);
   tracing::ModelBuilder& builder = builderFor("state", full);
   Shape shape = sizes.values();
   checkShape("state", "state", full, shape);
-  return builder.add({full, std::move(shape), tracing::namesOfSizes(sizes, "state"), init, false, true});
+  return builder.add({std::string(full), std::move(shape), tracing::namesOfSizes(sizes, "state"), init, false, true});
 }
 
 }  // namespace nndna

@@ -64,7 +64,7 @@ Tensor Inputs::operator[](std::string_view name) const {
     if (n == name) return t;
   }
   std::string known;
-  for (const auto& [n, t] : tensors_) known += (known.empty() ? "" : ", ") + n;
+  for (const auto& [n, t] : tensors_) known.append(known.empty() ? "" : ", ").append(n.view());
   tracing::failAtUserLine("inputs", fmt::format("no input named '{}' (declared: {})", name,
                                                 known.empty() ? "none" : known));
 }

@@ -19,7 +19,7 @@ InputDecl::InputDecl(std::string_view name_, std::initializer_list<Size> shape_,
     : name(name_), dtype(dtype_) {
   const Sizes sizes(shape_);
   shape = sizes.values();
-  names = tracing::namesOfSizes(sizes, "inputs");
+  for (std::string& n : tracing::namesOfSizes(sizes, "inputs")) names.emplace_back(n);
 }
 InputDecl::InputDecl(std::string_view name_, const Shape& shape_, DType dtype_)
     : name(name_), shape(shape_), dtype(dtype_) {}
@@ -132,11 +132,11 @@ ErasedForward toErased(ForwardCallable&& fn) {
 }
 }  // namespace
 
-void setSpec(ErasedSpec& out, std::string&& label, std::string&& description, ForwardCallable&& loss,
+void setSpec(ErasedSpec& out, Text&& label, Text&& description, ForwardCallable&& loss,
              std::vector<InputDecl>&& inputs, SpecOptimizer&& optimizer, ForwardCallable&& predict,
              std::vector<InputDecl>&& predictInputs, std::vector<DimDecl>&& dims) {
-  out.label = std::move(label);
-  out.description = std::move(description);
+  out.label = label.view();
+  out.description = description.view();
   out.loss = toErased(std::move(loss));
   out.inputs = std::move(inputs);
   out.optimizer = std::move(optimizer.get());

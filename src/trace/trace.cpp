@@ -50,10 +50,11 @@ void checkOptimizer(const LoadedSpec& spec) {
 }
 
 Inputs declareInputs(tracing::Tracer& tracer, const std::vector<InputDecl>& decls) {
-  std::vector<std::pair<std::string, Tensor>> tensors;
+  std::vector<std::pair<Text, Tensor>> tensors;
   for (const InputDecl& d : decls) {
-    const ir::TensorId id = tracer.addLeaf(ir::OpKind::tensor_input, d.name, d.shape, d.dtype, d.names);
-    tracer.graph().inputs.push_back({d.name, id});
+    const ir::TensorId id = tracer.addLeaf(ir::OpKind::tensor_input, std::string(d.name), d.shape, d.dtype,
+                                           ir::DimNames(d.names.begin(), d.names.end()));
+    tracer.graph().inputs.push_back({std::string(d.name), id});
     tensors.emplace_back(d.name, tracer.handleOf(id));
   }
   return Inputs(std::move(tensors));
@@ -73,8 +74,8 @@ Inputs declareInputs(tracing::Tracer& tracer, const std::vector<InputDecl>& decl
 std::vector<DimDecl> inputDimsFirst(std::vector<DimDecl> dims, const std::vector<InputDecl>& inputs) {
   std::vector<std::string> order;
   for (const InputDecl& d : inputs) {
-    for (const std::string& name : d.names) {
-      if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+    for (const Text& name : d.names) {
+      if (std::find(order.begin(), order.end(), name) == order.end()) order.emplace_back(name);
     }
   }
   auto rank = [&](const DimDecl& d) {

@@ -103,7 +103,7 @@ ir::TracedModel tracedModel(std::vector<DimDecl> dims) {
 TEST(NamedDims, TheDimsMetFillTheLegendAfterTheSpecsOwn) {
   const ir::TracedModel m = tracedModel({{4, "B", "samples"}});
   std::vector<std::string> names;
-  for (const DimDecl& d : m.spec.dims) names.push_back(d.name + "=" + std::to_string(d.size));
+  for (const DimDecl& d : m.spec.dims) names.push_back(std::string(d.name) + "=" + std::to_string(d.size));
   // The spec's B first (its description kept), then as met: T, H, Dh (and D, H from Dh's
   // definition, D / H).
   EXPECT_EQ(names, (std::vector<std::string>{"B=4", "T=8", "H=2", "Dh=4", "D=8"}));

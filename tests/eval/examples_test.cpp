@@ -10,7 +10,7 @@ namespace {
 // Data inputs: f32 uniform in [-1, 1], i32 zeros (a valid index and class for every model).
 void feedInputs(const std::vector<InputDecl>& decls, Leaves& leaves, std::uint64_t seed) {
   for (const InputDecl& d : decls) {
-    leaves.inputs[d.name] = d.dtype == DType::f32 ? randomF32(d.shape, ++seed)
+    leaves.inputs[std::string(d.name)] = d.dtype == DType::f32 ? randomF32(d.shape, ++seed)
                                                   : Value::filled(d.shape, 0.0, d.dtype);
   }
 }

@@ -275,7 +275,7 @@ TEST_P(ExampleTest, HasTheSpecFields) {
   std::set<std::string> names;
   for (const DimDecl& d : s.dims) {
     EXPECT_TRUE(sizes.insert(d.size).second) << "dim size declared twice: " << d.size;
-    EXPECT_TRUE(names.insert(d.name).second) << "dim name declared twice: " << d.name;
+    EXPECT_TRUE(names.insert(std::string(d.name)).second) << "dim name declared twice: " << d.name;
   }
 }
 

@@ -274,7 +274,7 @@ TEST_F(SpecRunnerTest, MemoryBombHitsTheMemoryLimit) {
 // (child_protocol.hpp): the spec reads its environment into its label.
 TEST_F(SpecRunnerTest, TheProgramStartsWithTheMallocTunables) {
   const std::string source =
-      "#include <nndna/nndna.hpp>\n#include <cstdlib>\nusing namespace nndna;\n"
+      "#include <nndna/nndna.hpp>\n#include <cstdlib>\n#include <string>\nusing namespace nndna;\n"
       "struct Net : Module { Linear l{\"l\", 4, 2}; };\n"
       "Tensor lossFn(Net& m, const Inputs& in) { return mean(m.l(in[\"x\"])); }\n"
       "std::string tunables() { const char* t = std::getenv(\"GLIBC_TUNABLES\"); return t ? t : \"unset\"; }\n"

@@ -3,6 +3,8 @@
 // tensor table this was a heap-use-after-free (ASan reports it: the unit tests run under ASan).
 #include <nndna/nndna.hpp>
 
+#include <string>
+
 using namespace nndna;
 
 namespace {
