@@ -63,9 +63,20 @@ class Text {
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
 
-  friend bool operator==(const Text& a, std::string_view b) noexcept { return a.view() == b; }
+  // Two overloads, not one taking a string_view: with one, `a == b` of two Texts is ambiguous in
+  // C++20 (the call and its reversed form match equally; clang rejects it).
+  friend bool operator==(const Text& a, const Text& b) noexcept { return a.view() == b.view(); }
+  template <class S>
+    requires(std::is_convertible_v<const S&, std::string_view> && !std::is_same_v<S, Text>)
+  friend bool operator==(const Text& a, const S& b) noexcept {
+    return a.view() == std::string_view(b);
+  }
 
  private:
+  // A NUL-terminated copy of `text` for data_ (null when empty). data_ is a plain owning pointer
+  // rather than a unique_ptr: this header does not include <memory>.
+  static char* copyOf(std::string_view text);
+
   char* data_ = nullptr;  // owned, size_ + 1 bytes; null when empty
   std::size_t size_ = 0;
 };
@@ -1089,7 +1100,8 @@ namespace detail {
 struct ErasedSpec;  // trace.hpp
 struct ModelSlot;   // trace.hpp: the library's owner of a built model
 
-// Moves a spec's fields into the library's ErasedSpec (out of line: no copies in the spec).
+// Moves a spec's fields into the library's ErasedSpec (out of line: no copies in the spec; the
+// label and description are copied into the library's strings there).
 void setSpec(ErasedSpec& out, Text&& label, Text&& description,
              ForwardCallable&& loss, std::vector<InputDecl>&& inputs, SpecOptimizer&& optimizer,
              ForwardCallable&& predict, std::vector<InputDecl>&& predictInputs,

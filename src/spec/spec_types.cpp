@@ -19,7 +19,9 @@ InputDecl::InputDecl(std::string_view name_, std::initializer_list<Size> shape_,
     : name(name_), dtype(dtype_) {
   const Sizes sizes(shape_);
   shape = sizes.values();
-  for (std::string& n : tracing::namesOfSizes(sizes, "inputs")) names.emplace_back(n);
+  const ir::DimNames axisNames = tracing::namesOfSizes(sizes, "inputs");
+  names.reserve(axisNames.size());
+  for (const std::string& n : axisNames) names.emplace_back(n);
 }
 InputDecl::InputDecl(std::string_view name_, const Shape& shape_, DType dtype_)
     : name(name_), shape(shape_), dtype(dtype_) {}

@@ -14,16 +14,13 @@ template class std::vector<nndna::Text>;
 
 namespace nndna {
 
-namespace {
-// A NUL-terminated copy of `text`, or null for the empty text.
-char* copyOf(std::string_view text) {
+char* Text::copyOf(std::string_view text) {
   if (text.empty()) return nullptr;
   char* data = new char[text.size() + 1];  // owned by the Text it is stored in
   std::memcpy(data, text.data(), text.size());
   data[text.size()] = '\0';
   return data;
 }
-}  // namespace
 
 Text::Text(const char* text) : Text(std::string_view(text != nullptr ? text : "")) {}
 Text::Text(std::string_view text) : data_(copyOf(text)), size_(text.size()) {}

@@ -48,6 +48,12 @@ TEST(Text, HoldsWhatItWasMadeFrom) {
 
   const Text fromNull = static_cast<const char*>(nullptr);
   EXPECT_TRUE(fromNull.empty());
+
+  // Bytes after a NUL are kept: the size is the view's, not strlen's.
+  const Text withNul = std::string_view("a\0b", 3);
+  EXPECT_EQ(withNul.size(), 3u);
+  EXPECT_EQ(withNul.view(), std::string_view("a\0b", 3));
+  EXPECT_EQ(Text(withNul).view(), std::string_view("a\0b", 3));
 }
 
 TEST(Text, CopiesAreIndependentAndMovesEmptyTheSource) {
@@ -80,6 +86,12 @@ TEST(Text, ComparesWithAnyString) {
   EXPECT_TRUE(t == std::string("x"));
   EXPECT_TRUE(std::string("x") == t);
   EXPECT_TRUE(t == Text("x"));
+  EXPECT_TRUE(t == std::string_view("x"));
+  EXPECT_TRUE(std::string_view("x") == t);
+  const char* pointer = "x";
+  EXPECT_TRUE(t == pointer);
+  EXPECT_TRUE(pointer == t);
+  EXPECT_TRUE(t != Text("y"));
   EXPECT_TRUE(t != "y");
   EXPECT_FALSE(t == "xx");
   EXPECT_EQ(std::string(t), "x");
