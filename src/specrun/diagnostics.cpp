@@ -70,6 +70,24 @@ Diagnostic parseHeader(std::string_view line) {
   return d;
 }
 
+// g++'s words when a spec uses std::string or its functions without <string>: nndna.hpp does not
+// include it, and <string_view> declares std::string without defining it, so g++'s own "did you
+// forget '#include <string>'?" does not come (docs/specrun.md, "No <string>").
+bool needsStringHeader(std::string_view line) {
+  if (line.find(": error: ") == std::string_view::npos) return false;
+  const bool incomplete = line.find("incomplete") != std::string_view::npos;
+  if (incomplete && (line.find("std::string") != std::string_view::npos ||
+                     line.find("basic_string<char") != std::string_view::npos)) {
+    return true;
+  }
+  if (line.find("' is not a member of 'std'") == std::string_view::npos) return false;
+  for (std::string_view fn : {"'to_string'", "'stoi'", "'stol'", "'stoll'", "'stoul'", "'stoull'", "'stof'",
+                              "'stod'", "'stold'", "'getline'"}) {
+    if (line.find(fn) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 bool isIncludeChain(std::string_view line) {
   return line.starts_with("In file included from ") || line.starts_with("                 from ");
 }
@@ -145,6 +163,13 @@ std::string trimCompilerOutput(std::string_view output, const DiagnosticPaths& p
     }
   }
   if (hidden > 0) out += fmt::format("({} more error{} not shown)\n", hidden, hidden == 1 ? "" : "s");
+  for (std::string_view line : splitLines(out)) {
+    if (needsStringHeader(line)) {
+      out += "hint: nndna/nndna.hpp does not include <string>: add `#include <string>` to use std::string "
+             "or std::to_string\n";
+      break;
+    }
+  }
   if (out.empty()) out = std::string(output.substr(0, 4000));
   return out;
 }

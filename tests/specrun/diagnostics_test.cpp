@@ -49,6 +49,43 @@ TEST(TrimCompilerOutput, ShowsOnlyTheFirstErrorsAndCountsTheRest) {
             "(3 more errors not shown)\n");
 }
 
+// nndna.hpp does not include <string>, and g++ then does not say "did you forget '#include
+// <string>'?" (std::string is declared, only incomplete): the trimmed output says it instead.
+TEST(TrimCompilerOutput, HintsAtIncludingStringWhenStdStringIsMissing) {
+  const std::string raw =  // g++ 12 on a spec that uses std::string and std::to_string
+      "/home/u/models/model.cpp:3:23: error: return type 'std::string' {aka 'class "
+      "std::__cxx11::basic_string<char>'} is incomplete\n"
+      "    3 | std::string name(int i) { return \"layer\" + std::to_string(i); }\n"
+      "      |                       ^\n"
+      "/home/u/models/model.cpp: In function 'void name(int)':\n"
+      "/home/u/models/model.cpp:3:49: error: 'to_string' is not a member of 'std'; did you mean 'wstring'?\n"
+      "    3 | std::string name(int i) { return \"layer\" + std::to_string(i); }\n"
+      "      |                                                 ^~~~~~~~~\n";
+  const std::string hint =
+      "hint: nndna/nndna.hpp does not include <string>: add `#include <string>` to use std::string or "
+      "std::to_string\n";
+  const std::string trimmed = trimCompilerOutput(raw, kPaths);
+  EXPECT_TRUE(trimmed.starts_with("model.cpp:3:23: error: return type 'std::string'")) << trimmed;
+  EXPECT_TRUE(trimmed.ends_with("did you mean 'wstring'?\n"
+                                "    3 | std::string name(int i) { return \"layer\" + std::to_string(i); }\n"
+                                "      |                                                 ^~~~~~~~~\n" + hint))
+      << trimmed;
+
+  for (const std::string line :
+       {"/home/u/models/model.cpp:4:23: error: variable 'std::string s' has initializer but incomplete type\n",
+        "/home/u/models/model.cpp:4:44: error: 'stoi' is not a member of 'std'\n",
+        "/home/u/models/model.cpp:5:13: error: aggregate 'std::string g' has incomplete type and cannot be defined\n"}) {
+    EXPECT_TRUE(trimCompilerOutput(line, kPaths).ends_with(hint)) << line;
+  }
+  // Other errors, and these words in a warning, bring no hint.
+  for (const std::string line :
+       {"/home/u/models/model.cpp:4:44: error: 'sqrtt' is not a member of 'std'\n",
+        "/home/u/models/model.cpp:5:13: error: invalid use of incomplete type 'struct Block'\n",
+        "/home/u/models/model.cpp:5:13: warning: 'std::string g' has incomplete type\n"}) {
+    EXPECT_EQ(trimCompilerOutput(line, kPaths).find("hint:"), std::string::npos) << line;
+  }
+}
+
 TEST(TrimCompilerOutput, KeepsSpecNotesAfterAShownError) {
   const std::string raw =
       "/home/u/models/model.cpp:5:7: error: redefinition of 'int B'\n"
