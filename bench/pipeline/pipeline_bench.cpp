@@ -56,8 +56,11 @@ const specrun::RunOptions& options(const fs::path& anySpec) {
     specrun::RunOptions o;
     o.cacheDir = cache.path();
     specrun::RunReport report;
-    specrun::compileSpecFile(anySpec, o, &report);
+    const ir::TracedModel model = specrun::runSpecFile(anySpec, o, &report);
     fmt::print(stderr, "precompiled header built in {:.2f} s\n", report.pchSeconds);
+    // A process's first layout loads pango and the fonts (about 30 ms), which `nndna serve` does
+    // at start-up (its warm-up drawing): not part of an edit.
+    (void)drawTimed(model);
     return o;
   }();
   return opts;
@@ -67,6 +70,9 @@ void BM_Pipeline(benchmark::State& state, const fs::path& spec) {
   specrun::RunOptions fresh = options(spec);
   fresh.useCache = false;
   const specrun::RunOptions& cached = options(spec);
+  // The spec's own precompiled header (it differs when the spec includes standard headers) is
+  // built before the timing, as in an edit after the first compile.
+  specrun::compileSpecFile(spec, cached, nullptr);
   double compileWall = 0, compileCpu = 0, run = 0, read = 0, build = 0, layout = 0;
   std::size_t boxes = 0;
   for (auto _ : state) {

@@ -11,7 +11,9 @@ namespace nndna::specrun {
 struct CacheLimits {
   std::size_t maxBinaries = 256;                           // compiled specs kept (bin/)
   std::uintmax_t maxBinaryBytes = std::uintmax_t{1} << 30;  // and their total size
-  std::size_t maxPrecompiledHeaders = 2;                   // toolchains' PCH directories (pch/)
+  // PCH directories (pch/): one per toolchain and set of standard headers specs include
+  // (about 30-40 MB each).
+  std::size_t maxPrecompiledHeaders = 6;
   std::size_t maxSources = 256;  // texts runSpecSource stored (sources/), one directory each
   std::chrono::hours staleTemp{24};  // tmp/ work directories a killed run left behind
 };

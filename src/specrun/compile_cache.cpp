@@ -20,6 +20,7 @@
 #include "specrun/diagnostics.hpp"
 #include "specrun/sha256.hpp"
 #include "specrun/spec_runner.hpp"
+#include "specrun/standard_headers.hpp"
 #include "specrun/temp_dir.hpp"
 #include "specrun/toolchain.hpp"
 #include "specrun/unique_fd.hpp"
@@ -208,8 +209,12 @@ fs::path configuredCacheDirectory(const RunOptions& options) {
 fs::path cacheDirectory(const RunOptions& options) { return fs::absolute(configuredCacheDirectory(options)); }
 
 std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& cache,
+                                          std::span<const std::string_view> standardHeaders,
                                           const SandboxLimits& limits, RunReport* report, std::stop_token stop) {
-  const fs::path dir = cache / "pch" / sha256Hex(tc.identity + "\n" + flagsText()).substr(0, 24);
+  std::string text = "// nndna's precompiled header (built once per cache, toolchain and set of standard headers)\n"
+                     "#include <nndna/nndna.hpp>\n";
+  for (const std::string_view name : standardHeaders) text += fmt::format("#include <{}>\n", name);
+  const fs::path dir = cache / "pch" / sha256Hex(tc.identity + "\n" + flagsText() + "\n" + text).substr(0, 24);
   const fs::path header = dir / kPchHeader;
   if (fs::exists(fs::path(header.string() + ".gch"))) {
     touchCacheEntry(dir);
@@ -219,8 +224,7 @@ std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& c
   // <work>/nndna_pch.hpp is read by the compiler (read-only); the .gch is written in <work>/out,
   // its tmpfs, copied out, and <work> becomes the cache entry.
   TempDir work(cache / "tmp", "pch-");
-  writeFile(work.path() / kPchHeader,
-            "// nndna's precompiled header (built once per cache and toolchain)\n#include <nndna/nndna.hpp>\n");
+  writeFile(work.path() / kPchHeader, text);
   const fs::path out = work.path() / "out";
   fs::create_directory(out);
   const std::string gch = std::string(kPchHeader) + ".gch";
@@ -234,7 +238,7 @@ std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& c
   const SandboxResult result = runSandboxed(argv, compilerEnvironment(out), out, pchLimits, stop);
   if (report != nullptr) {
     report->pchBuilt = true;
-    report->pchSeconds = result.wallSeconds;
+    report->pchSeconds += result.wallSeconds;  // two when a PCH with standard headers failed
     report->isolation = result.isolation;
   }
   if (!result.exited || result.exitCode != 0) return std::nullopt;  // compile without it
@@ -312,7 +316,13 @@ CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunR
     }
   }
 
-  const std::optional<fs::path> pch = precompiledHeader(tc, cache, options.compileLimits, report, options.stop);
+  // The standard headers the spec includes go into its PCH too (a PCH per set of them); if that
+  // one cannot be built, the PCH of nndna.hpp alone.
+  const std::vector<std::string_view> standardHeaders = precompilableHeaders(spec.text);
+  std::optional<fs::path> pch = precompiledHeader(tc, cache, standardHeaders, options.compileLimits, report, options.stop);
+  if (!pch && !standardHeaders.empty() && !options.stop.stop_requested()) {
+    pch = precompiledHeader(tc, cache, {}, options.compileLimits, report, options.stop);
+  }
   if (options.stop.stop_requested()) {
     throw SpecRunError(SpecRunError::Kind::cancelled, fmt::format("{}: the compile was cancelled", spec.display));
   }

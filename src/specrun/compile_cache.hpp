@@ -6,8 +6,10 @@
 
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "specrun/sandbox.hpp"
@@ -41,11 +43,13 @@ struct CompiledSpec {
 // Compiles `spec` (or finds it in the cache). Throws SpecRunError.
 CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunReport* report);
 
-// The header to pass with -include (its .gch lies next to it); nullopt if it could not be built,
-// in which case specs compile without it (slower, same result). A stop request kills the build
-// (nothing is kept; the next compile builds it).
+// The header to pass with -include (its .gch lies next to it): nndna.hpp and `standardHeaders`
+// (names from precompilableHeaders, in its order), built once per cache, toolchain and set;
+// nullopt if it could not be built, in which case specs compile without it (slower, same
+// result). A stop request kills the build (nothing is kept; the next compile builds it).
 std::optional<std::filesystem::path> precompiledHeader(const Toolchain& toolchain,
                                                        const std::filesystem::path& cache,
+                                                       std::span<const std::string_view> standardHeaders,
                                                        const SandboxLimits& limits, RunReport* report,
                                                        std::stop_token stop = {});
 

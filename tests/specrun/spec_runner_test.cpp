@@ -7,10 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <latch>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -176,6 +178,49 @@ TEST_F(SpecRunnerTest, SecondRunIsACacheHitAndAnEditRecompiles) {
   EXPECT_FALSE(third.cacheHit);
   EXPECT_FALSE(third.pchBuilt) << "the precompiled header is built once per cache";
   EXPECT_NE(third.binary, first.binary);
+}
+
+// The precompiled header of a spec that includes <cmath> holds <cmath> too (one PCH per set of
+// standard headers); a spec that does not include it gets the PCH without it, so that nothing the
+// spec did not ask for becomes visible to it.
+TEST_F(SpecRunnerTest, StandardHeadersASpecIncludesArePrecompiledForItAlone) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-fresh-cache-");
+  RunOptions o;
+  o.cacheDir = cache.path();
+  auto pchTexts = [&] {
+    std::vector<std::string> texts;
+    for (const auto& entry : fs::directory_iterator(cache.path() / "pch")) {
+      std::ifstream in(entry.path() / "nndna_pch.hpp");
+      texts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      EXPECT_TRUE(fs::exists(entry.path() / "nndna_pch.hpp.gch")) << entry.path();
+    }
+    return texts;
+  };
+  const std::string usesSqrt = "  Tensor scaled = mul(in[\"x\"], std::sqrt(4.0));";
+
+  RunReport withCmath;
+  EXPECT_EQ(parameterCount(runSpecFile(writeSpec(usesSqrt, "#include <cmath>\n"), o, &withCmath).train), 4 * 2 + 2);
+  EXPECT_TRUE(withCmath.pchBuilt);
+  std::vector<std::string> texts = pchTexts();
+  ASSERT_EQ(texts.size(), 1u);
+  EXPECT_NE(texts[0].find("#include <nndna/nndna.hpp>\n#include <cmath>\n"), std::string::npos) << texts[0];
+
+  writeSpec(usesSqrt);
+  fs::current_path(dir_->path());
+  const SpecRunError e = runExpectingError("model.cpp", o);
+  EXPECT_EQ(e.kind(), Kind::compile_error);
+  EXPECT_NE(std::string(e.what()).find("model.cpp:6:"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("'sqrt' is not a member of 'std'"), std::string::npos) << e.what();
+  texts = pchTexts();
+  ASSERT_EQ(texts.size(), 2u);
+  EXPECT_EQ(std::count_if(texts.begin(), texts.end(),
+                          [](const std::string& t) { return t.find("<cmath>") == std::string::npos; }),
+            1) << "a second PCH, of nndna.hpp alone";
+
+  RunReport again;
+  runSpecFile(writeSpec(usesSqrt + " // edited", "#include <cmath>\n"), o, &again);
+  EXPECT_FALSE(again.cacheHit);
+  EXPECT_FALSE(again.pchBuilt) << "the PCH with <cmath> is built once";
 }
 
 TEST_F(SpecRunnerTest, EditingAnIncludedHeaderRecompiles) {
