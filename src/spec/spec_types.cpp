@@ -75,6 +75,24 @@ LearningRate::~LearningRate() = default;
 static_assert(sizeof(Optimizer) <= sizeof(SpecOptimizer), "SpecOptimizer's storage is too small");
 static_assert(alignof(Optimizer) <= 8, "SpecOptimizer's storage is under-aligned");
 
+SpecInputs::SpecInputs() = default;
+SpecInputs::SpecInputs(std::initializer_list<InputDecl> inputs) : items_(inputs) {}
+SpecInputs::SpecInputs(std::vector<InputDecl> inputs) : items_(std::move(inputs)) {}
+SpecInputs::SpecInputs(const SpecInputs& other) = default;
+SpecInputs::SpecInputs(SpecInputs&& other) noexcept = default;
+SpecInputs& SpecInputs::operator=(const SpecInputs& other) = default;
+SpecInputs& SpecInputs::operator=(SpecInputs&& other) noexcept = default;
+SpecInputs::~SpecInputs() = default;
+
+SpecDims::SpecDims() = default;
+SpecDims::SpecDims(std::initializer_list<DimDecl> dims) : items_(dims) {}
+SpecDims::SpecDims(std::vector<DimDecl> dims) : items_(std::move(dims)) {}
+SpecDims::SpecDims(const SpecDims& other) = default;
+SpecDims::SpecDims(SpecDims&& other) noexcept = default;
+SpecDims& SpecDims::operator=(const SpecDims& other) = default;
+SpecDims& SpecDims::operator=(SpecDims&& other) noexcept = default;
+SpecDims::~SpecDims() = default;
+
 SpecOptimizer::SpecOptimizer() : SpecOptimizer(Optimizer(Adam{})) {}
 SpecOptimizer::SpecOptimizer(const Adam& adam) : SpecOptimizer(Optimizer(adam)) {}
 SpecOptimizer::SpecOptimizer(const AdamW& adamW) : SpecOptimizer(Optimizer(adamW)) {}
@@ -135,16 +153,16 @@ ErasedForward toErased(ForwardCallable&& fn) {
 }  // namespace
 
 void setSpec(ErasedSpec& out, Text&& label, Text&& description, ForwardCallable&& loss,
-             std::vector<InputDecl>&& inputs, SpecOptimizer&& optimizer, ForwardCallable&& predict,
-             std::vector<InputDecl>&& predictInputs, std::vector<DimDecl>&& dims) {
+             SpecInputs&& inputs, SpecOptimizer&& optimizer, ForwardCallable&& predict,
+             SpecInputs&& predictInputs, SpecDims&& dims) {
   out.label = label.view();
   out.description = description.view();
   out.loss = toErased(std::move(loss));
-  out.inputs = std::move(inputs);
+  out.inputs = std::move(inputs.items());
   out.optimizer = std::move(optimizer.get());
   out.predict = toErased(std::move(predict));
-  out.predictInputs = std::move(predictInputs);
-  out.dims = std::move(dims);
+  out.predictInputs = std::move(predictInputs.items());
+  out.dims = std::move(dims.items());
 }
 
 void adoptModel(ModelSlot& slot, Module* model) noexcept { slot.model.reset(model); }

@@ -186,6 +186,34 @@ Spec<Net> specBody() {
           .dims = {{2, "B"}}};
 }
 
+// A Spec's input and dim lists (SpecInputs, SpecDims) take what a std::vector would: braces,
+// empty braces, a vector, dims as Dim values; copies and moves keep every entry.
+TEST(SpecFields, InputAndDimListsTakeBracesVectorsAndDims) {
+  const std::vector<InputDecl> vector = {{"a", {1}}, {"b", {2, 3}, i32}};
+  constexpr Dim kTime{"T", 8};
+  const Spec<Net> spec{.inputs = vector, .predictInputs = {}, .dims = {{4, "B", "batch"}, kTime}};
+  ASSERT_EQ(spec.inputs.items().size(), 2u);
+  EXPECT_EQ(spec.inputs.items()[1].name, "b");
+  EXPECT_EQ(spec.inputs.items()[1].shape, (Shape{2, 3}));
+  EXPECT_EQ(spec.inputs.items()[1].dtype, DType::i32);
+  EXPECT_TRUE(spec.predictInputs.items().empty());
+  ASSERT_EQ(spec.dims.items().size(), 2u);
+  EXPECT_EQ(spec.dims.items()[0].desc, "batch");
+  EXPECT_EQ(spec.dims.items()[1].name, "T");
+  EXPECT_EQ(spec.dims.items()[1].size, 8);
+
+  SpecInputs copy = spec.inputs;
+  SpecInputs moved = std::move(copy);
+  ASSERT_EQ(moved.items().size(), 2u);
+  EXPECT_EQ(moved.items()[0].name, "a");
+  moved = SpecInputs{{"c", {5}}};
+  ASSERT_EQ(moved.items().size(), 1u);
+  EXPECT_EQ(moved.items()[0].shape, (Shape{5}));
+  SpecDims dims = {kTime};
+  dims = spec.dims;
+  EXPECT_EQ(dims.items().size(), 2u);
+}
+
 TEST(SpecRegistration, BuildSpecErasesEveryField) {
   detail::ModelSlot slot;
   detail::ErasedSpec spec;
