@@ -133,6 +133,7 @@ std::string trimCompilerOutput(std::string_view output, const DiagnosticPaths& p
   int shown = 0;
   int hidden = 0;
   bool keepingNotes = false;  // notes that follow a shown error
+  bool missingString = false;  // a shown error says std::string is missing: hint at <string>
   std::string_view pendingContext;
   for (const Diagnostic& d : diagnostics) {
     if (d.severity == Severity::context) {
@@ -155,6 +156,7 @@ std::string trimCompilerOutput(std::string_view output, const DiagnosticPaths& p
       out += render(d);
       ++shown;
       keepingNotes = true;
+      missingString = missingString || needsStringHeader(d.lines.front());
     } else if (d.severity == Severity::note) {
       if (keepingNotes && inSpec(d)) out += render(d);
     } else if (d.severity == Severity::none && specErrors == 0 && shown < maxErrors) {
@@ -163,12 +165,9 @@ std::string trimCompilerOutput(std::string_view output, const DiagnosticPaths& p
     }
   }
   if (hidden > 0) out += fmt::format("({} more error{} not shown)\n", hidden, hidden == 1 ? "" : "s");
-  for (std::string_view line : splitLines(out)) {
-    if (needsStringHeader(line)) {
-      out += "hint: nndna/nndna.hpp does not include <string>: add `#include <string>` to use std::string "
-             "or std::to_string\n";
-      break;
-    }
+  if (missingString) {
+    out += "hint: nndna/nndna.hpp does not include <string>: add `#include <string>` to use std::string "
+           "or std::to_string\n";
   }
   if (out.empty()) out = std::string(output.substr(0, 4000));
   return out;
