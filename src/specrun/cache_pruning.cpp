@@ -68,11 +68,13 @@ void pruneBinaries(const fs::path& bin, const fs::path& keep, const CacheLimits&
   }
 }
 
-// Keeps the `count` most recently used directories of `dir` (and `keep`).
-void pruneDirectories(const fs::path& dir, const fs::path& keep, std::size_t count) {
+// Keeps the `count` most recently used directories of `dir`, `keep`, and those used since
+// `inUseSince`.
+void pruneDirectories(const fs::path& dir, const fs::path& keep, std::size_t count,
+                      fs::file_time_type inUseSince = fs::file_time_type::max()) {
   std::size_t kept = 0;
   for (const Entry& e : entriesByRecency(dir, [](const fs::path&) { return true; })) {
-    if (kept < count || e.path == keep) {
+    if (kept < count || e.path == keep || e.used >= inUseSince) {
       ++kept;
       continue;
     }
@@ -100,7 +102,8 @@ void touchCacheEntry(const fs::path& entry) noexcept {
 void pruneCache(const fs::path& cache, const fs::path& keep, const CacheLimits& limits) noexcept {
   try {
     pruneBinaries(cache / "bin", keep, limits);
-    pruneDirectories(cache / "pch", keep, limits.maxPrecompiledHeaders);
+    pruneDirectories(cache / "pch", keep, limits.maxPrecompiledHeaders,
+                     fs::file_time_type::clock::now() - limits.pchInUse);
     pruneDirectories(cache / "sources", keep, limits.maxSources);
     pruneStaleTemp(cache / "tmp", limits);
   } catch (...) {

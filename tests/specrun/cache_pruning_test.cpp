@@ -106,6 +106,18 @@ TEST_F(CachePruning, KeepsTheMostRecentPrecompiledHeaders) {
   EXPECT_FALSE(has("pch/set7") || has("pch/set8"));
 }
 
+// A PCH directory used in the last minutes may be in use by a compile that chose it and has not
+// started yet: it stays even past the count.
+TEST_F(CachePruning, KeepsPrecompiledHeadersUsedInTheLastMinutes) {
+  for (int i = 1; i <= 4; ++i) directory("pch/recent" + std::to_string(i), std::chrono::minutes(i));
+  directory("pch/old", 1h);
+  CacheLimits limits;
+  limits.maxPrecompiledHeaders = 2;
+  pruneCache(cache_.path(), {}, limits);
+  for (int i = 1; i <= 4; ++i) EXPECT_TRUE(has("pch/recent" + std::to_string(i))) << i;
+  EXPECT_FALSE(has("pch/old"));
+}
+
 // A server stores every text a visitor sends (runSpecSource): without a bound, sources/ grows
 // for good.
 TEST_F(CachePruning, KeepsTheMostRecentlyUsedSources) {
