@@ -68,17 +68,19 @@ void pruneBinaries(const fs::path& bin, const fs::path& keep, const CacheLimits&
   }
 }
 
-// Keeps the `count` most recently used directories of `dir`, `keep`, and those used since
-// `inUseSince`.
+// Keeps the `count` most recently used directories of `dir`, `keep`, and up to `count` more
+// used since `inUseSince` (bounded: texts a server is sent choose the PCH sets).
 void pruneDirectories(const fs::path& dir, const fs::path& keep, std::size_t count,
                       fs::file_time_type inUseSince = fs::file_time_type::max()) {
   std::size_t kept = 0;
   for (const Entry& e : entriesByRecency(dir, [](const fs::path&) { return true; })) {
-    if (kept < count || e.path == keep || e.used >= inUseSince) {
+    if (kept < count || e.path == keep || (e.used >= inUseSince && kept < 2 * count)) {
       ++kept;
       continue;
     }
     std::error_code ec;
+    // Used by another process since the listing: it stays (narrows, does not close, the race).
+    if (inUseSince != fs::file_time_type::max() && fs::last_write_time(e.path, ec) >= inUseSince) continue;
     fs::remove_all(e.path, ec);
   }
 }

@@ -12,8 +12,8 @@ struct CacheLimits {
   std::size_t maxBinaries = 256;                           // compiled specs kept (bin/)
   std::uintmax_t maxBinaryBytes = std::uintmax_t{1} << 30;  // and their total size
   // PCH directories (pch/): one per toolchain and set of standard headers specs include
-  // (about 30-40 MB each). One used more recently than `pchInUse` stays whatever the count: a
-  // concurrent compile may have chosen it and not yet started (longer than a compile's 120 s).
+  // (about 30-40 MB each). Up to as many again used more recently than `pchInUse` stay: a
+  // concurrent compile may have chosen one and not yet started g++.
   std::size_t maxPrecompiledHeaders = 6;
   std::chrono::minutes pchInUse{5};
   std::size_t maxSources = 256;  // texts runSpecSource stored (sources/), one directory each

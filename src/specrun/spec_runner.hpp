@@ -69,8 +69,10 @@ struct RunOptions {
 // What happened, for benchmarks, tests and `--verbose`.
 struct RunReport {
   bool cacheHit = false;     // the compiled binary came from the cache
-  bool pchBuilt = false;     // this call built the precompiled header
-  double pchSeconds = 0;     // wall time building it
+  // This call tried to build a precompiled header (also when the one with the spec's standard
+  // headers failed and the one of nndna.hpp alone was then found or built), and the wall time.
+  bool pchBuilt = false;
+  double pchSeconds = 0;
   double compileSeconds = 0;  // wall time of the compile (0 on a cache hit)
   double compileCpuSeconds = 0;  // user + system CPU time of the compiler and linker
   double runSeconds = 0;      // wall time of the sandboxed run
