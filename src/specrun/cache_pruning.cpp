@@ -61,7 +61,10 @@ void pruneBinaries(const fs::path& bin, const fs::path& keep, const CacheLimits&
     for (const char* extension : kCompanions) fs::remove(fs::path(e.path.string() + extension), ec);
   }
   // A companion whose binary is gone (removed by hand, or a compile killed between the renames).
+  // A recent one may be a concurrent compile's, published just before its binary: it stays.
+  const auto orphanedBefore = fs::file_time_type::clock::now() - limits.orphanAge;
   for (const Entry& e : entriesByRecency(bin, isCompanion)) {
+    if (e.used >= orphanedBefore) continue;
     std::error_code ec;
     const fs::path binary = fs::path(e.path).replace_extension();
     if (!fs::exists(binary, ec) && !ec) fs::remove(e.path, ec);

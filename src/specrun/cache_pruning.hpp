@@ -18,6 +18,9 @@ struct CacheLimits {
   std::chrono::minutes pchInUse{5};
   std::size_t maxSources = 256;  // texts runSpecSource stored (sources/), one directory each
   std::chrono::hours staleTemp{24};  // tmp/ work directories a killed run left behind
+  // A binary's .cpp/.deps without the binary is removed once older than this: a concurrent
+  // compile publishes them before its binary (a compile takes at most 120 s).
+  std::chrono::minutes orphanAge{10};
 };
 
 // Marks a cache entry (a binary, a PCH directory or a stored source's directory) as just used:

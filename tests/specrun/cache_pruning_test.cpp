@@ -90,12 +90,22 @@ TEST_F(CachePruning, TouchingAnEntryMakesItRecent) {
 }
 
 TEST_F(CachePruning, RemovesOrphanedDepsFiles) {
-  file("bin/lost.deps", 10, 1min);
-  file("bin/lost.cpp", 10, 1min);
+  file("bin/lost.deps", 10, 1h);
+  file("bin/lost.cpp", 10, 1h);
   binary("kept", 10, 1min);
   pruneCache(cache_.path(), {});
   EXPECT_FALSE(has("bin/lost.deps") || has("bin/lost.cpp"));
   EXPECT_TRUE(has("bin/kept.deps") && has("bin/kept.cpp"));
+}
+
+// A concurrent compile publishes the text and the header list before its binary: pruning in
+// that moment (another process's compile) must not take them (a designer test once failed so:
+// "cannot build the sandbox's filesystem (bind .../bin/<key>.cpp ...)").
+TEST_F(CachePruning, KeepsRecentCompanionsWhoseBinaryIsNotPublishedYet) {
+  file("bin/arriving.deps", 10, 1min);
+  file("bin/arriving.cpp", 10, 1min);
+  pruneCache(cache_.path(), {});
+  EXPECT_TRUE(has("bin/arriving.deps") && has("bin/arriving.cpp"));
 }
 
 TEST_F(CachePruning, KeepsTheMostRecentPrecompiledHeaders) {
