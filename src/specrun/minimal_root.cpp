@@ -6,7 +6,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
 
 namespace nndna::specrun {
@@ -16,7 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Where the new root is assembled before pivot_root. Its host contents are hidden by the tmpfs
-// mounted on it, which is why every bind source is opened before that mount.
+// mounted on it, which is why every bind's tree is copied (open_tree) before that mount.
 constexpr const char* kStaging = "/tmp";
 
 // The tmpfs root holds only directories, empty mount points and links.
@@ -32,22 +31,6 @@ enum Phase { kMakePrivate, kMountStaging, kPivot, kDetachOldRoot, kSealRoot };
 
 bool under(const std::string& path, const std::string& dir) {
   return path == dir || (path.starts_with(dir) && (dir == "/" || path[dir.size()] == '/'));
-}
-
-// "/proc/self/fd/N" in a caller's buffer, without allocating.
-const char* fdPath(int fd, std::array<char, 32>& buffer) {
-  static constexpr char kPrefix[] = "/proc/self/fd/";
-  std::array<char, 12> digits{};
-  int n = 0;
-  do {
-    digits[static_cast<std::size_t>(n++)] = static_cast<char>('0' + fd % 10);
-    fd /= 10;
-  } while (fd > 0 && n < 11);
-  std::size_t at = 0;
-  for (char c : std::string_view(kPrefix)) buffer[at++] = c;
-  while (n > 0) buffer[at++] = digits[static_cast<std::size_t>(--n)];
-  buffer[at] = '\0';
-  return buffer.data();
 }
 
 bool setAttributes(const char* path, unsigned attributes, bool recursive) {
@@ -159,10 +142,12 @@ bool RootPlan::execute(int& failedStep, int& error) {
   };
   // Nothing done here may reach the host's mounts.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return fail(steps + kMakePrivate);
+  // Each bind's tree is copied now, before the staging tmpfs covers kStaging: a bind made later
+  // from a path would take that tmpfs along when its source is kStaging itself (a spec in /tmp).
   for (int i = 0; i < steps; ++i) {
     Step& step = steps_[static_cast<std::size_t>(i)];
     if (step.kind != Kind::bind) continue;
-    step.fd = ::open(step.source.c_str(), O_PATH | O_CLOEXEC);
+    step.fd = ::open_tree(AT_FDCWD, step.source.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (step.fd < 0) return fail(i);
   }
   if (::mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, kRootOptions) != 0) {
@@ -182,8 +167,7 @@ bool RootPlan::execute(int& failedStep, int& error) {
       }
       case Kind::symlink: ok = ::symlink(step.source.c_str(), target) == 0; break;
       case Kind::bind: {
-        std::array<char, 32> source{};
-        ok = ::mount(fdPath(step.fd, source), target, nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
+        ok = ::move_mount(step.fd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) == 0 &&
              setAttributes(target, step.attributes, true);
         ::close(step.fd);
         step.fd = -1;

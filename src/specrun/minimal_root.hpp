@@ -49,7 +49,7 @@ class RootPlan {
     std::string staged;  // the target under the staging directory
     std::string source;  // bind: host path; symlink: link text; tmpfs: mount options
     unsigned attributes = 0;  // MOUNT_ATTR_* set on the new mount
-    int fd = -1;              // bind: the source, opened before the staging tmpfs hides anything
+    int fd = -1;              // bind: a copy of the source's tree, made before the staging tmpfs hides anything
   };
   void ensureDirectory(const std::string& inside);
   bool visibleThroughBind(const std::string& inside) const;

@@ -154,6 +154,21 @@ TEST(Sandbox, SeesOnlyTheSystemWhatItIsGivenAndItsDirectory) {
                                      "Read-only file system\n");
 }
 
+// The new root is assembled on /tmp; a program given /tmp itself (a spec file directly in /tmp,
+// its cache below it) sees the host's /tmp there, not the root being assembled, and runs in a
+// directory below it.
+TEST(Sandbox, SeesTheHostsTmpWhenItIsGivenTmp) {
+  TempDir dir("/tmp", "sandbox-test-");
+  TempDir given("/tmp", "sandbox-given-");
+  std::ofstream(given.path() / "header.hpp") << "given\n";
+  SandboxLimits limits;
+  limits.visible.push_back({"/tmp", {}});
+  const SandboxResult r = runShell("cat " + (given.path() / "header.hpp").string() + " && pwd", dir.path(), limits);
+  if (!r.isolation.namespaces) GTEST_SKIP() << "no mount namespace on this machine";
+  EXPECT_TRUE(r.exited && r.exitCode == 0) << r.output;
+  EXPECT_EQ(r.output, "given\n" + dir.path().string() + "\n");
+}
+
 // Issue 9.7: its own hostname (UTS namespace) and no IPC objects shared with the host.
 TEST(Sandbox, HasItsOwnHostnameAndIpcNamespace) {
   TempDir dir(fs::temp_directory_path(), "sandbox-test-");
