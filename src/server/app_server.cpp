@@ -22,6 +22,7 @@
 #include "server/job_pool.hpp"
 #include "server/rate_limiter.hpp"
 #include "server/static_assets.hpp"
+#include "specrun/pch_builder.hpp"
 #include "specrun/sandbox.hpp"
 #include "specrun/sha256.hpp"
 
@@ -117,6 +118,10 @@ struct AppServer::Impl {
         pool(options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency()),
              options.maxQueued),
         designLimiter(options.design.perMinute, std::chrono::minutes(1)) {
+    // Edits come fast here: a spec's new standard header is precompiled beside its compile.
+    if (options.jobSettings.pchBuilder == nullptr) {
+      options.jobSettings.pchBuilder = std::make_shared<specrun::PchBuilder>();
+    }
     configure();
     routes();
   }

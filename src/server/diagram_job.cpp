@@ -114,6 +114,7 @@ specrun::RunOptions runOptions(const DiagramJobSettings& settings) {
   options.cacheDir = settings.cacheDir;
   options.compileLimits = settings.compileLimits;
   options.runLimits = settings.runLimits;
+  options.pchBuilder = settings.pchBuilder;
   return options;
 }
 

@@ -18,6 +18,7 @@
 #include "specrun/cache_pruning.hpp"
 #include "specrun/child_files.hpp"
 #include "specrun/diagnostics.hpp"
+#include "specrun/pch_builder.hpp"
 #include "specrun/sha256.hpp"
 #include "specrun/spec_runner.hpp"
 #include "specrun/standard_headers.hpp"
@@ -34,6 +35,8 @@ namespace {
 
 constexpr std::uintmax_t kMaxSpecBytes = std::uintmax_t{4} << 20;
 constexpr const char* kPchHeader = "nndna_pch.hpp";
+// In a PCH's directory instead of its .gch: the compiler refused the header (its output).
+constexpr const char* kPchFailed = "build-failed";
 // The compiler's outputs, in its working directory (a tmpfs of its own).
 constexpr const char* kBinaryName = "spec";
 constexpr const char* kDepsName = "spec.d";
@@ -208,23 +211,53 @@ fs::path configuredCacheDirectory(const RunOptions& options) {
 // Absolute: the compiler runs in a directory of its own, and the sandbox binds paths as given.
 fs::path cacheDirectory(const RunOptions& options) { return fs::absolute(configuredCacheDirectory(options)); }
 
-std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& cache,
-                                          std::span<const std::string_view> standardHeaders,
-                                          const SandboxLimits& limits, RunReport* report, std::stop_token stop) {
+namespace {
+
+// Where the PCH of a set of standard headers lives: <cache>/pch/<key>/, holding the header text
+// and, once built, its .gch, or a marker that its build failed.
+struct PchEntry {
+  std::string text;
+  fs::path dir;
+  fs::path header;
+  fs::path gch() const { return header.string() + ".gch"; }
+  fs::path failed() const { return dir / kPchFailed; }
+};
+
+PchEntry pchEntry(const Toolchain& tc, const fs::path& cache, std::span<const std::string_view> standardHeaders) {
   std::string text = "// nndna's precompiled header (built once per cache, toolchain and set of standard headers)\n"
                      "#include <nndna/nndna.hpp>\n";
   for (const std::string_view name : standardHeaders) text += fmt::format("#include <{}>\n", name);
   const fs::path dir = cache / "pch" / sha256Hex(tc.identity + "\n" + flagsText() + "\n" + text).substr(0, 24);
-  const fs::path header = dir / kPchHeader;
-  if (fs::exists(fs::path(header.string() + ".gch"))) {
-    touchCacheEntry(dir);
-    return header;
+  return {std::move(text), dir, dir / kPchHeader};
+}
+
+}  // namespace
+
+std::optional<fs::path> builtPrecompiledHeader(const Toolchain& tc, const fs::path& cache,
+                                               std::span<const std::string_view> standardHeaders) {
+  const PchEntry entry = pchEntry(tc, cache, standardHeaders);
+  if (!fs::exists(entry.gch())) return std::nullopt;
+  touchCacheEntry(entry.dir);
+  return entry.header;
+}
+
+std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& cache,
+                                          std::span<const std::string_view> standardHeaders,
+                                          const SandboxLimits& limits, RunReport* report, std::stop_token stop) {
+  const PchEntry entry = pchEntry(tc, cache, standardHeaders);
+  if (fs::exists(entry.gch())) {
+    touchCacheEntry(entry.dir);
+    return entry.header;
+  }
+  if (fs::exists(entry.failed())) {
+    touchCacheEntry(entry.dir);
+    return std::nullopt;
   }
 
   // <work>/nndna_pch.hpp is read by the compiler (read-only); the .gch is written in <work>/out,
   // its tmpfs, copied out, and <work> becomes the cache entry.
   TempDir work(cache / "tmp", "pch-");
-  writeFile(work.path() / kPchHeader, text);
+  writeFile(work.path() / kPchHeader, entry.text);
   const fs::path out = work.path() / "out";
   fs::create_directory(out);
   const std::string gch = std::string(kPchHeader) + ".gch";
@@ -241,13 +274,24 @@ std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& c
     report->pchSeconds += result.wallSeconds;  // two when a PCH with standard headers failed
     report->isolation = result.isolation;
   }
+  const bool compilerRefused = result.exited && result.exitCode != 0 && !result.cancelled && !result.timedOut &&
+                               !result.cpuExceeded && !result.memoryExceeded && !result.outputExceeded &&
+                               !result.processLimitHit;
+  if (compilerRefused) {
+    // Remembered (a toolchain without one of the headers): later compiles do not retry the ~1 s
+    // build. A build stopped by a limit or a cancel is not: the next compile tries again.
+    fs::remove(out);
+    writeFile(work.path() / kPchFailed, result.output);
+    publish(work.path(), entry.dir);
+    return std::nullopt;
+  }
   if (!result.exited || result.exitCode != 0) return std::nullopt;  // compile without it
   if (copyChildFile(result.workDir.get(), gch, work.path() / gch, limits.fileSizeBytes) != ChildFileStatus::ok) {
     return std::nullopt;
   }
   fs::remove(out);
-  publish(work.path(), dir);
-  return header;
+  publish(work.path(), entry.dir);
+  return entry.header;
 }
 
 SpecSource readSpecSource(const fs::path& spec, const std::string& display) {
@@ -317,12 +361,20 @@ CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunR
   }
 
   // The standard headers the spec includes go into its PCH too (a PCH per set of them); if that
-  // one cannot be built, the PCH of nndna.hpp alone.
+  // one cannot be built, the PCH of nndna.hpp alone. With a builder, a set's PCH not built yet
+  // is built there, and this compile uses the PCH of nndna.hpp alone (parsing the headers itself).
   const std::vector<std::string_view> standardHeaders = precompilableHeaders(spec.text);
-  std::optional<fs::path> pch = precompiledHeader(tc, cache, standardHeaders, options.compileLimits, report, options.stop);
+  std::optional<fs::path> pch;
+  if (options.pchBuilder != nullptr && !standardHeaders.empty()) {
+    pch = builtPrecompiledHeader(tc, cache, standardHeaders);
+    if (!pch) options.pchBuilder->request(tc, cache, standardHeaders, options.compileLimits);
+  } else {
+    pch = precompiledHeader(tc, cache, standardHeaders, options.compileLimits, report, options.stop);
+  }
   if (!pch && !standardHeaders.empty() && !options.stop.stop_requested()) {
     pch = precompiledHeader(tc, cache, {}, options.compileLimits, report, options.stop);
   }
+  if (report != nullptr && pch) report->pch = *pch;
   if (options.stop.stop_requested()) {
     throw SpecRunError(SpecRunError::Kind::cancelled, fmt::format("{}: the compile was cancelled", spec.display));
   }

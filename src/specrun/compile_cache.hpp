@@ -46,11 +46,17 @@ CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunR
 // The header to pass with -include (its .gch lies next to it): nndna.hpp and `standardHeaders`
 // (names from precompilableHeaders, in its order), built once per cache, toolchain and set;
 // nullopt if it could not be built, in which case specs compile without it (slower, same
-// result). A stop request kills the build (nothing is kept; the next compile builds it).
+// result). A build the compiler refused is remembered in the cache (not tried again); one
+// stopped by a limit or a stop request is not (nothing is kept; the next compile builds it).
 std::optional<std::filesystem::path> precompiledHeader(const Toolchain& toolchain,
                                                        const std::filesystem::path& cache,
                                                        std::span<const std::string_view> standardHeaders,
                                                        const SandboxLimits& limits, RunReport* report,
                                                        std::stop_token stop = {});
+
+// The same header if it is built already; nullopt if not (or if its build failed). Never builds.
+std::optional<std::filesystem::path> builtPrecompiledHeader(const Toolchain& toolchain,
+                                                            const std::filesystem::path& cache,
+                                                            std::span<const std::string_view> standardHeaders);
 
 }  // namespace nndna::specrun

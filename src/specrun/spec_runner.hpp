@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <stdexcept>
@@ -15,6 +16,8 @@
 #include "specrun/sandbox.hpp"
 
 namespace nndna::specrun {
+
+class PchBuilder;
 
 // The compiler reads untrusted code too: it gets limits of its own.
 inline SandboxLimits defaultCompileLimits() {
@@ -64,6 +67,10 @@ struct RunOptions {
   std::stop_token stop;
   // Called on the calling thread as each stage starts and ends.
   std::function<void(const StageEvent&)> onStage;
+  // Where the precompiled header of the spec's standard headers is built when it is not yet:
+  // null, before the compile (a command: later edits find it); a builder (nndna serve), on its
+  // thread, while this compile uses the one of nndna.hpp alone, about 1 s sooner.
+  std::shared_ptr<PchBuilder> pchBuilder;
 };
 
 // What happened, for benchmarks, tests and `--verbose`.
@@ -73,6 +80,7 @@ struct RunReport {
   // headers failed and the one of nndna.hpp alone was then found or built), and the wall time.
   bool pchBuilt = false;
   double pchSeconds = 0;
+  std::filesystem::path pch;  // the precompiled header the compile used (empty: none, or a cache hit)
   double compileSeconds = 0;  // wall time of the compile (0 on a cache hit)
   double compileCpuSeconds = 0;  // user + system CPU time of the compiler and linker
   double runSeconds = 0;      // wall time of the sandboxed run

@@ -12,13 +12,17 @@
 #include <filesystem>
 #include <fstream>
 #include <latch>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "nndna/trace.hpp"
+#include "specrun/compile_cache.hpp"
+#include "specrun/pch_builder.hpp"
 #include "specrun/spec_runner.hpp"
 #include "specrun/temp_dir.hpp"
+#include "specrun/toolchain.hpp"
 #include "test_cache.hpp"
 
 namespace nndna::specrun {
@@ -181,8 +185,7 @@ TEST_F(SpecRunnerTest, SecondRunIsACacheHitAndAnEditRecompiles) {
 }
 
 // The precompiled header of a spec that includes <cmath> holds <cmath> too (one PCH per set of
-// standard headers); a spec that does not include it gets the PCH without it, so that nothing the
-// spec did not ask for becomes visible to it.
+// standard headers); a spec that does not name <cmath> gets the PCH without it, and cannot use it.
 TEST_F(SpecRunnerTest, StandardHeadersASpecIncludesArePrecompiledForItAlone) {
   TempDir cache(fs::temp_directory_path(), "nndna-test-fresh-cache-");
   RunOptions o;
@@ -221,6 +224,85 @@ TEST_F(SpecRunnerTest, StandardHeadersASpecIncludesArePrecompiledForItAlone) {
   runSpecFile(writeSpec(usesSqrt + " // edited", "#include <cmath>\n"), o, &again);
   EXPECT_FALSE(again.cacheHit);
   EXPECT_FALSE(again.pchBuilt) << "the PCH with <cmath> is built once";
+}
+
+// With a builder (nndna serve), a spec whose standard headers have no PCH yet is compiled with
+// the PCH of nndna.hpp alone at once; the PCH with its headers is built beside it, for the edits
+// after it.
+TEST_F(SpecRunnerTest, ABuilderPrecompilesANewStandardHeaderWhileTheSpecCompilesWithoutIt) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-fresh-cache-");
+  RunOptions o;
+  o.cacheDir = cache.path();
+  o.pchBuilder = std::make_shared<PchBuilder>();
+  const std::string usesSqrt = "  Tensor scaled = mul(in[\"x\"], std::sqrt(4.0));";
+  auto pchText = [](const fs::path& header) {
+    std::ifstream in(header);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+
+  RunReport first;
+  EXPECT_EQ(parameterCount(runSpecFile(writeSpec(usesSqrt, "#include <cmath>\n"), o, &first).train), 4 * 2 + 2);
+  ASSERT_FALSE(first.pch.empty());
+  EXPECT_EQ(pchText(first.pch).find("<cmath>"), std::string::npos) << "compiled with nndna.hpp's PCH alone";
+  EXPECT_TRUE(first.pchBuilt) << "that one was built now (a fresh cache)";
+
+  o.pchBuilder->waitIdle();
+  RunReport edited;
+  EXPECT_EQ(parameterCount(runSpecFile(writeSpec(usesSqrt + " // edited", "#include <cmath>\n"), o, &edited).train),
+            4 * 2 + 2);
+  EXPECT_FALSE(edited.cacheHit);
+  EXPECT_FALSE(edited.pchBuilt);
+  ASSERT_FALSE(edited.pch.empty());
+  EXPECT_NE(pchText(edited.pch).find("#include <nndna/nndna.hpp>\n#include <cmath>\n"), std::string::npos)
+      << "the builder's PCH, with <cmath>";
+  EXPECT_TRUE(fs::exists(edited.pch.string() + ".gch"));
+}
+
+// Destroying the builder (the server stopping) stops its build: no compiler is left running, and
+// nothing half-built is kept.
+TEST_F(SpecRunnerTest, DestroyingAPchBuilderStopsItsBuild) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-fresh-cache-");
+  const std::vector<std::string_view> headers{"cmath"};
+  const auto started = std::chrono::steady_clock::now();
+  {
+    PchBuilder builder;
+    builder.request(toolchain(), cache.path(), headers, defaultCompileLimits());
+    // Until the build has started (its work directory exists).
+    auto building = [&] {
+      std::error_code ec;
+      return fs::exists(cache.path() / "tmp", ec) && !fs::is_empty(cache.path() / "tmp", ec);
+    };
+    while (!building() && std::chrono::steady_clock::now() - started < std::chrono::seconds(10)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_TRUE(building());
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30)) << "it did not wait for the build";
+  EXPECT_FALSE(builtPrecompiledHeader(toolchain(), cache.path(), headers));
+  const bool pchKept = fs::exists(cache.path() / "pch") && !fs::is_empty(cache.path() / "pch");
+  EXPECT_FALSE(pchKept) << "a stopped build leaves nothing in the cache";
+}
+
+// A PCH the compiler refuses (a toolchain without one of the headers) is remembered in the cache:
+// later compiles fall back to the PCH of nndna.hpp alone without trying the build again.
+TEST_F(SpecRunnerTest, APrecompiledHeaderTheCompilerRefusesIsNotBuiltAgain) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-fresh-cache-");
+  const std::vector<std::string_view> missing{"nndna_no_such_standard_header"};
+  const Toolchain tc = toolchain();
+  RunReport first;
+  EXPECT_FALSE(precompiledHeader(tc, cache.path(), missing, defaultCompileLimits(), &first));
+  EXPECT_TRUE(first.pchBuilt);
+  ASSERT_TRUE(fs::exists(cache.path() / "pch"));
+  std::vector<fs::path> entries(fs::directory_iterator(cache.path() / "pch"), fs::directory_iterator());
+  ASSERT_EQ(entries.size(), 1u);
+  std::ifstream marker(entries[0] / "build-failed");
+  const std::string output((std::istreambuf_iterator<char>(marker)), std::istreambuf_iterator<char>());
+  EXPECT_NE(output.find("nndna_no_such_standard_header"), std::string::npos) << "the compiler's output: " << output;
+
+  RunReport second;
+  EXPECT_FALSE(precompiledHeader(tc, cache.path(), missing, defaultCompileLimits(), &second));
+  EXPECT_FALSE(second.pchBuilt) << "not tried again";
+  EXPECT_FALSE(builtPrecompiledHeader(tc, cache.path(), missing));
 }
 
 TEST_F(SpecRunnerTest, EditingAnIncludedHeaderRecompiles) {
