@@ -1,9 +1,9 @@
 // Every example spec file through the whole pipeline a user runs with `nndna diagram model.cpp`:
 // compile (warm precompiled header, no cache), the sandboxed run with its IR read back, the
 // diagram, and Graphviz layout + SVG. One line per example, each stage as a counter (seconds),
-// edit_s the whole, and for the default spec and the 3-layer transformer x_aim, edit_s against
-// issue 13's aim for it (<= 1: met). The compile is also given as CPU time: on a shared machine
-// it is the steadier figure.
+// edit_s the whole, and for the default spec and the transformer example (the issue's "3-layer
+// transformer"; it has 4) x_aim, edit_s against issue 13's aim for it (<= 1: met). The compile
+// is also given as CPU time: on a shared machine it is the steadier figure.
 // BM_LargeSpec/*: the large specs of bench/pipeline/large from a cached binary, part by part.
 // BM_Command/*: the `nndna diagram` command as a process against the same work in process.
 #include <benchmark/benchmark.h>

@@ -12,7 +12,9 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <exception>
 #include <stop_token>
+#include <string_view>
 #include <thread>
 
 #include "server/design_job.hpp"
@@ -23,6 +25,7 @@
 #include "server/rate_limiter.hpp"
 #include "server/static_assets.hpp"
 #include "specrun/pch_builder.hpp"
+#include "specrun/toolchain.hpp"
 #include "specrun/sandbox.hpp"
 #include "specrun/sha256.hpp"
 
@@ -276,13 +279,26 @@ struct AppServer::Impl {
     if (it == examples.end()) return;
     std::optional<JobTicket> ticket = submit(std::string(it->source), DiagramProduct::diagram);
     if (!ticket) return;
-    warmer = std::jthread([held = std::make_shared<JobTicket>(std::move(*ticket))](std::stop_token stop) {
+    warmer = std::jthread([this, held = std::make_shared<JobTicket>(std::move(*ticket))](std::stop_token stop) {
       std::size_t seen = 0;
       std::vector<std::string> events;
       while (!stop.stop_requested() && !held->wait(seen, events, Clock::now() + std::chrono::seconds(1), stop)) {
         events.clear();
       }
+      if (!stop.stop_requested()) precompileCmath();
     });
+  }
+
+  // Then, in the background, the PCH with <cmath>: most examples and the designer's specs include
+  // it, and their first edit would otherwise compile without a PCH for it.
+  void precompileCmath() {
+    try {
+      const specrun::RunOptions run = runOptions(options.jobSettings);
+      const std::string_view cmath[] = {"cmath"};
+      run.pchBuilder->request(specrun::toolchain(), specrun::cacheDirectory(run), cmath, run.compileLimits);
+    } catch (const std::exception&) {
+      // No toolchain: every compile reports that itself.
+    }
   }
 
   // Registers `client`'s new request: the previous one of the same page is cancelled.

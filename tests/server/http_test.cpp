@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "server/built_in_files.hpp"
+#include "specrun/temp_dir.hpp"
 #include "test_server.hpp"
 
 namespace nndna::server {
@@ -354,6 +355,32 @@ NNDNA_SPEC(M) { return {.label = stolen(), .loss = lossFn, .inputs = {{"x", {2, 
 
 // One worker and a queue of one: the third distinct spec is told to come back; a request past
 // its deadline answers 504 and its run is killed.
+// After drawing the default example at start-up, the server precompiles the header with <cmath>
+// in the background (most examples and the designer's specs include it).
+TEST(ServeWarmUp, PrecompilesCmathAfterTheDefaultExample) {
+  specrun::TempDir cache(std::filesystem::temp_directory_path(), "nndna-test-fresh-cache-");
+  ServeOptions o;
+  o.jobs = 1;
+  o.jobSettings.cacheDir = cache.path();
+  Server server(o);
+  auto cmathPchBuilt = [&] {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(cache.path() / "pch", ec)) {
+      std::ifstream in(entry.path() / "nndna_pch.hpp");
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (text.find("#include <cmath>\n") != std::string::npos &&
+          std::filesystem::exists(entry.path() / "nndna_pch.hpp.gch")) {
+        return true;
+      }
+    }
+    return false;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  while (!cmathPchBuilt() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(cmathPchBuilt());
+  EXPECT_FALSE(std::filesystem::is_empty(cache.path() / "bin")) << "after the default example's compile";
+}
+
 TEST(ServeHttpLimits, BusyAnswers503AndDeadlineAnswers504) {
   ServeOptions o;
   o.jobs = 1;

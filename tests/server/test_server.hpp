@@ -79,14 +79,14 @@ class LockedLog : public std::streambuf {
   std::string text_;
 };
 
-// The server answers on 127.0.0.1 with the test's compile cache and the built-in page and
-// examples; everything else comes from `options`. Its request log is kept for the tests.
+// The server answers on 127.0.0.1 with the built-in page and examples, and the test's compile
+// cache unless `options` names one; everything else comes from `options`. Its request log is kept for the tests.
 class Server {
  public:
   explicit Server(ServeOptions options) {
     options.host = "127.0.0.1";
     options.port = 0;
-    options.jobSettings.cacheDir = std::filesystem::path(NNDNA_TEST_CACHE_DIR);
+    if (!options.jobSettings.cacheDir) options.jobSettings.cacheDir = std::filesystem::path(NNDNA_TEST_CACHE_DIR);
     options.webFiles = webAssetFiles();
     options.exampleFiles = exampleSourceFiles();
     options.log = &log_;
