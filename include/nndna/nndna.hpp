@@ -1082,43 +1082,31 @@ class ForwardFn : public detail::ForwardCallable {
 };
 
 // The input and dim lists of a Spec (`.inputs = {{"x", {B, D}}}`, `.dims = {B, D}`, or a
-// std::vector): vectors whose constructors and destructor are in libnndna, so that a spec's
-// compile does not instantiate std::vector's members for them (about 30 ms of the default spec's
-// 0.19 s compile: docs/specrun.md).
-class SpecInputs {
+// std::vector): vectors whose constructors and destructor are defined only in libnndna (for the
+// two lists below), so that a spec's compile does not instantiate std::vector's members for them
+// (about 30 ms of the default spec's 0.19 s compile: docs/specrun.md).
+template <class T>
+class SpecList {
  public:
-  SpecInputs();
-  SpecInputs(std::initializer_list<InputDecl> inputs);  // NOLINT: implicit
-  SpecInputs(std::vector<InputDecl> inputs);            // NOLINT: implicit
-  SpecInputs(const SpecInputs& other);
-  SpecInputs(SpecInputs&& other) noexcept;
-  SpecInputs& operator=(const SpecInputs& other);
-  SpecInputs& operator=(SpecInputs&& other) noexcept;
-  ~SpecInputs();
+  SpecList();
+  SpecList(std::initializer_list<T> items);  // NOLINT: implicit
+  SpecList(std::vector<T> items);            // NOLINT: implicit
+  SpecList(const SpecList& other);
+  SpecList(SpecList&& other) noexcept;
+  SpecList& operator=(const SpecList& other);
+  SpecList& operator=(SpecList&& other) noexcept;
+  ~SpecList();
 
-  const std::vector<InputDecl>& items() const { return items_; }
-  std::vector<InputDecl>& items() { return items_; }
+  const std::vector<T>& items() const { return items_; }
+  std::vector<T>& items() { return items_; }
 
  private:
-  std::vector<InputDecl> items_;
+  std::vector<T> items_;
 };
-class SpecDims {
- public:
-  SpecDims();
-  SpecDims(std::initializer_list<DimDecl> dims);  // NOLINT: implicit
-  SpecDims(std::vector<DimDecl> dims);            // NOLINT: implicit
-  SpecDims(const SpecDims& other);
-  SpecDims(SpecDims&& other) noexcept;
-  SpecDims& operator=(const SpecDims& other);
-  SpecDims& operator=(SpecDims&& other) noexcept;
-  ~SpecDims();
-
-  const std::vector<DimDecl>& items() const { return items_; }
-  std::vector<DimDecl>& items() { return items_; }
-
- private:
-  std::vector<DimDecl> items_;
-};
+extern template class SpecList<InputDecl>;
+extern template class SpecList<DimDecl>;
+using SpecInputs = SpecList<InputDecl>;
+using SpecDims = SpecList<DimDecl>;
 
 // What NNDNA_SPEC's body returns. Field order matters for designated initializers.
 template <class M>

@@ -75,23 +75,25 @@ LearningRate::~LearningRate() = default;
 static_assert(sizeof(Optimizer) <= sizeof(SpecOptimizer), "SpecOptimizer's storage is too small");
 static_assert(alignof(Optimizer) <= 8, "SpecOptimizer's storage is under-aligned");
 
-SpecInputs::SpecInputs() = default;
-SpecInputs::SpecInputs(std::initializer_list<InputDecl> inputs) : items_(inputs) {}
-SpecInputs::SpecInputs(std::vector<InputDecl> inputs) : items_(std::move(inputs)) {}
-SpecInputs::SpecInputs(const SpecInputs& other) = default;
-SpecInputs::SpecInputs(SpecInputs&& other) noexcept = default;
-SpecInputs& SpecInputs::operator=(const SpecInputs& other) = default;
-SpecInputs& SpecInputs::operator=(SpecInputs&& other) noexcept = default;
-SpecInputs::~SpecInputs() = default;
+template <class T>
+SpecList<T>::SpecList() = default;
+template <class T>
+SpecList<T>::SpecList(std::initializer_list<T> items) : items_(items) {}
+template <class T>
+SpecList<T>::SpecList(std::vector<T> items) : items_(std::move(items)) {}
+template <class T>
+SpecList<T>::SpecList(const SpecList& other) = default;
+template <class T>
+SpecList<T>::SpecList(SpecList&& other) noexcept = default;
+template <class T>
+SpecList<T>& SpecList<T>::operator=(const SpecList& other) = default;
+template <class T>
+SpecList<T>& SpecList<T>::operator=(SpecList&& other) noexcept = default;
+template <class T>
+SpecList<T>::~SpecList() = default;
 
-SpecDims::SpecDims() = default;
-SpecDims::SpecDims(std::initializer_list<DimDecl> dims) : items_(dims) {}
-SpecDims::SpecDims(std::vector<DimDecl> dims) : items_(std::move(dims)) {}
-SpecDims::SpecDims(const SpecDims& other) = default;
-SpecDims::SpecDims(SpecDims&& other) noexcept = default;
-SpecDims& SpecDims::operator=(const SpecDims& other) = default;
-SpecDims& SpecDims::operator=(SpecDims&& other) noexcept = default;
-SpecDims::~SpecDims() = default;
+template class SpecList<InputDecl>;
+template class SpecList<DimDecl>;
 
 SpecOptimizer::SpecOptimizer() : SpecOptimizer(Optimizer(Adam{})) {}
 SpecOptimizer::SpecOptimizer(const Adam& adam) : SpecOptimizer(Optimizer(adam)) {}
