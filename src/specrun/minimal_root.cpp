@@ -142,12 +142,14 @@ bool RootPlan::execute(int& failedStep, int& error) {
   };
   // Nothing done here may reach the host's mounts.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return fail(steps + kMakePrivate);
-  // Each bind's tree is copied now, before the staging tmpfs covers kStaging: a bind made later
-  // from a path would take that tmpfs along when its source is kStaging itself (a spec in /tmp).
+  // Each bind's tree is copied now, before the staging tmpfs covers kStaging: a recursive bind
+  // made after that mount takes the tmpfs along when its source is kStaging itself (a spec in
+  // /tmp). Sources are canonical paths: a link put in place of one since is not followed.
   for (int i = 0; i < steps; ++i) {
     Step& step = steps_[static_cast<std::size_t>(i)];
     if (step.kind != Kind::bind) continue;
-    step.fd = ::open_tree(AT_FDCWD, step.source.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    step.fd = ::open_tree(AT_FDCWD, step.source.c_str(),
+                          OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
     if (step.fd < 0) return fail(i);
   }
   if (::mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, kRootOptions) != 0) {
