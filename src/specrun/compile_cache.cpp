@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>  // renameat2
 #include <chrono>
@@ -223,6 +224,18 @@ struct PchEntry {
   fs::path failed() const { return dir / kPchFailed; }
 };
 
+// Whether the PCH build failed because the toolchain lacks one of `standardHeaders`: g++ exits
+// with 1 after "fatal error: <name>: No such file or directory" (LANG=C), nothing else.
+bool headerMissing(const SandboxResult& result, std::span<const std::string_view> standardHeaders) {
+  if (!result.exited || result.exitCode != 1 || result.cancelled || result.timedOut || result.cpuExceeded ||
+      result.memoryExceeded || result.outputExceeded || result.processLimitHit) {
+    return false;
+  }
+  return std::any_of(standardHeaders.begin(), standardHeaders.end(), [&](std::string_view name) {
+    return result.output.find(fmt::format("fatal error: {}: No such file or directory", name)) != std::string::npos;
+  });
+}
+
 PchEntry pchEntry(const Toolchain& tc, const fs::path& cache, std::span<const std::string_view> standardHeaders) {
   std::string text = "// nndna's precompiled header (built once per cache, toolchain and set of standard headers)\n"
                      "#include <nndna/nndna.hpp>\n";
@@ -274,12 +287,9 @@ std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& c
     report->pchSeconds += result.wallSeconds;  // two when a PCH with standard headers failed
     report->isolation = result.isolation;
   }
-  const bool compilerRefused = result.exited && result.exitCode != 0 && !result.cancelled && !result.timedOut &&
-                               !result.cpuExceeded && !result.memoryExceeded && !result.outputExceeded &&
-                               !result.processLimitHit;
-  if (compilerRefused) {
-    // Remembered (a toolchain without one of the headers): later compiles do not retry the ~1 s
-    // build. A build stopped by a limit or a cancel is not: the next compile tries again.
+  if (headerMissing(result, standardHeaders)) {
+    // Remembered: later compiles do not retry the ~1 s build. Anything else that stops a build
+    // (a limit, a cancel, a compiler killed by the host) is not: the next compile tries again.
     fs::remove(out);
     writeFile(work.path() / kPchFailed, result.output);
     publish(work.path(), entry.dir);
@@ -291,6 +301,8 @@ std::optional<fs::path> precompiledHeader(const Toolchain& tc, const fs::path& c
   }
   fs::remove(out);
   publish(work.path(), entry.dir);
+  // A concurrent build of the same set may have published first (its .gch, or its marker).
+  if (!fs::exists(entry.gch())) return std::nullopt;
   return entry.header;
 }
 

@@ -46,8 +46,9 @@ CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunR
 // The header to pass with -include (its .gch lies next to it): nndna.hpp and `standardHeaders`
 // (names from precompilableHeaders, in its order), built once per cache, toolchain and set;
 // nullopt if it could not be built, in which case specs compile without it (slower, same
-// result). A build the compiler refused is remembered in the cache (not tried again); one
-// stopped by a limit or a stop request is not (nothing is kept; the next compile builds it).
+// result). A build that failed because the toolchain lacks one of the headers is remembered in
+// the cache (not tried again); any other failure is not (a limit, a stop request: nothing is
+// kept, the next compile builds it).
 std::optional<std::filesystem::path> precompiledHeader(const Toolchain& toolchain,
                                                        const std::filesystem::path& cache,
                                                        std::span<const std::string_view> standardHeaders,

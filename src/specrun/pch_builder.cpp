@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "specrun/cache_pruning.hpp"
 #include "specrun/compile_cache.hpp"
 
 namespace nndna::specrun {
@@ -24,6 +25,12 @@ void PchBuilder::request(const Toolchain& toolchain, const std::filesystem::path
   {
     std::lock_guard lock(mutex_);
     if (!pending_.insert(job.key).second) return;
+    // Bounded: the sets come from texts a server is sent. The oldest request gives way (its
+    // spec has most likely been edited since).
+    if (queue_.size() == kMaxQueued) {
+      pending_.erase(queue_.front().key);
+      queue_.pop_front();
+    }
     queue_.push_back(std::move(job));
   }
   changed_.notify_all();
@@ -45,7 +52,10 @@ void PchBuilder::run(std::stop_token stop) {
     }
     const std::vector<std::string_view> names(job.headers.begin(), job.headers.end());
     try {
-      precompiledHeader(job.toolchain, job.cache, names, job.limits, nullptr, stop);
+      // Pruned as after a compile: a server's visitors could otherwise fill pch/ between compiles.
+      if (const auto header = precompiledHeader(job.toolchain, job.cache, names, job.limits, nullptr, stop)) {
+        pruneCache(job.cache, header->parent_path());
+      }
     } catch (const std::exception&) {
       // A cache that cannot be written: the compiles that asked for it use the PCH of nndna.hpp
       // alone, and the next one that finds this PCH missing asks again.

@@ -30,12 +30,15 @@ class PchBuilder {
   PchBuilder& operator=(const PchBuilder&) = delete;
 
   // Queues the PCH of `standardHeaders` in `cache` (precompiledHeader's arguments). A request
-  // for one already queued or being built is dropped; one built already returns at once.
+  // for one already queued or being built is dropped; one built already returns at once. At
+  // most kMaxQueued wait: beyond that the oldest is dropped.
   void request(const Toolchain& toolchain, const std::filesystem::path& cache,
                std::span<const std::string_view> standardHeaders, const SandboxLimits& limits);
 
   // Blocks until nothing is queued or being built (tests, benchmarks).
   void waitIdle();
+
+  static constexpr std::size_t kMaxQueued = 4;
 
  private:
   struct Job {

@@ -277,10 +277,40 @@ TEST_F(SpecRunnerTest, DestroyingAPchBuilderStopsItsBuild) {
     }
     ASSERT_TRUE(building());
   }
-  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30)) << "it did not wait for the build";
   EXPECT_FALSE(builtPrecompiledHeader(toolchain(), cache.path(), headers));
   const bool pchKept = fs::exists(cache.path() / "pch") && !fs::is_empty(cache.path() / "pch");
   EXPECT_FALSE(pchKept) << "a stopped build leaves nothing in the cache";
+}
+
+// The builder's queue is bounded (the sets come from texts a server is sent): past kMaxQueued
+// waiting, the oldest request is dropped, and the newest is always built. Headers that do not
+// exist make each build fail fast (and leave its marker directory).
+TEST_F(SpecRunnerTest, APchBuildersQueueDropsItsOldestRequests) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-fresh-cache-");
+  const Toolchain tc = toolchain();
+  constexpr int kRequests = 7;
+  std::vector<std::string> names;
+  for (int i = 1; i <= kRequests; ++i) names.push_back("nndna_missing_" + std::to_string(i));
+  {
+    PchBuilder builder;
+    for (const std::string& name : names) {
+      const std::string_view header[] = {name};
+      builder.request(tc, cache.path(), header, defaultCompileLimits());
+    }
+    builder.waitIdle();
+  }
+  std::vector<std::string> built;
+  for (const auto& entry : fs::directory_iterator(cache.path() / "pch")) {
+    std::ifstream in(entry.path() / "nndna_pch.hpp");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const std::string& name : names) {
+      if (text.find("<" + name + ">") != std::string::npos) built.push_back(name);
+    }
+    EXPECT_TRUE(fs::exists(entry.path() / "build-failed")) << entry.path();
+  }
+  EXPECT_LE(built.size(), 1 + PchBuilder::kMaxQueued) << "one being built and the queue";
+  EXPECT_GE(built.size(), PchBuilder::kMaxQueued);
+  EXPECT_NE(std::find(built.begin(), built.end(), names.back()), built.end()) << "the newest request is built";
 }
 
 // A PCH the compiler refuses (a toolchain without one of the headers) is remembered in the cache:
