@@ -15,6 +15,12 @@ int runCommandLine(int argc, char** argv, const std::function<void(CLI::App& app
   app.require_subcommand(1);
   try {
     addCommands(app, argc);
+    if (argc <= 1) {
+      // `nndna` alone: what it can do, rather than only that a command is missing (same status).
+      if (argc == 1) app.name(argv[0]);  // as parse() would name it in the usage line
+      std::cout << app.help();
+      return static_cast<int>(CLI::ExitCodes::RequiredError);
+    }
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
