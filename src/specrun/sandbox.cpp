@@ -33,6 +33,7 @@ enum StatusTag : int {
   kLayers = 3,      // a: LayerBits now in force
   kRootFailed = 4,  // a: the failed step, b: errno
   kWorkDir = 5,     // carries the working directory's descriptor (SCM_RIGHTS)
+  kJoinFailed = 6,  // a: the index in TreeLimitGroup::selfJoinFiles(), b: errno
 };
 enum LayerBits : int {
   kMinimalRoot = 1,
@@ -57,6 +58,7 @@ struct ChildSetup {
   bool namespaces = false;
   bool userNamespace = false;
   bool processesBounded = false;  // a pids cgroup is in place
+  std::array<int, 2> joinFiles{-1, -1};  // TreeLimitGroup::selfJoinFiles()
   std::string uidMap, gidMap;
   const SandboxLimits* limits = nullptr;
   int outWrite = -1;     // stdout+stderr
@@ -174,6 +176,16 @@ int childMain(void* arg) {
   // Killed with the thread that made it. The parent may have died before this line: then the go
   // pipe reads end-of-file instead of its byte.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Into the tree's cgroups (v1) first, by itself: see TreeLimitGroup::selfJoinFiles.
+  for (std::size_t i = 0; i < setup.joinFiles.size(); ++i) {
+    if (setup.joinFiles[i] < 0) continue;
+    if (::write(setup.joinFiles[i], "0", 1) != 1) {
+      const int error = errno;
+      sendStatus(setup.statusWrite, kJoinFailed, static_cast<int>(i), error);
+      if (i == TreeLimitGroup::kProcessGroup) setup.processesBounded = false;
+    }
+    ::close(setup.joinFiles[i]);
+  }
   char go = 0;
   if (::read(setup.goRead, &go, 1) != 1) ::_exit(127);
   ::close(setup.goRead);
@@ -306,6 +318,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   setup.root = root ? &*root : nullptr;
   setup.filter = &syscallFilter();
   setup.processesBounded = group.processSource() != TreeLimitSource::none;
+  setup.joinFiles = group.selfJoinFiles();
   setup.uidMap = std::to_string(::getuid()) + " " + std::to_string(::getuid()) + " 1";
   setup.gidMap = std::to_string(::getgid()) + " " + std::to_string(::getgid()) + " 1";
   setup.limits = &limits;
@@ -378,6 +391,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
         haveProgramStatus = true;
         break;
       case kWorkDir: result.workDir = std::move(received); break;
+      case kJoinFailed: group.selfJoinFailed(static_cast<std::size_t>(message[1]), message[2]); break;
       default: break;
     }
     return true;

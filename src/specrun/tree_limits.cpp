@@ -241,18 +241,41 @@ TreeLimitGroup::TreeLimitGroup(std::uint64_t memoryBytes, std::uint64_t maxProce
       processes_ = {};
     }
   }
+  // Without the file the parent moves the child (attach), as for v2.
+  for (Group* group : {&memory_, &processes_}) {
+    if (group->source == TreeLimitSource::cgroupV1 && group->owned) {
+      group->selfJoin.reset(::open((group->dir + "/tasks").c_str(), O_WRONLY | O_CLOEXEC));
+    }
+  }
+}
+
+std::array<int, 2> TreeLimitGroup::selfJoinFiles() const {
+  return {memory_.selfJoin.get(), processes_.selfJoin.get()};
+}
+
+void TreeLimitGroup::lose(Group& group, const std::string& why) {
+  whyNot_ += (whyNot_.empty() ? "" : "; ") + std::string("cannot move the sandbox into ") + group.dir + ": " + why;
+  group.source = TreeLimitSource::none;
+}
+
+void TreeLimitGroup::selfJoinFailed(std::size_t index, int error) {
+  if (index != kMemoryGroup && index != kProcessGroup) return;
+  Group& group = index == kMemoryGroup ? memory_ : processes_;
+  if (group.source != TreeLimitSource::none) lose(group, std::strerror(error));
 }
 
 bool TreeLimitGroup::attach(pid_t pid) {
   bool all = true;
   const std::string text = std::to_string(pid);
   for (Group* group : {&memory_, &processes_}) {
+    if (group->selfJoin) {
+      group->selfJoin.reset();  // the child joins by itself, with its own copy
+      continue;
+    }
     if (group->source == TreeLimitSource::none) continue;
     if (!group->owned) continue;  // shares the memory group (v2), attached there
     if (!writeSmallFile(group->dir + "/cgroup.procs", text)) {
-      whyNot_ += (whyNot_.empty() ? "" : "; ") + std::string("cannot move the sandbox into ") + group->dir + ": " +
-                 std::strerror(errno);
-      group->source = TreeLimitSource::none;
+      lose(*group, std::strerror(errno));
       all = false;
     }
   }

@@ -14,9 +14,13 @@
 
 #include <sys/types.h>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "specrun/unique_fd.hpp"
 
 namespace nndna::specrun {
 
@@ -35,8 +39,21 @@ class TreeLimitGroup {
   TreeLimitGroup(const TreeLimitGroup&) = delete;
   TreeLimitGroup& operator=(const TreeLimitGroup&) = delete;
 
-  // Moves `pid` (not yet running the program) into every group. False if a write failed; the
-  // sources then read `none`.
+  // Where the child can join a group by itself, it does, before it runs anything: it writes "0"
+  // (itself) to each of these descriptors, the v1 groups' `tasks` files ([0] memory, [1]
+  // processes; -1 where it has nothing to join). Why: the parent writing the child's pid to
+  // cgroup.procs takes the kernel's global threadgroup lock, and taking it waits out an RCU grace
+  // period (5-20 ms per run on the 2-core VM); a single thread moving itself does not take it.
+  // The child is one thread then, so moving the thread moves the process.
+  static constexpr std::size_t kMemoryGroup = 0;
+  static constexpr std::size_t kProcessGroup = 1;
+  std::array<int, 2> selfJoinFiles() const;
+  // The child's write to selfJoinFiles()[index] failed with `error`: that limit is not in force.
+  void selfJoinFailed(std::size_t index, int error);
+
+  // Once the child is started: moves `pid` (not yet running the program) into the groups it does
+  // not join by itself (cgroup v2, where a process cannot move only its thread), and closes this
+  // process's copies of selfJoinFiles(). False if a write failed; the sources then read `none`.
   bool attach(pid_t pid);
 
   TreeLimitSource memorySource() const { return memory_.source; }
@@ -53,7 +70,9 @@ class TreeLimitGroup {
     TreeLimitSource source = TreeLimitSource::none;
     std::string dir;  // the group made for this run
     bool owned = false;  // made by this object (v1 memory and pids are two groups; v2 one)
+    UniqueFd selfJoin;   // v1: the group's `tasks` file, for the child to join by itself
   };
+  void lose(Group& group, const std::string& why);
   Group memory_;
   Group processes_;
   std::string whyNot_;

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
 
 #include "specrun/sandbox.hpp"
 #include "specrun/temp_dir.hpp"
@@ -199,6 +201,44 @@ TEST(Sandbox, WorkingDirectoryIsASizeLimitedTmpfs) {
   struct stat st {};
   EXPECT_EQ(::fstatat(r.workDir.get(), "made.txt", &st, AT_SYMLINK_NOFOLLOW), 0);
   EXPECT_EQ(st.st_size, 5);
+}
+
+// The program runs in the run's own memory and pids groups: the child joins them by itself (a v1
+// group's `tasks` file) or is moved there by the parent (v2), with and without namespaces.
+TEST(Sandbox, TheProgramRunsInTheRunsOwnCgroups) {
+  TempDir dir(fs::temp_directory_path(), "sandbox-test-");
+  const std::string group = "/nndna-" + std::to_string(::getpid()) + "-";
+  for (const bool isolate : {true, false}) {
+    SandboxLimits limits;
+    limits.isolate = isolate;
+    const SandboxResult r = runShell("cat /proc/self/cgroup", dir.path(), limits);
+    ASSERT_TRUE(r.exited && r.exitCode == 0) << r.output;
+    const Isolation& in = r.isolation;
+    if (in.memoryLimit == TreeLimitSource::none && in.processLimit == TreeLimitSource::none) {
+      GTEST_SKIP() << "no cgroup limits here: " << in.describe();
+    }
+    // Lines "N:controllers:path" (v1) and "0::path" (v2).
+    std::istringstream lines(r.output);
+    int joined = 0;
+    for (std::string line; std::getline(lines, line);) {
+      const std::size_t first = line.find(':');
+      const std::size_t second = line.find(':', first + 1);
+      ASSERT_NE(second, std::string::npos) << r.output;
+      const std::string controllers = line.substr(first + 1, second - first - 1);
+      const bool v2 = controllers.empty();
+      const bool memory = controllers == "memory" || (v2 && in.memoryLimit == TreeLimitSource::cgroupV2);
+      const bool pids = controllers == "pids" || (v2 && in.processLimit == TreeLimitSource::cgroupV2);
+      if ((memory && in.memoryLimit != TreeLimitSource::none && in.memoryLimit != TreeLimitSource::rlimit) ||
+          (pids && in.processLimit != TreeLimitSource::none && in.processLimit != TreeLimitSource::rlimit)) {
+        EXPECT_NE(line.find(group), std::string::npos) << "isolate=" << isolate << ": " << line;
+        ++joined;
+      }
+    }
+    using enum TreeLimitSource;
+    const int expected = (in.memoryLimit == cgroupV1) + (in.processLimit == cgroupV1) +
+                         (in.memoryLimit == cgroupV2 || in.processLimit == cgroupV2);
+    EXPECT_EQ(joined, expected) << r.output;
+  }
 }
 
 // Issue 9.10: asked for no isolation, a run says which layers it lacks.
