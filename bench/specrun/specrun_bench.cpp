@@ -5,7 +5,9 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "specrun/spec_runner.hpp"
 #include "specrun/temp_dir.hpp"
@@ -93,6 +95,24 @@ void BM_SandboxTrue(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(runSandboxed(argv, {}, dir.path(), limits));
 }
 BENCHMARK(BM_SandboxTrue)->Arg(1)->Arg(0)->ArgName("namespaces")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same run on its own, 50 ms after the last one (untimed), as a command's only run or an edit
+// in `nndna serve` comes: a loop of back-to-back runs hides costs that a lone run pays, such as
+// the RCU grace period the kernel waited out when the parent moved the child into its cgroups
+// (5-20 ms a run before the child joined them by itself; docs/specrun.md).
+void BM_SandboxTrueAlone(benchmark::State& state) {
+  TempDir dir(fs::temp_directory_path(), "nndna-bench-run-");
+  const std::vector<std::string> argv{"/bin/true"};
+  SandboxLimits limits;
+  limits.workDirBytes = std::uint64_t{1} << 20;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(runSandboxed(argv, {}, dir.path(), limits));
+  }
+}
+BENCHMARK(BM_SandboxTrueAlone)->Iterations(20)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
