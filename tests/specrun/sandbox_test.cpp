@@ -218,6 +218,7 @@ TEST(Sandbox, TheProgramRunsInTheRunsOwnCgroups) {
       GTEST_SKIP() << "no cgroup limits here: " << in.describe();
     }
     // Lines "N:controllers:path" (v1) and "0::path" (v2).
+    using enum TreeLimitSource;
     std::istringstream lines(r.output);
     int joined = 0;
     for (std::string line; std::getline(lines, line);) {
@@ -225,16 +226,14 @@ TEST(Sandbox, TheProgramRunsInTheRunsOwnCgroups) {
       const std::size_t second = line.find(':', first + 1);
       ASSERT_NE(second, std::string::npos) << r.output;
       const std::string controllers = line.substr(first + 1, second - first - 1);
-      const bool v2 = controllers.empty();
-      const bool memory = controllers == "memory" || (v2 && in.memoryLimit == TreeLimitSource::cgroupV2);
-      const bool pids = controllers == "pids" || (v2 && in.processLimit == TreeLimitSource::cgroupV2);
-      if ((memory && in.memoryLimit != TreeLimitSource::none && in.memoryLimit != TreeLimitSource::rlimit) ||
-          (pids && in.processLimit != TreeLimitSource::none && in.processLimit != TreeLimitSource::rlimit)) {
+      const bool v1Group = (controllers == "memory" && in.memoryLimit == cgroupV1) ||
+                           (controllers == "pids" && in.processLimit == cgroupV1);
+      const bool v2Group = controllers.empty() && (in.memoryLimit == cgroupV2 || in.processLimit == cgroupV2);
+      if (v1Group || v2Group) {
         EXPECT_NE(line.find(group), std::string::npos) << "isolate=" << isolate << ": " << line;
         ++joined;
       }
     }
-    using enum TreeLimitSource;
     const int expected = (in.memoryLimit == cgroupV1) + (in.processLimit == cgroupV1) +
                          (in.memoryLimit == cgroupV2 || in.processLimit == cgroupV2);
     EXPECT_EQ(joined, expected) << r.output;
