@@ -59,6 +59,21 @@ TEST(CallSites, ThreeUserFunctionsDeepOutermostFirst) {
   EXPECT_EQ(chainOf(t.graph, *opsOfKind(t.graph, ir::OpKind::relu)[0]), expected);
 }
 
+// Function names come from the program's symbol table, whatever the symbol's kind: global,
+// local (an anonymous namespace), weak (a member defined in its class, a template), a lambda.
+TEST(CallSites, FramesNameTheirFunctionForEverySymbolKind) {
+  const Traced t = traceNamed("named_frames");
+  auto only = [&](ir::OpKind kind) {
+    const auto ops = opsOfKind(t.graph, kind);
+    EXPECT_EQ(ops.size(), kind == ir::OpKind::sigmoid ? 2u : 1u) << ir::opKindName(kind);
+    return chainOf(t.graph, *ops.at(0));
+  };
+  EXPECT_EQ(only(ir::OpKind::matmul), (std::vector<std::string>{"lossFn:33", "Block::fwd:18"}));
+  EXPECT_EQ(only(ir::OpKind::relu), (std::vector<std::string>{"lossFn:33", "lossFn::{lambda#1}:32"}));
+  EXPECT_EQ(only(ir::OpKind::tanh), (std::vector<std::string>{"lossFn:34", "hidden:12"}));
+  EXPECT_EQ(only(ir::OpKind::sigmoid), (std::vector<std::string>{"lossFn:34", "repeated:23"}));
+}
+
 TEST(CallSites, FramesNameTheSpecFileAndColumn) {
   const Traced t = traceNamed("nested_calls");
   const ir::Op& matmul = *opsOfKind(t.graph, ir::OpKind::matmul)[0];
