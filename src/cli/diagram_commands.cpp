@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/diagram_output.hpp"
 #include "cli/model_source.hpp"
+#include "diagram/checked_model.hpp"
 #include "nndna/diagram.hpp"
 
 namespace nndna::cli {
@@ -36,7 +37,7 @@ void addDiagramCommands(CLI::App& app) {
     diagram::Options options;
     if (args->side == "train") options.only = diagram::Side::train;
     if (args->side == "infer") options.only = diagram::Side::infer;
-    std::cout << writeDiagram(diagram::buildDiagram(model, options), out) << "\n";
+    std::cout << writeDiagram(diagram::buildDiagramOfCheckedModel(model, options), out) << "\n";
   });
 }
 

@@ -28,7 +28,10 @@ ir::TracedModel loadModel(const ModelSource& source) {
       throw CLI::ValidationError("--example", "no built-in spec named '" + source.example +
                                                   "' (see `nndna examples`)");
     }
-    return traceModel(loadSpec(*registered));
+    ir::TracedModel model = traceModel(loadSpec(*registered));
+    ir::validateGraph(model.train, "train");
+    if (model.hasInfer) ir::validateGraph(model.infer, "infer");
+    return model;
   }
   const std::filesystem::path path(source.input);
   ir::TracedModel model = path.extension() == ".json" ? ir::tracedModelFromFile(path)

@@ -25,7 +25,9 @@ void addModelSourceOptions(CLI::App& cmd, ModelSource& source);
 
 // Traces the example, reads the IR file (by its .json extension) or runs the spec file. Throws
 // CLI::ValidationError when neither is given or the example is unknown; a spec file's errors are
-// printed and thrown as runSpecForCli does.
+// printed and thrown as runSpecForCli does. The model's graphs are checked (ir::validateGraph: the
+// IR reader checks what it reads, and a traced example is checked here), so it may be drawn with
+// diagram::buildDiagramOfCheckedModel.
 ir::TracedModel loadModel(const ModelSource& source);
 
 }  // namespace nndna::cli

@@ -6,6 +6,7 @@
 #include <nndna/xray_trace.hpp>
 
 #include "designer/answer.hpp"
+#include "diagram/checked_model.hpp"
 #include "designer/llm_client.hpp"
 #include "designer/numbers.hpp"
 #include "designer/offline/offline_designer.hpp"
@@ -134,7 +135,8 @@ class Run {
   // The traced model is the result: its diagram, the metrics line, the final event.
   void succeed(std::string source, ir::TracedModel model) {
     result_.source = std::move(source);
-    diagram::Diagram picture = diagram::buildDiagram(model);
+    // Checked when it was read from the spec's run (the IR reader checks every graph).
+    diagram::Diagram picture = diagram::buildDiagramOfCheckedModel(model);
     MetricsLine metrics;
     if (picture.metrics.train) {
       for (const diagram::Metric& m : *picture.metrics.train) {

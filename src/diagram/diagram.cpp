@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "diagram/assemble.hpp"
+#include "diagram/checked_model.hpp"
 #include "diagram/dims.hpp"
 #include "diagram/group_tree.hpp"
 #include "diagram/loops.hpp"
@@ -14,6 +15,7 @@
 #include "nndna/diagram.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/training.hpp"
+#include "optim/checked_graph.hpp"
 
 namespace nndna::diagram {
 namespace {
@@ -52,7 +54,8 @@ struct StepFigures {
 };
 
 StepFigures stepFigures(const ir::TracedModel& model) {
-  const ir::Graph step = training::buildTrainingStep(model.train, model.spec.optimizer);
+  // The model's graphs are checked on the way in (buildDiagram, or the IR reader).
+  const ir::Graph step = training::detail::buildTrainingStepOfCheckedGraph(model.train, model.spec.optimizer);
   return {metricsWithStep(model, step), std::make_shared<const Summary>(detail::summarizeWithStep(model, step, {}))};
 }
 
@@ -77,6 +80,10 @@ Diagram buildDiagram(const ir::TracedModel& model, const Options& options) {
   // The model may come from a file or a tool: every stage below indexes by its ids.
   ir::validateGraph(model.train, "train");
   if (model.hasInfer) ir::validateGraph(model.infer, "infer");
+  return buildDiagramOfCheckedModel(model, options);
+}
+
+Diagram buildDiagramOfCheckedModel(const ir::TracedModel& model, const Options& options) {
   if (options.only == Side::infer && !model.hasInfer) {
     throw std::invalid_argument("the spec has no predict function: there is no inference side to draw");
   }

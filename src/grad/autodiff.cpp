@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "grad/rules.hpp"
+#include "optim/checked_graph.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
 #include "nndna/training.hpp"
@@ -29,6 +30,10 @@ namespace {
 std::vector<TensorId> appendBackward(ir::Graph& graph, std::span<const TensorId> wrt) {
   // The graph may come from anywhere (a file, a tool): the rules index by its ids and attributes.
   ir::validateGraph(graph, "graph");
+  return detail::appendBackwardToCheckedGraph(graph, wrt);
+}
+
+std::vector<TensorId> detail::appendBackwardToCheckedGraph(ir::Graph& graph, std::span<const TensorId> wrt) {
   if (graph.outputs.empty()) throw Error(Error::Kind::invalid_ir, {}, 0, "appendBackward: the graph has no output");
   const TensorId loss = graph.outputs[0];
   const ir::TensorInfo& lossInfo = graph.tensor(loss);

@@ -8,6 +8,8 @@
 
 #include "grad/emitter.hpp"
 #include "ir/huge_pages.hpp"
+#include "nndna/ir_json.hpp"
+#include "optim/checked_graph.hpp"
 #include "nndna/training.hpp"
 
 namespace nndna::training {
@@ -255,6 +257,12 @@ std::string optimizerProblem(const Optimizer& optimizer) {
 }
 
 ir::Graph buildTrainingStep(const ir::Graph& forward, const Optimizer& optimizer) {
+  // The graph may come from anywhere (a file, a tool): checked before it is copied and extended.
+  ir::validateGraph(forward, "graph");
+  return detail::buildTrainingStepOfCheckedGraph(forward, optimizer);
+}
+
+ir::Graph detail::buildTrainingStepOfCheckedGraph(const ir::Graph& forward, const Optimizer& optimizer) {
   if (const std::string problem = optimizerProblem(optimizer); !problem.empty()) {
     throw Error(Error::Kind::invalid_ir, {}, 0, "buildTrainingStep: " + problem);
   }
@@ -271,7 +279,7 @@ ir::Graph buildTrainingStep(const ir::Graph& forward, const Optimizer& optimizer
   std::vector<TensorId> wrt;
   wrt.reserve(graph.params.size());
   for (const ir::Param& p : graph.params) wrt.push_back(p.tensor);
-  const std::vector<TensorId> rawGrads = appendBackward(graph, wrt);
+  const std::vector<TensorId> rawGrads = appendBackwardToCheckedGraph(graph, wrt);
 
   StepBuilder step(graph);
   const double clip = std::visit([](const auto& o) { return o.clipGradNorm; }, optimizer);

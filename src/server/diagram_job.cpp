@@ -3,8 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <stdexcept>
 
+#include "diagram/checked_model.hpp"
 #include "nndna/diagram.hpp"
 #include "nndna/ir.hpp"
 #include "render/svg_render.hpp"
@@ -71,10 +73,17 @@ int statusFor(specrun::SpecRunError::Kind kind) {
   return 500;
 }
 
+// Whether a model's graphs have been checked (ir::validateGraph) since it was made: a spec run's
+// model has (the IR reader checks what it reads), a model handed in may not have.
+enum class ModelCheck : std::uint8_t { checked, unchecked };
+
 // Builds the model's diagram and lays it out: the 200 answer, or the error a model can cause.
-JobOutcome drawn(const ir::TracedModel& model, DiagramProduct product, StageTimer& stages, std::stop_token stop) {
+JobOutcome drawn(const ir::TracedModel& model, ModelCheck check, DiagramProduct product, StageTimer& stages,
+                 std::stop_token stop) {
   try {
-    const diagram::Diagram d = stages.timed("diagram", [&] { return diagram::buildDiagram(model); });
+    const diagram::Diagram d = stages.timed("diagram", [&] {
+      return check == ModelCheck::checked ? diagram::buildDiagramOfCheckedModel(model) : diagram::buildDiagram(model);
+    });
     if (stop.stop_requested()) return {.status = 409, .body = errorBody("cancelled", "the request was cancelled")};
     const std::string svg = stages.timed("layout", [&] { return diagram::renderSvg(d); });
     if (product == DiagramProduct::page) {
@@ -138,13 +147,13 @@ JobOutcome runDiagramJob(std::string_view source, DiagramProduct product, const 
     return {.status = statusFor(e.kind()), .body = errorBody(kind, e.what(), e.what()), .cacheHit = stages.cacheHit};
   }
   if (stop.stop_requested()) return {.status = 409, .body = errorBody("cancelled", "the request was cancelled")};
-  return drawn(model, product, stages, stop);
+  return drawn(model, ModelCheck::checked, product, stages, stop);
 }
 
 JobOutcome diagramAnswer(const ir::TracedModel& model, DiagramProduct product, const ProgressFn& progress,
                          std::stop_token stop) {
   StageTimer stages{progress};
-  return drawn(model, product, stages, stop);
+  return drawn(model, ModelCheck::unchecked, product, stages, stop);
 }
 
 }  // namespace nndna::server

@@ -2,6 +2,9 @@
 // (the derivation is next to it), never copied from a run.
 #include <gtest/gtest.h>
 
+#include "diagram/checked_model.hpp"
+#include "nndna/ir_json.hpp"
+#include "nndna/summary.hpp"
 #include "test_support.hpp"
 
 namespace nndna::diagram {
@@ -168,6 +171,25 @@ TEST(DiagramGolden, Gpt2SmallFoldsItsTwelveBlocks) {
   // 16 per block, ln_f's 2. docs/ir.md's measured 1,326 agrees.
   EXPECT_EQ(metric(*d.metrics.train, "kernels").value,
             (4 + 12 * 22 + 2 + 1) + (1 + 1 + 2 + 3 + 12 * (11 + 27) + 4) + 3 * (2 + 12 * 16 + 2));
+}
+
+// A model read from its IR (the reader checks its graphs) is drawn without checking them again,
+// as the command, the server and the designer draw it: the same drawing, and the training step's
+// figures still GPT-2's (the step is built from the unchecked copy of the graph there).
+TEST(DiagramGolden, ACheckedModelDrawsAsBuildDiagramDrawsIt) {
+  const ir::TracedModel model = ir::tracedModelFromJson(ir::toJson(traced("gpt2_small")));
+  const Diagram checked = buildDiagramOfCheckedModel(model);
+  const Diagram d = buildDiagram(model);
+  EXPECT_EQ(checked.dot, d.dot);
+  EXPECT_EQ(checked.layerCount(), 15u);
+  EXPECT_EQ(metric(*checked.metrics.train, "params").value, 124'439'808);
+  EXPECT_EQ(metric(*checked.metrics.train, "kernels").value, 1'326);
+  for (const char* key : {"params", "flops", "kernels"}) {
+    EXPECT_EQ(metric(*checked.metrics.train, key).value, metric(*d.metrics.train, key).value) << key;
+    EXPECT_EQ(metric(*checked.metrics.infer, key).value, metric(*d.metrics.infer, key).value) << key;
+  }
+  ASSERT_TRUE(checked.summary && d.summary);
+  EXPECT_EQ(toJson(*checked.summary), toJson(*d.summary));
 }
 
 // Every example linked into nndna diagrams, lays out and renders (the issue's "each is compiled,
