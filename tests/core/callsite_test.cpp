@@ -68,7 +68,7 @@ TEST(CallSites, FramesNameTheirFunctionForEverySymbolKind) {
     EXPECT_EQ(ops.size(), kind == ir::OpKind::sigmoid ? 2u : 1u) << ir::opKindName(kind);
     return chainOf(t.graph, *ops.at(0));
   };
-  EXPECT_EQ(only(ir::OpKind::matmul), (std::vector<std::string>{"lossFn:33", "Block::fwd:18"}));
+  EXPECT_EQ(only(ir::OpKind::matmul), (std::vector<std::string>{"lossFn:33", "FramedBlock::fwd:18"}));
   EXPECT_EQ(only(ir::OpKind::relu), (std::vector<std::string>{"lossFn:33", "lossFn::{lambda#1}:32"}));
   EXPECT_EQ(only(ir::OpKind::tanh), (std::vector<std::string>{"lossFn:34", "hidden:12"}));
   EXPECT_EQ(only(ir::OpKind::sigmoid), (std::vector<std::string>{"lossFn:34", "repeated:23"}));

@@ -13,7 +13,7 @@ Tensor hidden(Tensor x) {
 }
 }  // namespace
 
-struct Block : Module {
+struct FramedBlock : Module {
   Linear proj{"proj", 8, 8};
   Tensor fwd(Tensor x) { return proj(x); }  // line 18
 };
@@ -25,7 +25,7 @@ Tensor repeated(Tensor x) {
 }
 
 struct Framed : Module {
-  Block block = child<Block>("block");
+  FramedBlock block = child<FramedBlock>("block");
 };
 
 Tensor lossFn(Framed& m, const Inputs& in) {
