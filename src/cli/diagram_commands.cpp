@@ -33,6 +33,8 @@ void addDiagramCommands(CLI::App& app) {
   cmd->callback([args] {
     const std::filesystem::path out(args->output);
     checkDiagramOutput(out);  // before a spec file is compiled and run
+    std::jthread warmUp;
+    if (diagramOutputIsLaidOut(out)) warmUp = startRendererWarmUp();
     const ir::TracedModel model = loadModel(args->model);
     diagram::Options options;
     if (args->side == "train") options.only = diagram::Side::train;

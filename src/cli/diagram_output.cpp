@@ -3,9 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <csignal>
 #include <string_view>
 
 #include "cli/files.hpp"
+#include "diagram/warm_up.hpp"
 
 namespace nndna::cli {
 namespace {
@@ -16,6 +18,23 @@ std::string counted(std::size_t n, std::string_view one, std::string_view many) 
 }
 
 }  // namespace
+
+bool diagramOutputIsLaidOut(const std::filesystem::path& out) {
+  const std::string ext = out.extension().string();
+  return ext == ".html" || ext == ".svg";
+}
+
+std::jthread startRendererWarmUp() {
+  sigset_t termination{};
+  sigset_t previous{};
+  sigemptyset(&termination);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&termination, sig);
+  // A new thread starts with its creator's mask.
+  pthread_sigmask(SIG_BLOCK, &termination, &previous);
+  std::jthread warmUp(diagram::warmUpRenderer);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return warmUp;
+}
 
 void checkDiagramOutput(const std::filesystem::path& out) {
   const std::string ext = out.extension().string();

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "nndna/diagram.hpp"
 
@@ -11,6 +12,16 @@ namespace nndna::cli {
 
 // Throws CLI::ValidationError("-o", ...) unless the path ends in .html, .svg, .dot or .json.
 void checkDiagramOutput(const std::filesystem::path& out);
+
+// Whether writing `out` lays the diagram out (.html, .svg) rather than writing its DOT or JSON.
+bool diagramOutputIsLaidOut(const std::filesystem::path& out);
+
+// Runs diagram::warmUpRenderer on a thread of its own, which the returned jthread joins when it is
+// destroyed: for a command that will lay a diagram out, started before the model is loaded, so the
+// first layout's start-up (Graphviz's plugins, pango, the fonts) overlaps the spec's compile and
+// run. SIGTERM, SIGINT and SIGHUP are blocked in the thread: a spec run takes them from a
+// signalfd to stop cleanly, and a thread that let them through would end the process at once.
+std::jthread startRendererWarmUp();
 
 // Writes the page (.html), SVG, DOT or JSON; returns the lines to print (no final newline):
 // "wrote out.html (4 boxes, 2 clusters, 10 edges, training and inference merged)", then one line

@@ -23,6 +23,11 @@ constexpr std::string_view kUserClusterAttrs =
     "style=\"filled,rounded\" fillcolor=\"#80808014\" color=\"#80808030\" fontcolor=\"#888888\" "
     "fontsize=10 fontname=\"Courier\" labelloc=t labeljust=l penwidth=1 margin=10";
 
+// Every box's defaults: code in Courier.
+constexpr std::string_view kNodeDefaults =
+    "node [shape=box style=filled fillcolor=white fontname=\"Courier\" fontsize=11 "
+    "margin=\"0.18,0.09\" penwidth=1.4]";
+
 // Boxes + clusters above which the layout trades exactness of placement for speed.
 constexpr std::size_t kLargeDiagram = 400;
 constexpr std::size_t kHugeDiagram = 8000;
@@ -187,8 +192,7 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
       "  compound=true",
       "  bgcolor=\"transparent\"",
       "  pad=0.05",
-      "  node [shape=box style=filled fillcolor=white fontname=\"Courier\" fontsize=11 "
-      "margin=\"0.18,0.09\" penwidth=1.4]",
+      "  " + std::string(kNodeDefaults),
       "  edge [penwidth=1.5]",
       "  nodesep=0.25",
       "  ranksep=0.3",
@@ -363,6 +367,30 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
     out.dot += l;
     out.dot += '\n';
   }
+}
+
+std::string warmUpDot() {
+  // A box with the three faces of a box's label (code, an italic subtitle, a bold dim name), in a
+  // user cluster (Courier) inside a loop (sans-serif), and an edge: every font and label form the
+  // diagrams use, so the first real layout finds them loaded.
+  return fmt::format(
+      "digraph G {{\n"
+      "  {}\n"
+      "  subgraph cluster_0 {{\n"
+      "    label=\"for (int i = 0; i < 2; i++) x = f(x);\"\n"
+      "    {}\n"
+      "    subgraph cluster_1 {{\n"
+      "      label=\"×2\"\n"
+      "      {}\n"
+      "      \"n0\" [label=<<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLPADDING=\"3\" CELLSPACING=\"0\">"
+      "<TR><TD>x = relu(x);</TD></TR><TR><TD><FONT POINT-SIZE=\"9\" COLOR=\"#777777\"><I>f</I></FONT></TD></TR>"
+      "<TR><TD>&#91;<FONT COLOR=\"#1f77b4\"><B>B</B></FONT>&#93;</TD></TR></TABLE>>]\n"
+      "    }}\n"
+      "  }}\n"
+      "  \"n1\" [label=\"input: x\"]\n"
+      "  \"n1\" -> \"n0\"\n"
+      "}}\n",
+      kNodeDefaults, kUserClusterAttrs, kLoopClusterAttrs);
 }
 
 }  // namespace nndna::diagram::detail

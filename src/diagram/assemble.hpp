@@ -6,6 +6,7 @@
 // call seen from two sides: the pair draws as one cluster whose label the page swaps.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "diagram/dims.hpp"
@@ -16,5 +17,9 @@ namespace nndna::diagram::detail {
 
 // Fills nodes, clusters, edges, collisions and dot of `out` from one or two side models.
 void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Diagram& out);
+
+// A two-box DOT in the diagrams' styles (their fonts, label forms and cluster kinds): what
+// warmUpRenderer (warm_up.hpp) lays out.
+std::string warmUpDot();
 
 }  // namespace nndna::diagram::detail

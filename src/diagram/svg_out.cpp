@@ -1,5 +1,7 @@
 // Layout + SVG of a diagram: in one piece up to a size, in stacked bands beyond it.
+#include "diagram/assemble.hpp"
 #include "diagram/bands.hpp"
+#include "diagram/warm_up.hpp"
 #include "nndna/diagram.hpp"
 #include "render/stacked_bands.hpp"
 #include "render/svg_render.hpp"
@@ -44,6 +46,14 @@ std::string renderSvg(const Diagram& diagram) {
   }
   const detail::Bands bands = detail::cutIntoBands(diagram.dot, kBandBudget);
   return withStandaloneStyle(render::renderStackedBands(bands.dots, bands.crossEdges, opts));
+}
+
+void warmUpRenderer() noexcept {
+  try {
+    (void)render::renderInlineSvg(detail::warmUpDot(), {});
+  } catch (...) {
+    // Graphviz missing a plugin, out of memory: the real layout meets it again and says so.
+  }
 }
 
 }  // namespace nndna::diagram

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "diagram/assemble.hpp"
 #include "diagram/dims.hpp"
 #include "diagram/loops.hpp"
 #include "diagram/shape_label.hpp"
 #include "diagram/text.hpp"
 #include "nndna/error.hpp"
+#include "render/svg_render.hpp"
 
 namespace nndna::diagram::detail {
 namespace {
@@ -189,6 +191,24 @@ TEST(ShapeLabel, IterationsMergeAxisByAxis) {
   // Ranks differ, or several outputs: the shapes side by side.
   EXPECT_EQ(plain(htmlBoxShapes(dims, {{S({8, 1})}, {S({8})}})), "&#91;B, 1&#93; │ &#91;B&#93;");
   EXPECT_EQ(plain(htmlBoxShapes(dims, {{S({8}), S({8})}})), "2 × &#91;B&#93;");
+}
+
+// The renderer's warm-up draws its DOT (warmUpRenderer ignores errors: a DOT Graphviz rejected
+// would make the warm-up silently useless): two boxes, the edge between them, both cluster kinds,
+// and the label's italic subtitle and bold dim name.
+TEST(WarmUp, TheWarmUpDotLaysOut) {
+  const std::string svg = render::renderInlineSvg(warmUpDot());
+  auto count = [&](std::string_view what) {
+    std::size_t n = 0;
+    for (std::size_t at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("class=\"node\""), 2u) << svg;
+  EXPECT_EQ(count("class=\"edge\""), 1u) << svg;
+  EXPECT_EQ(count("class=\"cluster\""), 2u) << svg;
+  EXPECT_NE(svg.find("font-style=\"italic\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("font-weight=\"bold\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("×2"), std::string::npos) << svg;
 }
 
 }  // namespace

@@ -138,12 +138,13 @@ class CliRun : public ::testing::Test {
     return spec;
   }
 
-  // Starts `nndna ir` on the endless spec, waits until the spec program and its three children
-  // run, kills nndna with `signal`, and checks that nothing it started survives. Returns nndna's
-  // pid and exit status.
-  std::pair<pid_t, int> killDuringARun(int signal) {
-    const pid_t nndna = startNndna({"ir", writeEndlessSpec().string(), "--cache-dir", testCacheDir(), "-o",
-                                    (dir_->path() / "out.json").string()},
+  // Starts `nndna ir` (or `command`) on the endless spec, waits until the spec program and its
+  // three children run, kills nndna with `signal`, and checks that nothing it started survives.
+  // Returns nndna's pid and exit status.
+  std::pair<pid_t, int> killDuringARun(int signal, const std::string& command = "ir",
+                                       const std::string& output = "out.json") {
+    const pid_t nndna = startNndna({command, writeEndlessSpec().string(), "--cache-dir", testCacheDir(), "-o",
+                                    (dir_->path() / output).string()},
                                    tmp_, dir_->path() / "nndna.log");
     // The spec program and its three children, whose TMPDIR is their run directory. (nndna and
     // the sandbox's init have TMPDIR = tmp_; the init's environment is readable by root only.)
@@ -177,6 +178,21 @@ TEST_F(CliRun, SigtermDuringARunLeavesNothingBehind) {
   EXPECT_NE(log.find("nndna: stopped by SIGTERM (Terminated); the spec and everything it started were killed"),
             std::string::npos)
       << log;
+  EXPECT_TRUE(runDirectoriesIn(tmp_).empty());
+  EXPECT_TRUE(cgroupsOf(nndna).empty());
+}
+
+// `diagram -o x.html` lays out a small drawing on a thread of its own while the spec runs (the
+// renderer's warm-up); the termination signals stay with the run, which stops as `nndna ir` does.
+TEST_F(CliRun, SigtermDuringADrawingRunLeavesNothingBehind) {
+  const auto [nndna, status] = killDuringARun(SIGTERM, "diagram", "out.html");
+  ASSERT_TRUE(WIFEXITED(status)) << "nndna handles SIGTERM: it stops the run and cleans up";
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+  const std::string log = readFile(dir_->path() / "nndna.log");
+  EXPECT_NE(log.find("nndna: stopped by SIGTERM (Terminated); the spec and everything it started were killed"),
+            std::string::npos)
+      << log;
+  EXPECT_FALSE(fs::exists(dir_->path() / "out.html"));
   EXPECT_TRUE(runDirectoriesIn(tmp_).empty());
   EXPECT_TRUE(cgroupsOf(nndna).empty());
 }
