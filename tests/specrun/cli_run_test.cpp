@@ -166,35 +166,31 @@ class CliRun : public ::testing::Test {
     return {nndna, status};
   }
 
+  // SIGTERM during `command`'s run: nndna stops the run, says so, exits with 128 + SIGTERM and
+  // leaves no output, run directory or cgroup behind.
+  void expectSigtermStopsTheRunCleanly(const std::string& command, const std::string& output) {
+    const auto [nndna, status] = killDuringARun(SIGTERM, command, output);
+    ASSERT_TRUE(WIFEXITED(status)) << "nndna handles SIGTERM: it stops the run and cleans up";
+    EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+    const std::string log = readFile(dir_->path() / "nndna.log");
+    EXPECT_NE(log.find("nndna: stopped by SIGTERM (Terminated); the spec and everything it started were killed"),
+              std::string::npos)
+        << log;
+    EXPECT_FALSE(fs::exists(dir_->path() / output));
+    EXPECT_TRUE(runDirectoriesIn(tmp_).empty());
+    EXPECT_TRUE(cgroupsOf(nndna).empty());
+  }
+
   std::optional<TempDir> dir_;
   fs::path tmp_;
 };
 
-TEST_F(CliRun, SigtermDuringARunLeavesNothingBehind) {
-  const auto [nndna, status] = killDuringARun(SIGTERM);
-  ASSERT_TRUE(WIFEXITED(status)) << "nndna handles SIGTERM: it stops the run and cleans up";
-  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
-  const std::string log = readFile(dir_->path() / "nndna.log");
-  EXPECT_NE(log.find("nndna: stopped by SIGTERM (Terminated); the spec and everything it started were killed"),
-            std::string::npos)
-      << log;
-  EXPECT_TRUE(runDirectoriesIn(tmp_).empty());
-  EXPECT_TRUE(cgroupsOf(nndna).empty());
-}
+TEST_F(CliRun, SigtermDuringARunLeavesNothingBehind) { expectSigtermStopsTheRunCleanly("ir", "out.json"); }
 
 // `diagram -o x.html` lays out a small drawing on a thread of its own while the spec runs (the
 // renderer's warm-up); the termination signals stay with the run, which stops as `nndna ir` does.
 TEST_F(CliRun, SigtermDuringADrawingRunLeavesNothingBehind) {
-  const auto [nndna, status] = killDuringARun(SIGTERM, "diagram", "out.html");
-  ASSERT_TRUE(WIFEXITED(status)) << "nndna handles SIGTERM: it stops the run and cleans up";
-  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
-  const std::string log = readFile(dir_->path() / "nndna.log");
-  EXPECT_NE(log.find("nndna: stopped by SIGTERM (Terminated); the spec and everything it started were killed"),
-            std::string::npos)
-      << log;
-  EXPECT_FALSE(fs::exists(dir_->path() / "out.html"));
-  EXPECT_TRUE(runDirectoriesIn(tmp_).empty());
-  EXPECT_TRUE(cgroupsOf(nndna).empty());
+  expectSigtermStopsTheRunCleanly("diagram", "out.html");
 }
 
 TEST_F(CliRun, SigkillDuringARunLeavesNothingRunningAndTheNextRunSweeps) {
