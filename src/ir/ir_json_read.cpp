@@ -248,6 +248,16 @@ Optimizer readOptimizer(const Reader& r, const json& j, const Path& path) {
   r.onlyFields(j, {"kind", "lr", "beta1", "beta2", "eps", "weight_decay", "momentum", "nesterov",
                   "clip_grad_norm"}, path);
   const std::string kind = r.str(r.field(j, "kind", path), path.field("kind"));
+  // A setting the kind has not (Adam's weight_decay, SGD's betas) would be dropped without a word:
+  // it is an error, as the writer never writes one.
+  auto notFor = [&](std::initializer_list<std::string_view> keys, std::string_view hint) {
+    for (std::string_view key : keys) {
+      if (j.contains(key)) r.fail(path.field(key), fmt::format("{} has no setting '{}'{}", kind, key, hint));
+    }
+  };
+  if (kind == "adam") notFor({"weight_decay"}, " (AdamW has: \"kind\": \"adamw\")");
+  if (kind == "adam" || kind == "adamw") notFor({"momentum", "nesterov"}, "");
+  if (kind == "sgd") notFor({"beta1", "beta2", "eps"}, "");
   const LearningRate lr = readLr(r, r.field(j, "lr", path), path.field("lr"));
   auto num = [&](std::string_view key, double fallback) {
     const json* v = r.optional(j, key);

@@ -119,6 +119,26 @@ TEST(HostileIr, AttributesAreValidatedByKind) {
             fmt::format("train.ops[{}].phase: relu_grad is made by autodiff or the optimizer, never in the forward", op));
 }
 
+// An optimizer setting its kind does not have is named, not dropped: an IR for Adam with a weight
+// decay would otherwise be drawn as plain Adam's step.
+TEST(HostileIr, OptimizerSettingsBelongToTheirKind) {
+  auto withOptimizer = [](json optimizer) {
+    optimizer["lr"] = {{"kind", "constant"}, {"value", 0.001}};
+    return readError([&](json& d) { d["spec"]["optimizer"] = optimizer; });
+  };
+  EXPECT_EQ(withOptimizer({{"kind", "adam"}, {"weight_decay", 0.1}}),
+            "spec.optimizer.weight_decay: adam has no setting 'weight_decay' (AdamW has: \"kind\": \"adamw\")");
+  EXPECT_EQ(withOptimizer({{"kind", "adamw"}, {"momentum", 0.9}}),
+            "spec.optimizer.momentum: adamw has no setting 'momentum'");
+  EXPECT_EQ(withOptimizer({{"kind", "sgd"}, {"beta1", 0.9}}),
+            "spec.optimizer.beta1: sgd has no setting 'beta1'");
+  // What each kind has is read.
+  EXPECT_EQ(withOptimizer({{"kind", "adamw"}, {"weight_decay", 0.1}, {"beta2", 0.95}}), "");
+  EXPECT_EQ(withOptimizer({{"kind", "sgd"}, {"momentum", 0.9}, {"nesterov", true},
+                           {"weight_decay", 1e-4}}),
+            "");
+}
+
 // The consumers check the graph they are given, however it was made: a corrupted graph built in
 // memory is an nndna::Error, never a write out of bounds.
 TEST(HostileIr, ConsumersCheckTheirGraph) {
