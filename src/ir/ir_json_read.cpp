@@ -936,8 +936,13 @@ class StreamingReader : public nlohmann::json_sax<json> {
           return;
         }
         case kOut: e.op.out = r_.id(v, f); return;
-        case kPhase: e.op.phase = r_.named<Phase>(kPhases, v, f, "phase"); return;
-        case kSite: e.op.site = r_.id(v, f, -1); return;
+        // The optional fields read null as absent (a tool's JSON may write its nulls).
+        case kPhase:
+          if (!v.is_null()) e.op.phase = r_.named<Phase>(kPhases, v, f, "phase");
+          return;
+        case kSite:
+          if (!v.is_null()) e.op.site = r_.id(v, f, -1);
+          return;
         case kAttrs:
           if (!v.is_null()) readAttrs(r_, v, f);  // not an object: says so
           return;
@@ -945,8 +950,12 @@ class StreamingReader : public nlohmann::json_sax<json> {
       }
     }
     switch (e.field) {
-      case kDtype: e.tensor.dtype = r_.named<DType>(kDtypes, v, f, "dtype"); return;
-      case kSource: e.tensor.source = r_.id(v, f); return;
+      case kDtype:
+        if (!v.is_null()) e.tensor.dtype = r_.named<DType>(kDtypes, v, f, "dtype");
+        return;
+      case kSource:
+        if (!v.is_null()) e.tensor.source = r_.id(v, f);
+        return;
       case kNames:
         if (v.is_null()) return;  // absent
         [[fallthrough]];

@@ -138,6 +138,30 @@ TEST(IrJson, RejectsMalformedDocumentsWithAMessage) {
 // What the writer leaves out reads as its default, and writing it out in full reads the same
 // model: the forward phase, site -1, dtype f32, and each tensor's source (the op whose out it is).
 // The full form is also what version 1 wrote.
+// A tool that writes its nulls (Python's None, JavaScript's null) may give any optional field of
+// an op or a tensor as null: read as left out. A required one (kind, out, shape) is still an error.
+TEST(IrJson, NullOptionalFieldsReadAsLeftOut) {
+  const ir::TracedModel model = denoiser();
+  const std::string compact = ir::toJson(model);
+  json nulls = json::parse(compact);
+  for (const char* side : {"train", "infer"}) {
+    for (json& op : nulls[side]["ops"]) {
+      for (const char* field : {"phase", "site", "attrs"}) {
+        if (!op.contains(field)) op[field] = nullptr;
+      }
+    }
+    for (json& t : nulls[side]["tensors"]) {
+      for (const char* field : {"dtype", "source", "names"}) {
+        if (!t.contains(field)) t[field] = nullptr;
+      }
+    }
+  }
+  EXPECT_EQ(ir::toJson(ir::tracedModelFromJson(nulls.dump())), compact);
+  expectRejected([](json& d) { d["train"]["ops"][8]["out"] = nullptr; }, "train.ops[8].out: expected an integer");
+  expectRejected([](json& d) { d["train"]["tensors"][8]["shape"] = nullptr; },
+                 "train.tensors[8].shape: expected an array");
+}
+
 TEST(IrJson, LeftOutDefaultsReadAsTheDefaults) {
   const ir::TracedModel model = denoiser();
   const std::string compact = ir::toJson(model);
@@ -245,7 +269,8 @@ TEST(IrJson, RejectsMalformedTensorsAndOpsFieldByField) {
   expectRejected([](json& d) { d["train"]["tensors"][3]["shape"] = 4; }, "train.tensors[3].shape: expected an array");
   expectRejected([](json& d) { d["train"]["tensors"][3]["shape"][0] = "4"; },
                  "train.tensors[3].shape[0]: expected an integer");
-  expectRejected([](json& d) { d["train"]["tensors"][3]["source"] = nullptr; },
+  // (A null source reads as left out: IrJson.NullOptionalFieldsReadAsLeftOut.)
+  expectRejected([](json& d) { d["train"]["tensors"][3]["source"] = "3"; },
                  "train.tensors[3].source: expected an integer");
   expectRejected([](json& d) { d["train"]["tensors"][3]["names"] = {1, 2}; },
                  "train.tensors[3].names[0]: expected a string");
