@@ -183,12 +183,14 @@ void BM_LargeSpec(benchmark::State& state, const fs::path& spec) {
 // process (start-up and library loading, cache key, sandbox, the spec's run, reading the IR, the
 // diagram, the DOT), against the same work in process: issue 13 point 2 (GPT-2 small in <= 15 ms,
 // the 96-layer decoder in <= 2x its in-process time). cpu_s is the command's CPU time (user +
-// system, its children included); start_s is `nndna --version` (the start-up alone).
-void BM_Command(benchmark::State& state, const fs::path& spec) {
+// system, its children included); start_s is `nndna --version` (the start-up alone). With
+// `extension` ".html" the command also lays the diagram out and writes the page, and so does the
+// in-process side (warm: its first layout, which loads pango and the fonts, is in options()).
+void BM_Command(benchmark::State& state, const fs::path& spec, const std::string& extension) {
   const specrun::RunOptions& cached = options(spec);
   specrun::compileSpecFile(spec, cached, nullptr);
-  const fs::path dot = fs::temp_directory_path() / fmt::format("nndna-bench-{}.dot", ::getpid());
-  const std::vector<std::string> command{NNDNA_CLI,     "diagram", spec.string(), "-o", dot.string(), "--cache-dir",
+  const fs::path out = fs::temp_directory_path() / fmt::format("nndna-bench-{}{}", ::getpid(), extension);
+  const std::vector<std::string> command{NNDNA_CLI,     "diagram", spec.string(), "-o", out.string(), "--cache-dir",
                                          cached.cacheDir->string()};
   // The part of every command that is not its work: the program's start (loading its libraries)
   // and its exit, as `nndna --version` pays them.
@@ -215,10 +217,14 @@ void BM_Command(benchmark::State& state, const fs::path& spec) {
     const auto t1 = Clock::now();
     const ir::TracedModel model = specrun::runSpecFile(spec, cached, nullptr);
     const diagram::Diagram d = diagram::buildDiagram(model);
+    if (extension == ".html") {
+      std::string page = diagram::renderHtml(d);
+      benchmark::DoNotOptimize(page);
+    }
     benchmark::DoNotOptimize(d.dot);
     inProcess += secondsSince(t1);
   }
-  fs::remove(dot);
+  fs::remove(out);
   const auto n = static_cast<double>(state.iterations());
   state.counters["process_s"] = process / n;
   state.counters["cpu_s"] = cpu / n;
@@ -242,10 +248,13 @@ void registerExamples() {
   }
   for (const char* name : {"gpt2_small", "decoder_96"}) {
     const fs::path spec = fs::path(NNDNA_SOURCE_DIR) / "examples" / (std::string(name) + ".cpp");
-    benchmark::RegisterBenchmark((std::string("BM_Command/") + name).c_str(), BM_Command, spec)
-        ->Iterations(10)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
+    for (const std::string extension : {".dot", ".html"}) {
+      benchmark::RegisterBenchmark(("BM_Command/" + std::string(name) + "/" + extension.substr(1)).c_str(),
+                                   BM_Command, spec, extension)
+          ->Iterations(10)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
   }
   for (const char* name : {"loop_200k_ops", "loop_1m_ops", "params_1m"}) {
     const fs::path spec = fs::path(NNDNA_SOURCE_DIR) / "bench/pipeline/large" / (std::string(name) + ".cpp");
