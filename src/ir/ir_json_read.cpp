@@ -252,7 +252,9 @@ Optimizer readOptimizer(const Reader& r, const json& j, const Path& path) {
   // it is an error, as the writer never writes one.
   auto notFor = [&](std::initializer_list<std::string_view> keys, std::string_view hint) {
     for (std::string_view key : keys) {
-      if (j.contains(key)) r.fail(path.field(key), fmt::format("{} has no setting '{}'{}", kind, key, hint));
+      if (r.optional(j, key) != nullptr) {  // null reads as left out, as for every optional field
+        r.fail(path.field(key), fmt::format("{} has no setting '{}'{}", kind, key, hint));
+      }
     }
   };
   if (kind == "adam") notFor({"weight_decay"}, " (AdamW has: \"kind\": \"adamw\")");

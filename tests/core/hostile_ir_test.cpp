@@ -132,7 +132,8 @@ TEST(HostileIr, OptimizerSettingsBelongToTheirKind) {
             "spec.optimizer.momentum: adamw has no setting 'momentum'");
   EXPECT_EQ(withOptimizer({{"kind", "sgd"}, {"beta1", 0.9}}),
             "spec.optimizer.beta1: sgd has no setting 'beta1'");
-  // What each kind has is read.
+  // What each kind has is read; a setting given as null is left out.
+  EXPECT_EQ(withOptimizer({{"kind", "adam"}, {"weight_decay", nullptr}}), "");
   EXPECT_EQ(withOptimizer({{"kind", "adamw"}, {"weight_decay", 0.1}, {"beta2", 0.95}}), "");
   EXPECT_EQ(withOptimizer({{"kind", "sgd"}, {"momentum", 0.9}, {"nesterov", true},
                            {"weight_decay", 1e-4}}),

@@ -135,9 +135,6 @@ TEST(IrJson, RejectsMalformedDocumentsWithAMessage) {
                  "infer.sites.frames[2].line: expected an integer");
 }
 
-// What the writer leaves out reads as its default, and writing it out in full reads the same
-// model: the forward phase, site -1, dtype f32, and each tensor's source (the op whose out it is).
-// The full form is also what version 1 wrote.
 // A tool that writes its nulls (Python's None, JavaScript's null) may give any optional field of
 // an op or a tensor as null: read as left out. A required one (kind, out, shape) is still an error.
 TEST(IrJson, NullOptionalFieldsReadAsLeftOut) {
@@ -162,6 +159,9 @@ TEST(IrJson, NullOptionalFieldsReadAsLeftOut) {
                  "train.tensors[8].shape: expected an array");
 }
 
+// What the writer leaves out reads as its default, and writing it out in full reads the same
+// model: the forward phase, site -1, dtype f32, and each tensor's source (the op whose out it is).
+// The full form is also what version 1 wrote.
 TEST(IrJson, LeftOutDefaultsReadAsTheDefaults) {
   const ir::TracedModel model = denoiser();
   const std::string compact = ir::toJson(model);
