@@ -27,7 +27,7 @@ struct ResolvedFrame {
   int line = 0;
   int column = 0;
   std::uint64_t relativeAddress = 0;  // the address relative to its module's load base
-  std::string function;               // short name
+  std::string function;               // short name; user frames only (empty for the others)
 };
 
 // Resolves a return address (cached per address; thread-safe).
