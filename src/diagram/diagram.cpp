@@ -165,6 +165,8 @@ Diagram buildDrawing(const ir::TracedModel& model, const Options& options) {
 }  // namespace
 
 PerSide<std::vector<Metric>> modelMetrics(const ir::TracedModel& model) {
+  // buildTrainingStep checks the training graph; the inference graph is read here too.
+  if (model.hasInfer) ir::validateGraph(model.infer, "infer");
   return metricsWithStep(model, training::buildTrainingStep(model.train, model.spec.optimizer));
 }
 

@@ -12,6 +12,7 @@
 #include "diagram/summary_parts.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/training.hpp"
+#include "optim/checked_graph.hpp"
 
 namespace nndna::diagram {
 
@@ -29,7 +30,8 @@ int bytesPerElement(MemoryDtype dtype) { return dtype == MemoryDtype::f32 ? 4 : 
 Summary summarize(const ir::TracedModel& model, const MemoryOptions& memory) {
   ir::validateGraph(model.train, "train");
   if (model.hasInfer) ir::validateGraph(model.infer, "infer");
-  return detail::summarizeWithStep(model, training::buildTrainingStep(model.train, model.spec.optimizer), memory);
+  return detail::summarizeWithStep(
+      model, training::detail::buildTrainingStepOfCheckedGraph(model.train, model.spec.optimizer), memory);
 }
 
 Summary detail::summarizeWithStep(const ir::TracedModel& model, const ir::Graph& step, const MemoryOptions& memory) {

@@ -9,8 +9,8 @@
 #include "grad/emitter.hpp"
 #include "ir/huge_pages.hpp"
 #include "nndna/ir_json.hpp"
-#include "optim/checked_graph.hpp"
 #include "nndna/training.hpp"
+#include "optim/checked_graph.hpp"
 
 namespace nndna::training {
 
@@ -257,7 +257,11 @@ std::string optimizerProblem(const Optimizer& optimizer) {
 }
 
 ir::Graph buildTrainingStep(const ir::Graph& forward, const Optimizer& optimizer) {
-  // The graph may come from anywhere (a file, a tool): checked before it is copied and extended.
+  // The optimizer's settings first (an invalid one is reported before a problem of the graph, as
+  // it always was), then the graph, which may come from anywhere (a file, a tool).
+  if (const std::string problem = optimizerProblem(optimizer); !problem.empty()) {
+    throw Error(Error::Kind::invalid_ir, {}, 0, "buildTrainingStep: " + problem);
+  }
   ir::validateGraph(forward, "graph");
   return detail::buildTrainingStepOfCheckedGraph(forward, optimizer);
 }

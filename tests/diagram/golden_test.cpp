@@ -174,22 +174,19 @@ TEST(DiagramGolden, Gpt2SmallFoldsItsTwelveBlocks) {
 }
 
 // A model read from its IR (the reader checks its graphs) is drawn without checking them again,
-// as the command, the server and the designer draw it: the same drawing, and the training step's
-// figures still GPT-2's (the step is built from the unchecked copy of the graph there).
-TEST(DiagramGolden, ACheckedModelDrawsAsBuildDiagramDrawsIt) {
+// as the command, the server and the designer draw it, and the training step is built from the
+// graph without checking it again either: GPT-2's hand-derived figures (DiagramGolden.Gpt2Small-
+// FoldsItsTwelveBlocks) come out of that path too.
+TEST(DiagramGolden, AModelReadFromItsIrDrawsWithoutACheckAgain) {
   const ir::TracedModel model = ir::tracedModelFromJson(ir::toJson(traced("gpt2_small")));
-  const Diagram checked = buildDiagramOfCheckedModel(model);
-  const Diagram d = buildDiagram(model);
-  EXPECT_EQ(checked.dot, d.dot);
-  EXPECT_EQ(checked.layerCount(), 15u);
-  EXPECT_EQ(metric(*checked.metrics.train, "params").value, 124'439'808);
-  EXPECT_EQ(metric(*checked.metrics.train, "kernels").value, 1'326);
-  for (const char* key : {"params", "flops", "kernels"}) {
-    EXPECT_EQ(metric(*checked.metrics.train, key).value, metric(*d.metrics.train, key).value) << key;
-    EXPECT_EQ(metric(*checked.metrics.infer, key).value, metric(*d.metrics.infer, key).value) << key;
-  }
-  ASSERT_TRUE(checked.summary && d.summary);
-  EXPECT_EQ(toJson(*checked.summary), toJson(*d.summary));
+  const Diagram d = buildDiagramOfCheckedModel(model);
+  EXPECT_TRUE(d.merged);
+  EXPECT_EQ(d.layerCount(), 15u);
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×12"});
+  EXPECT_EQ(metric(*d.metrics.train, "params").value, 124'439'808);
+  EXPECT_EQ(metric(*d.metrics.train, "kernels").value, 1'326);
+  ASSERT_TRUE(d.summary);
+  EXPECT_EQ(d.summary->params, 124'439'808);
 }
 
 // Every example linked into nndna diagrams, lays out and renders (the issue's "each is compiled,
