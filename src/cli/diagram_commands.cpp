@@ -33,6 +33,7 @@ void addDiagramCommands(CLI::App& app) {
   cmd->callback([args] {
     const std::filesystem::path out(args->output);
     checkDiagramOutput(out);  // before a spec file is compiled and run
+    checkModelSource(args->model);  // a usage error does not wait for the warm-up
     std::jthread warmUp;
     if (diagramOutputIsLaidOut(out)) warmUp = startRendererWarmUp();
     const ir::TracedModel model = loadModel(args->model);

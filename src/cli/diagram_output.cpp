@@ -5,9 +5,9 @@
 
 #include <csignal>
 #include <string_view>
+#include <system_error>
 
 #include "cli/files.hpp"
-#include "diagram/warm_up.hpp"
 
 namespace nndna::cli {
 namespace {
@@ -24,16 +24,30 @@ bool diagramOutputIsLaidOut(const std::filesystem::path& out) {
   return ext == ".html" || ext == ".svg";
 }
 
-std::jthread startRendererWarmUp() {
-  sigset_t termination{};
-  sigset_t previous{};
-  sigemptyset(&termination);
-  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&termination, sig);
-  // A new thread starts with its creator's mask.
-  pthread_sigmask(SIG_BLOCK, &termination, &previous);
-  std::jthread warmUp(diagram::warmUpRenderer);
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  return warmUp;
+std::jthread startRendererWarmUp(void (*work)() noexcept) {
+  // A new thread starts with its creator's mask (and passes it on to the threads it starts):
+  // block the signals around its creation only.
+  class BlockedTerminationSignals {
+   public:
+    BlockedTerminationSignals() {
+      sigset_t termination{};
+      sigemptyset(&termination);
+      for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&termination, sig);
+      pthread_sigmask(SIG_BLOCK, &termination, &previous_);
+    }
+    ~BlockedTerminationSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+    BlockedTerminationSignals(const BlockedTerminationSignals&) = delete;
+    BlockedTerminationSignals& operator=(const BlockedTerminationSignals&) = delete;
+
+   private:
+    sigset_t previous_{};
+  };
+  const BlockedTerminationSignals blocked;
+  try {
+    return std::jthread(work);
+  } catch (const std::system_error&) {
+    return {};  // no thread to spare (RLIMIT_NPROC, memory): the layout loads what it needs itself
+  }
 }
 
 void checkDiagramOutput(const std::filesystem::path& out) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "diagram/warm_up.hpp"
 #include "nndna/diagram.hpp"
 
 namespace nndna::cli {
@@ -19,9 +20,12 @@ bool diagramOutputIsLaidOut(const std::filesystem::path& out);
 // Runs diagram::warmUpRenderer on a thread of its own, which the returned jthread joins when it is
 // destroyed: for a command that will lay a diagram out, started before the model is loaded, so the
 // first layout's start-up (Graphviz's plugins, pango, the fonts) overlaps the spec's compile and
-// run. SIGTERM, SIGINT and SIGHUP are blocked in the thread: a spec run takes them from a
-// signalfd to stop cleanly, and a thread that let them through would end the process at once.
-std::jthread startRendererWarmUp();
+// run. SIGTERM, SIGINT and SIGHUP are blocked in the thread, and so in any thread a library starts
+// from it: a spec run takes them from a signalfd to stop cleanly, and a thread that let them
+// through would end the process at once. An empty jthread
+// when no thread can be started (the layout then loads what it needs itself). `work` is the
+// warm-up (a test's stand-in aside).
+std::jthread startRendererWarmUp(void (*work)() noexcept = diagram::warmUpRenderer);
 
 // Writes the page (.html), SVG, DOT or JSON; returns the lines to print (no final newline):
 // "wrote out.html (4 boxes, 2 clusters, 10 edges, training and inference merged)", then one line

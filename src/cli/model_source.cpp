@@ -17,18 +17,31 @@ void addModelSourceOptions(CLI::App& cmd, ModelSource& source) {
   addSpecRunOptions(cmd, source.run);
 }
 
-ir::TracedModel loadModel(const ModelSource& source) {
-  topUpHugePageHeap();
+namespace {
+
+// The built-in spec --example names; throws CLI::ValidationError when there is none.
+const RegisteredSpec& namedExample(const std::string& name) {
+  const RegisteredSpec* registered = findSpec(name);
+  if (registered == nullptr) {
+    throw CLI::ValidationError("--example", "no built-in spec named '" + name + "' (see `nndna examples`)");
+  }
+  return *registered;
+}
+
+}  // namespace
+
+void checkModelSource(const ModelSource& source) {
   if (source.input.empty() && source.example.empty()) {
     throw CLI::ValidationError("model", "give a spec file, an IR .json, or --example NAME");
   }
+  if (!source.example.empty()) (void)namedExample(source.example);
+}
+
+ir::TracedModel loadModel(const ModelSource& source) {
+  topUpHugePageHeap();
+  checkModelSource(source);
   if (!source.example.empty()) {
-    const RegisteredSpec* registered = findSpec(source.example);
-    if (registered == nullptr) {
-      throw CLI::ValidationError("--example", "no built-in spec named '" + source.example +
-                                                  "' (see `nndna examples`)");
-    }
-    ir::TracedModel model = traceModel(loadSpec(*registered));
+    ir::TracedModel model = traceModel(loadSpec(namedExample(source.example)));
     ir::validateGraph(model.train, "train");
     if (model.hasInfer) ir::validateGraph(model.infer, "infer");
     return model;

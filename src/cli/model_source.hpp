@@ -23,6 +23,10 @@ struct ModelSource {
 // The positional `model`, --example (excluding each other) and the spec runner's options.
 void addModelSourceOptions(CLI::App& cmd, ModelSource& source);
 
+// Throws CLI::ValidationError when neither a model file nor --example is given, or the example is
+// unknown: the checks loadModel makes before any work (a command may start other work after them).
+void checkModelSource(const ModelSource& source);
+
 // Traces the example, reads the IR file (by its .json extension) or runs the spec file. Throws
 // CLI::ValidationError when neither is given or the example is unknown; a spec file's errors are
 // printed and thrown as runSpecForCli does. The model's graphs are checked (ir::validateGraph: the

@@ -120,7 +120,8 @@ void warnIfPartial(const specrun::RunReport& report) {
 // SIGTERM, SIGINT and SIGHUP during a run stop it like a cancel: the sandbox kills the spec (or
 // the compiler) and everything it started, the run directory is removed, and nndna exits with
 // 128 + the signal. The signals are blocked in this thread (and so in the threads it starts; the
-// sandbox unblocks them in the program) and read from a signalfd by a watcher thread, which
+// sandbox unblocks them in the program; a thread started before, such as the renderer's warm-up,
+// blocks them itself: startRendererWarmUp) and read from a signalfd by a watcher thread, which
 // sleeps until a signal comes or the run ends (an eventfd wakes it: a watcher that polled would
 // hold every command up to its tick at the end).
 class StopOnTerminationSignals {

@@ -371,8 +371,8 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
 
 std::string warmUpDot() {
   // A box with the three faces of a box's label (code, an italic subtitle, a bold dim name), in a
-  // user cluster (Courier) inside a loop (sans-serif), and an edge: every font and label form the
-  // diagrams use, so the first real layout finds them loaded.
+  // loop (its ×N label in sans-serif) inside a user cluster (its code line in Courier), and an
+  // edge: every font and label form the diagrams use, so the first real layout finds them loaded.
   return fmt::format(
       "digraph G {{\n"
       "  {}\n"
