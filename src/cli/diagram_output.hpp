@@ -22,9 +22,8 @@ bool diagramOutputIsLaidOut(const std::filesystem::path& out);
 // first layout's start-up (Graphviz's plugins, pango, the fonts) overlaps the spec's compile and
 // run. SIGTERM, SIGINT and SIGHUP are blocked in the thread, and so in any thread a library starts
 // from it: a spec run takes them from a signalfd to stop cleanly, and a thread that let them
-// through would end the process at once. An empty jthread
-// when no thread can be started (the layout then loads what it needs itself). `work` is the
-// warm-up (a test's stand-in aside).
+// through would end the process at once. An empty jthread when no thread can be started (the
+// layout then loads what it needs itself). `work` is the warm-up (a test's stand-in aside).
 std::jthread startRendererWarmUp(void (*work)() noexcept = diagram::warmUpRenderer);
 
 // Writes the page (.html), SVG, DOT or JSON; returns the lines to print (no final newline):
