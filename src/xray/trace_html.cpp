@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "render/svg_render.hpp"
@@ -55,7 +56,13 @@ json differences(const std::vector<long long>& column) {
   json out = json::array();
   long long before = 0;
   for (long long v : column) {
-    out.push_back(v - before);
+    // Saturated past the 64-bit range, which only a hostile events file's times reach (the fuzzer
+    // found a start at the lowest long long): the viewer sums the differences as doubles anyway.
+    long long difference = 0;
+    if (__builtin_sub_overflow(v, before, &difference)) {
+      difference = v < before ? std::numeric_limits<long long>::min() : std::numeric_limits<long long>::max();
+    }
+    out.push_back(difference);
     before = v;
   }
   return out;
