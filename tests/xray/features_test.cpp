@@ -91,6 +91,31 @@ TEST(LlmUsage, ReadFromOpenAiAndAnthropicResponsesPassedAsOutput) {
   EXPECT_EQ(xr::summarize(trace).totalTokens, 1500 + 2100 + 3);
 }
 
+TEST(LlmUsage, AResponsesCountsPastTheIntegerRangeSaturateTheirTotal) {
+  // A response is whatever the service (or a proxy) sent: counts that do not fit their sum in 64
+  // bits are kept as read, and the total saturates (before, a signed overflow: undefined).
+  json huge = json::parse(R"({"model": "gpt-4o", "usage": {"prompt_tokens": 9223372036854775807,
+      "completion_tokens": 5}})");
+  json negative = json::parse(R"({"model": "gpt-4o", "usage": {"prompt_tokens": -9223372036854775807,
+      "completion_tokens": -5}})");
+  xr::Session session;
+  {
+    xr::Span s("huge", {}, {.kind = "llm"});
+    s.output(huge);
+  }
+  {
+    xr::Span s("negative", {}, {.kind = "llm"});
+    s.output(negative);
+  }
+  auto trace = session.finish();
+  const auto& h = only(trace, "huge").meta();
+  EXPECT_EQ(h["prompt_tokens"], std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(h["completion_tokens"], 5);
+  EXPECT_EQ(h["total_tokens"], std::numeric_limits<std::int64_t>::max());
+  const auto& n = only(trace, "negative").meta();
+  EXPECT_EQ(n["total_tokens"], std::numeric_limits<std::int64_t>::min());
+}
+
 // --- Redaction and normalisation ----------------------------------------------------------------
 
 TEST(Redaction, NestedKeysOfJsonInputsAndOutputsAreRedacted) {
