@@ -14,6 +14,18 @@ pkg_check_modules(HTTPLIB IMPORTED_TARGET cpp-httplib)
 # zlib: `nndna serve` gzips its answers itself.
 find_package(ZLIB REQUIRED)
 
+# mimalloc: the allocator of nndna's own programs (`nndna`, nndna-net and the benchmarks that
+# stand for them), never of libnndna, whose users choose theirs. A million-op model and Graphviz's
+# layout are millions of small blocks; docs/specrun.md ("The allocator") has what it changed. The
+# sanitizers bring an allocator of their own, so their builds keep glibc's.
+add_library(nndna_allocator INTERFACE)
+if(NOT NNDNA_SANITIZE AND NOT NNDNA_FUZZ)
+  find_package(mimalloc 2 REQUIRED CONFIG)
+  # Linked, it replaces malloc for the whole process (libraries included): the dynamic linker
+  # finds its malloc before glibc's.
+  target_link_libraries(nndna_allocator INTERFACE mimalloc)
+endif()
+
 if(NNDNA_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

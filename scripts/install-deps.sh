@@ -9,6 +9,7 @@ packages=(
   # libraries nndna links
   libgraphviz-dev graphviz nlohmann-json3-dev libcli11-dev libfmt-dev libcpp-httplib-dev
   libdw-dev libelf-dev libssl-dev libcurl4-openssl-dev libseccomp-dev zlib1g-dev nettle-dev
+  libmimalloc-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # ss: a test reads the server's listen backlog

@@ -17,7 +17,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cli/huge_page_heap.hpp"
 #include "support/command_output.hpp"
 #include "nndna/diagram.hpp"
 #include "specrun/spec_runner.hpp"
@@ -123,7 +122,6 @@ void BM_Pipeline(benchmark::State& state, const fs::path& spec) {
 // reading and validating it, the diagram, layout + SVG, and the total against the aim of
 // 10 s for 1M ops. Minutes each today; the limits are raised to let them finish.
 void BM_LargeSpec(benchmark::State& state, const fs::path& spec) {
-  cli::topUpHugePageHeap();  // as `nndna diagram` does before it reads a model
   specrun::RunOptions opts = options(spec);
   opts.runLimits.wallTime = std::chrono::minutes(30);
   opts.runLimits.cpuSeconds = 1800;
@@ -138,7 +136,6 @@ void BM_LargeSpec(benchmark::State& state, const fs::path& spec) {
     ir::TracedModel model;
     try {
       model = specrun::runSpecFile(spec, opts, &ran);
-      cli::topUpHugePageHeap();  // and before it draws it
     } catch (const std::exception& e) {  // e.g. an IR past the reader's 256 MiB: say so, go on
       state.SkipWithError(e.what());
       return;

@@ -4,7 +4,6 @@
 
 #include <filesystem>
 
-#include "cli/huge_page_heap.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
 
@@ -38,7 +37,6 @@ void checkModelSource(const ModelSource& source) {
 }
 
 ir::TracedModel loadModel(const ModelSource& source) {
-  topUpHugePageHeap();
   checkModelSource(source);
   if (!source.example.empty()) {
     ir::TracedModel model = traceModel(loadSpec(namedExample(source.example)));
@@ -47,10 +45,7 @@ ir::TracedModel loadModel(const ModelSource& source) {
     return model;
   }
   const std::filesystem::path path(source.input);
-  ir::TracedModel model = path.extension() == ".json" ? ir::tracedModelFromFile(path)
-                                                       : runSpecForCli(source.input, source.run);
-  topUpHugePageHeap();  // room for drawing it
-  return model;
+  return path.extension() == ".json" ? ir::tracedModelFromFile(path) : runSpecForCli(source.input, source.run);
 }
 
 }  // namespace nndna::cli

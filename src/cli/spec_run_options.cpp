@@ -17,7 +17,6 @@
 #include <stop_token>
 #include <thread>
 
-#include "cli/huge_page_heap.hpp"
 #include "cli/spec_run_options.hpp"
 #include "render/escape.hpp"
 #include "specrun/spec_runner.hpp"
@@ -171,7 +170,6 @@ class StopOnTerminationSignals {
 }  // namespace
 
 ir::TracedModel runSpecForCli(const std::string& spec, const SpecRunArgs& args) {
-  topUpHugePageHeap();
   specrun::RunReport report;
   StopOnTerminationSignals signals;
   specrun::RunOptions options = toRunOptions(args);
