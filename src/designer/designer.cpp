@@ -6,7 +6,6 @@
 #include <nndna/xray_trace.hpp>
 
 #include "designer/answer.hpp"
-#include "diagram/checked_model.hpp"
 #include "designer/llm_client.hpp"
 #include "designer/numbers.hpp"
 #include "designer/offline/offline_designer.hpp"
@@ -14,6 +13,7 @@
 #include "designer/redact.hpp"
 #include "designer/spec_check.hpp"
 #include "designer/utf8.hpp"
+#include "diagram/checked_model.hpp"
 
 namespace nndna::designer {
 namespace {

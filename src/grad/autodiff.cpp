@@ -4,10 +4,10 @@
 #include <stdexcept>
 
 #include "grad/rules.hpp"
-#include "optim/checked_graph.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
 #include "nndna/training.hpp"
+#include "optim/checked_graph.hpp"
 #include "trace/tracer.hpp"
 
 namespace nndna::training {
