@@ -25,6 +25,7 @@ namespace {
 struct DesignArgs {
   std::string prompt;
   std::string output;  // diagram
+  std::string format;  // the diagram's, when -o's extension does not say (-o -)
   std::string save;    // spec
   std::string from;    // an existing spec to change
   bool offline = false;
@@ -43,7 +44,9 @@ void writeTrace(const xray::Trace& trace, const std::filesystem::path& path) {
 }
 
 void runDesign(const DesignArgs& args) {
-  if (!args.output.empty()) checkDiagramOutput(args.output);
+  std::optional<DiagramOutput> output;
+  if (!args.output.empty()) output = diagramOutput(args.output, args.format);
+  if (output == std::nullopt && !args.format.empty()) throw CLI::ValidationError("--format", "--format needs -o");
   if (!args.trace.empty()) {
     const std::string ext = std::filesystem::path(args.trace).extension().string();
     if (ext != ".html" && ext != ".json") throw CLI::ValidationError("--trace", "the trace must end in .html or .json");
@@ -91,12 +94,14 @@ void runDesign(const DesignArgs& args) {
     const int code = last && last->check ? exitCodeForKindName(last->check->errorKind) : 1;
     throw CLI::RuntimeError(code);
   }
+  // With the diagram on standard output, what was written is reported on standard error.
+  std::ostream& report = output && output->toStandardOutput() ? std::cerr : std::cout;
   if (!args.save.empty()) {
     writeTextFile(args.save, result.source);
-    std::cout << "wrote " << args.save << " (the spec)\n";
+    report << "wrote " << args.save << " (the spec)\n";
   }
-  if (!args.output.empty()) std::cout << writeDiagram(*result.diagram, args.output) << "\n";
-  if (args.save.empty() && args.output.empty()) std::cout << result.source;
+  if (output) report << writeDiagram(*result.diagram, *output) << "\n";
+  if (args.save.empty() && !output) std::cout << result.source;
 }
 
 }  // namespace
@@ -117,7 +122,8 @@ void addDesignCommands(CLI::App& app) {
       "  nndna design --offline \"GPT-2 medium\" -o gpt2.html");
   cmd->add_option("description", args->prompt, "What the model should be (or, with --from, what to change)")
       ->required();
-  cmd->add_option("-o,--output", args->output, "Draw the model here: .html, .svg, .dot or .json");
+  cmd->add_option("-o,--output", args->output, "Draw the model here: .html, .svg, .dot or .json; - for standard output");
+  cmd->add_option("--format", args->format, "The drawing's format when -o's extension does not say: html, svg, dot or json");
   cmd->add_option("--save", args->save, "Write the spec here (on failure: the last spec tried, to fix by hand)");
   cmd->add_option("--from", args->from, "Change this existing spec (it may not compile)")->check(CLI::ExistingFile);
   cmd->add_flag("--offline", args->offline, "Use the offline designer even when an endpoint is configured");

@@ -1,7 +1,6 @@
 // `nndna diagram`: draw a model's architecture as HTML, SVG, DOT or JSON.
 #include <CLI/CLI.hpp>
 
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -17,6 +16,7 @@ namespace {
 struct DiagramArgs {
   ModelSource model;
   std::string output;
+  std::string format;
   std::string side;
 };
 
@@ -25,22 +25,24 @@ struct DiagramArgs {
 void addDiagramCommands(CLI::App& app) {
   auto args = std::make_shared<DiagramArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "diagram", "Draw a model's architecture (HTML page, SVG, DOT or JSON, by -o's extension)");
+      "diagram", "Draw a model's architecture (HTML page, SVG, DOT or JSON, by -o's extension or --format)");
   addModelSourceOptions(*cmd, args->model);
-  cmd->add_option("-o,--output", args->output, "Output file: .html, .svg, .dot or .json")->required();
+  cmd->add_option("-o,--output", args->output, "Output file: .html, .svg, .dot or .json; - for standard output")
+      ->required();
+  cmd->add_option("--format", args->format, "The output's format when -o's extension does not say: html, svg, dot or json");
   cmd->add_option("--side", args->side, "Draw one side alone: train or infer")
       ->check(CLI::IsMember({"train", "infer"}));
   cmd->callback([args] {
-    const std::filesystem::path out(args->output);
-    checkDiagramOutput(out);  // before a spec file is compiled and run
+    const DiagramOutput out = diagramOutput(args->output, args->format);  // before a spec is compiled and run
     checkModelSource(args->model);  // a usage error does not wait for the warm-up
     std::jthread warmUp;
-    if (diagramOutputIsLaidOut(out)) warmUp = startRendererWarmUp();
+    if (out.laidOut()) warmUp = startRendererWarmUp();
     const ir::TracedModel model = loadModel(args->model);
     diagram::Options options;
     if (args->side == "train") options.only = diagram::Side::train;
     if (args->side == "infer") options.only = diagram::Side::infer;
-    std::cout << writeDiagram(diagram::buildDiagramOfCheckedModel(model, options), out) << "\n";
+    const std::string report = writeDiagram(diagram::buildDiagramOfCheckedModel(model, options), out);
+    (out.toStandardOutput() ? std::cerr : std::cout) << report << "\n";  // stdout holds the diagram alone
   });
 }
 

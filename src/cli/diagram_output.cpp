@@ -3,7 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <array>
 #include <csignal>
+#include <iostream>
+#include <stdexcept>
 #include <string_view>
 #include <system_error>
 
@@ -18,11 +21,6 @@ std::string counted(std::size_t n, std::string_view one, std::string_view many) 
 }
 
 }  // namespace
-
-bool diagramOutputIsLaidOut(const std::filesystem::path& out) {
-  const std::string ext = out.extension().string();
-  return ext == ".html" || ext == ".svg";
-}
 
 std::jthread startRendererWarmUp(void (*work)() noexcept) {
   // A new thread starts with its creator's mask (and passes it on to the threads it starts):
@@ -50,31 +48,41 @@ std::jthread startRendererWarmUp(void (*work)() noexcept) {
   }
 }
 
-void checkDiagramOutput(const std::filesystem::path& out) {
-  const std::string ext = out.extension().string();
-  if (ext != ".html" && ext != ".svg" && ext != ".dot" && ext != ".json") {
-    throw CLI::ValidationError("-o", "the output must end in .html, .svg, .dot or .json");
+DiagramOutput diagramOutput(const std::filesystem::path& path, std::string_view format) {
+  constexpr std::array<std::pair<std::string_view, DiagramFormat>, 4> kFormats{{
+      {"html", DiagramFormat::html}, {"svg", DiagramFormat::svg}, {"dot", DiagramFormat::dot}, {"json", DiagramFormat::json}}};
+  const bool named = !format.empty();
+  const std::string extension = path.extension().string();
+  const std::string_view wanted = named ? format : std::string_view(extension).substr(extension.empty() ? 0 : 1);
+  for (const auto& [name, value] : kFormats) {
+    if (wanted == name) return {path, value};
   }
+  if (named) throw CLI::ValidationError("--format", "the format must be html, svg, dot or json");
+  if (path == "-") {
+    throw CLI::ValidationError("-o", "standard output (-o -) has no extension: give --format html, svg, dot or json");
+  }
+  throw CLI::ValidationError("-o", "the output must end in .html, .svg, .dot or .json (or give --format)");
 }
 
-std::string writeDiagram(const diagram::Diagram& d, const std::filesystem::path& out) {
-  checkDiagramOutput(out);
-  const std::string ext = out.extension().string();
+std::string writeDiagram(const diagram::Diagram& d, const DiagramOutput& out) {
   std::string text;
-  if (ext == ".dot") {
-    text = d.dot;
-  } else if (ext == ".json") {
-    text = diagram::toJson(d);
-  } else if (ext == ".svg") {
-    text = diagram::renderSvg(d);
-  } else {
-    text = diagram::renderHtml(d);
+  switch (out.format) {
+    case DiagramFormat::dot: text = d.dot; break;
+    case DiagramFormat::json: text = diagram::toJson(d); break;
+    case DiagramFormat::svg: text = diagram::renderSvg(d); break;
+    case DiagramFormat::html: text = diagram::renderHtml(d); break;
   }
-  writeTextFile(out, text);
-  std::string report =
-      fmt::format("wrote {} ({}, {}, {}{})", out.string(), counted(d.layerCount(), "box", "boxes"),
-                  counted(d.clusters.size(), "cluster", "clusters"), counted(d.edges.size(), "edge", "edges"),
-                  d.merged ? ", training and inference merged" : "");
+  if (out.toStandardOutput()) {
+    std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("cannot write the diagram to standard output");
+  } else {
+    writeTextFile(out.path, text);
+  }
+  std::string report = fmt::format(
+      "wrote {} ({}, {}, {}{})", out.toStandardOutput() ? "standard output" : out.path.string(),
+      counted(d.layerCount(), "box", "boxes"), counted(d.clusters.size(), "cluster", "clusters"),
+      counted(d.edges.size(), "edge", "edges"), d.merged ? ", training and inference merged" : "");
   return report + "\n" + metricsLines(d.metrics);
 }
 

@@ -1,9 +1,10 @@
-// Writing a diagram to the file -o names, in the format its extension names: shared by the
-// commands that draw (`nndna diagram`, `nndna design`).
+// Writing a diagram to the file -o names (or standard output), in the format its extension or
+// --format names: shared by the commands that draw (`nndna diagram`, `nndna design`).
 #pragma once
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "diagram/warm_up.hpp"
@@ -11,11 +12,22 @@
 
 namespace nndna::cli {
 
-// Throws CLI::ValidationError("-o", ...) unless the path ends in .html, .svg, .dot or .json.
-void checkDiagramOutput(const std::filesystem::path& out);
+enum class DiagramFormat { html, svg, dot, json };
 
-// Whether writing `out` lays the diagram out (.html, .svg) rather than writing its DOT or JSON.
-bool diagramOutputIsLaidOut(const std::filesystem::path& out);
+// Where a diagram goes: a file, or standard output ("-"), in one of the four formats.
+struct DiagramOutput {
+  std::filesystem::path path;
+  DiagramFormat format = DiagramFormat::html;
+
+  bool toStandardOutput() const { return path == "-"; }
+  // Whether writing it lays the diagram out (.html, .svg) rather than writing its DOT or JSON.
+  bool laidOut() const { return format == DiagramFormat::html || format == DiagramFormat::svg; }
+};
+
+// The output -o and --format name: the format is `format` when given ("html", "svg", "dot",
+// "json"), else the path's extension; standard output ("-") has none, so it needs `format`.
+// Throws CLI::ValidationError naming the option at fault.
+DiagramOutput diagramOutput(const std::filesystem::path& path, std::string_view format = {});
 
 // Runs diagram::warmUpRenderer on a thread of its own, which the returned jthread joins when it is
 // destroyed: for a command that will lay a diagram out, started before the model is loaded, so the
@@ -26,10 +38,11 @@ bool diagramOutputIsLaidOut(const std::filesystem::path& out);
 // layout then loads what it needs itself). `work` is the warm-up (a test's stand-in aside).
 std::jthread startRendererWarmUp(void (*work)() noexcept = diagram::warmUpRenderer);
 
-// Writes the page (.html), SVG, DOT or JSON; returns the lines to print (no final newline):
-// "wrote out.html (4 boxes, 2 clusters, 10 edges, training and inference merged)", then one line
-// per side with the page header's figures ("training: 1.2 M params · …").
-std::string writeDiagram(const diagram::Diagram& diagram, const std::filesystem::path& out);
+// Writes the page, SVG, DOT or JSON; returns the lines to print (no final newline): "wrote
+// out.html (4 boxes, 2 clusters, 10 edges, training and inference merged)" ("wrote standard
+// output (...)"), then one line per side with the page header's figures ("training: 1.2 M params
+// · …"). With standard output holding the diagram, the caller prints them to standard error.
+std::string writeDiagram(const diagram::Diagram& diagram, const DiagramOutput& out);
 
 // One line per side with the page header's figures, the same display strings and units:
 // "training: 24.9K parameters · 928.0 KiB activations · 35.7M FLOPs/step · 44 kernels" (no final

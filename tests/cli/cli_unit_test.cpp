@@ -1,5 +1,6 @@
-// The commands' shared parts in process (nndna_cli_common): the renderer's warm-up thread and how
-// the IR a command writes is indented.
+// The commands' shared parts in process (nndna_cli_common): the renderer's warm-up thread, the
+// diagram output's format (-o, --format), and how the IR a command writes is indented.
+#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -38,10 +39,40 @@ TEST(RendererWarmUp, RunsWithTheTerminationSignalsBlockedAndLeavesTheCallersMask
 }
 
 TEST(DiagramOutput, PagesAndSvgsAreLaidOutDotAndJsonAreNot) {
-  EXPECT_TRUE(diagramOutputIsLaidOut("model.html"));
-  EXPECT_TRUE(diagramOutputIsLaidOut("out/model.svg"));
-  EXPECT_FALSE(diagramOutputIsLaidOut("model.dot"));
-  EXPECT_FALSE(diagramOutputIsLaidOut("model.json"));
+  EXPECT_TRUE(diagramOutput("model.html").laidOut());
+  EXPECT_TRUE(diagramOutput("out/model.svg").laidOut());
+  EXPECT_FALSE(diagramOutput("model.dot").laidOut());
+  EXPECT_FALSE(diagramOutput("model.json").laidOut());
+}
+
+TEST(DiagramOutput, TheFormatIsTheExtensionsUnlessNamed) {
+  EXPECT_EQ(diagramOutput("model.html").format, DiagramFormat::html);
+  EXPECT_EQ(diagramOutput("a.b/model.svg").format, DiagramFormat::svg);
+  EXPECT_EQ(diagramOutput("model.dot").format, DiagramFormat::dot);
+  EXPECT_EQ(diagramOutput("model.json").format, DiagramFormat::json);
+  EXPECT_EQ(diagramOutput("model.txt", "dot").format, DiagramFormat::dot);
+  EXPECT_EQ(diagramOutput("model.html", "svg").format, DiagramFormat::svg);  // named wins
+  const DiagramOutput piped = diagramOutput("-", "svg");
+  EXPECT_TRUE(piped.toStandardOutput());
+  EXPECT_EQ(piped.format, DiagramFormat::svg);
+  EXPECT_FALSE(diagramOutput("./-.dot").toStandardOutput());
+}
+
+// Each refusal names the option at fault and what it takes.
+TEST(DiagramOutput, WithoutAFormatItSaysWhichOptionToGive) {
+  auto refusal = [](const std::string& path, const std::string& format) {
+    try {
+      (void)diagramOutput(path, format);
+    } catch (const CLI::ValidationError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal("-", ""), "-o: standard output (-o -) has no extension: give --format html, svg, dot or json");
+  EXPECT_EQ(refusal("model.png", ""), "-o: the output must end in .html, .svg, .dot or .json (or give --format)");
+  EXPECT_EQ(refusal("model", ""), "-o: the output must end in .html, .svg, .dot or .json (or give --format)");
+  EXPECT_EQ(refusal("-", "png"), "--format: the format must be html, svg, dot or json");
+  EXPECT_EQ(refusal("model.html", "HTML"), "--format: the format must be html, svg, dot or json");
 }
 
 // Indented up to 100,000 ops over both graphs, compact above (files.hpp says why).

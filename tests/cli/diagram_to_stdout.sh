@@ -1,0 +1,36 @@
+# `nndna diagram -o - --format F`: standard output holds the diagram alone, byte for byte what
+# `-o FILE.F` writes, and the report ("wrote standard output (...)", the figures) goes to standard
+# error; `nndna design -o -` the same. Usage: diagram_to_stdout.sh NNDNA WORK_DIR
+set -euo pipefail
+nndna="$1" work="$2"
+mkdir -p "$work"
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+for format in dot json svg html; do
+  piped="$work/piped.$format" report="$work/report.$format" file="$work/file.$format"
+  rm -f "$piped" "$report" "$file"
+  "$nndna" diagram --example diffusion_denoiser -o - --format "$format" >"$piped" 2>"$report"
+  "$nndna" diagram --example diffusion_denoiser -o "$file" >/dev/null
+  cmp -s "$piped" "$file" || fail "$format: standard output differs from the file -o writes"
+  grep -q '^wrote standard output ([0-9]* boxes, ' "$report" || fail "$format: no report on standard error"
+  grep -q '^training: .* parameters' "$report" || fail "$format: no figures on standard error"
+done
+[[ "$(head -c 8 "$work/piped.dot")" == "digraph " ]] || fail "the DOT on standard output does not start with 'digraph '"
+[[ "$(head -c 1 "$work/piped.json")" == "{" ]] || fail "the JSON on standard output does not start with '{'"
+grep -q '</svg>' "$work/piped.svg" || fail "the SVG on standard output has no </svg>"
+
+# --format names the format whatever the file's name says.
+"$nndna" diagram --example diffusion_denoiser -o "$work/named.txt" --format dot >/dev/null
+cmp -s "$work/named.txt" "$work/file.dot" || fail "--format dot with -o named.txt did not write the DOT"
+# `nndna design -o -` too: the drawing alone on standard output, the spec saved, both reported on
+# standard error (offline, so no endpoint is asked; compiled specs cached in WORK_DIR).
+"$nndna" design --offline "a tiny GPT" -o - --format dot --save "$work/tiny.cpp" --cache-dir "$work/cache" \
+  >"$work/design.dot" 2>"$work/design.report"
+[[ "$(head -c 8 "$work/design.dot")" == "digraph " ]] || fail "design: the DOT on standard output does not start with 'digraph '"
+[[ "$(tail -c 2 "$work/design.dot")" == "}" ]] || fail "design: standard output holds more than the DOT"
+grep -qx "wrote $work/tiny.cpp (the spec)" "$work/design.report" || fail "design: the saved spec is not reported on standard error"
+grep -q '^wrote standard output (' "$work/design.report" || fail "design: the drawing is not reported on standard error"
+grep -q 'NNDNA_SPEC' "$work/tiny.cpp" || fail "design: the spec was not saved"
+echo "checked dot, json, svg and html on standard output, and design's"
+exit $failed
