@@ -47,6 +47,8 @@ void runDesign(const DesignArgs& args) {
   std::optional<DiagramOutput> output;
   if (!args.output.empty()) output = diagramOutput(args.output, args.format);
   if (output == std::nullopt && !args.format.empty()) throw CLI::ValidationError("--format", "--format needs -o");
+  // With the drawing on standard output, everything else the command prints goes to standard error.
+  std::ostream& report = output && output->toStandardOutput() ? std::cerr : std::cout;
   if (!args.trace.empty()) {
     const std::string ext = std::filesystem::path(args.trace).extension().string();
     if (ext != ".html" && ext != ".json") throw CLI::ValidationError("--trace", "the trace must end in .html or .json");
@@ -68,6 +70,9 @@ void runDesign(const DesignArgs& args) {
   request.maxRepairs = args.llm.maxRepairs;
   request.http = httpSettings(args.llm);
   request.run = toRunOptions(args.run);
+  // No renderer warm-up here, unlike `nndna diagram`: the --trace page is laid out by xray's own
+  // copy of the renderer, whose Graphviz lock is not the diagrams' (src/render/CMakeLists.txt), and
+  // a warm-up still running then would share Graphviz's globals with it. The LLM's time dwarfs it.
 
   std::optional<xray::Session> session;
   if (!args.trace.empty()) session.emplace();
@@ -75,18 +80,19 @@ void runDesign(const DesignArgs& args) {
       designer::design(request, [](const designer::DesignEvent& event) { std::cerr << event.message << "\n"; });
   if (session) {
     writeTrace(session->finish(), args.trace);
-    std::cout << "wrote " << args.trace << " (the design session's trace)\n";
+    report << "wrote " << args.trace << " (the design session's trace)\n";
   }
 
   if (!result.ok) {
-    // The last spec, to fix by hand: in the --save file, else on standard output.
+    // The last spec, to fix by hand: in the --save file, else on standard output (standard error
+    // when -o - reserved standard output for the drawing).
     if (!result.source.empty()) {
       const std::string where = result.errorLine > 0 ? fmt::format(" (the error is on line {})", result.errorLine) : "";
       if (!args.save.empty()) {
         writeTextFile(args.save, result.source);
-        std::cout << fmt::format("saved the last spec to {}{}\n", args.save, where);
+        report << fmt::format("saved the last spec to {}{}\n", args.save, where);
       } else {
-        std::cout << result.source;
+        report << result.source;
         std::cerr << fmt::format("the last spec is printed above{}; --save FILE keeps it in a file\n", where);
       }
     }
@@ -94,8 +100,6 @@ void runDesign(const DesignArgs& args) {
     const int code = last && last->check ? exitCodeForKindName(last->check->errorKind) : 1;
     throw CLI::RuntimeError(code);
   }
-  // With the diagram on standard output, what was written is reported on standard error.
-  std::ostream& report = output && output->toStandardOutput() ? std::cerr : std::cout;
   if (!args.save.empty()) {
     writeTextFile(args.save, result.source);
     report << "wrote " << args.save << " (the spec)\n";

@@ -23,14 +23,16 @@ grep -q '</svg>' "$work/piped.svg" || fail "the SVG on standard output has no </
 # --format names the format whatever the file's name says.
 "$nndna" diagram --example diffusion_denoiser -o "$work/named.txt" --format dot >/dev/null
 cmp -s "$work/named.txt" "$work/file.dot" || fail "--format dot with -o named.txt did not write the DOT"
-# `nndna design -o -` too: the drawing alone on standard output, the spec saved, both reported on
-# standard error (offline, so no endpoint is asked; compiled specs cached in WORK_DIR).
+# `nndna design -o -` too: the drawing alone on standard output, the spec and the session's trace
+# saved, all three reported on standard error (offline, so no endpoint is asked; compiled specs cached in WORK_DIR).
 "$nndna" design --offline "a tiny GPT" -o - --format dot --save "$work/tiny.cpp" --cache-dir "$work/cache" \
-  >"$work/design.dot" 2>"$work/design.report"
+  --trace "$work/design.trace.json" >"$work/design.dot" 2>"$work/design.report"
 [[ "$(head -c 8 "$work/design.dot")" == "digraph " ]] || fail "design: the DOT on standard output does not start with 'digraph '"
 [[ "$(tail -c 2 "$work/design.dot")" == "}" ]] || fail "design: standard output holds more than the DOT"
 grep -qx "wrote $work/tiny.cpp (the spec)" "$work/design.report" || fail "design: the saved spec is not reported on standard error"
 grep -q '^wrote standard output (' "$work/design.report" || fail "design: the drawing is not reported on standard error"
 grep -q 'NNDNA_SPEC' "$work/tiny.cpp" || fail "design: the spec was not saved"
+grep -qx "wrote $work/design.trace.json (the design session's trace)" "$work/design.report" ||
+  fail "design: the trace is not reported on standard error"
 echo "checked dot, json, svg and html on standard output, and design's"
 exit $failed
