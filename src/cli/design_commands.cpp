@@ -25,7 +25,7 @@ namespace {
 struct DesignArgs {
   std::string prompt;
   std::string output;  // diagram
-  std::string format;  // the diagram's, when -o's extension does not say (-o -)
+  std::string format;  // the diagram's, over -o's extension (needed with -o -)
   std::string save;    // spec
   std::string from;    // an existing spec to change
   bool offline = false;
@@ -46,7 +46,7 @@ void writeTrace(const xray::Trace& trace, const std::filesystem::path& path) {
 void runDesign(const DesignArgs& args) {
   std::optional<DiagramOutput> output;
   if (!args.output.empty()) output = diagramOutput(args.output, args.format);
-  if (output == std::nullopt && !args.format.empty()) throw CLI::ValidationError("--format", "--format needs -o");
+  if (output == std::nullopt && !args.format.empty()) throw CLI::ValidationError("--format", "needs -o (where to write the drawing)");
   // With the drawing on standard output, everything else the command prints goes to standard error.
   std::ostream& report = output && output->toStandardOutput() ? std::cerr : std::cout;
   if (!args.trace.empty()) {
@@ -127,7 +127,7 @@ void addDesignCommands(CLI::App& app) {
   cmd->add_option("description", args->prompt, "What the model should be (or, with --from, what to change)")
       ->required();
   cmd->add_option("-o,--output", args->output, "Draw the model here: .html, .svg, .dot or .json; - for standard output");
-  cmd->add_option("--format", args->format, "The drawing's format when -o's extension does not say: html, svg, dot or json");
+  cmd->add_option("--format", args->format, "The drawing's format, over -o's extension (needed with -o -): html, svg, dot or json");
   cmd->add_option("--save", args->save, "Write the spec here (on failure: the last spec tried, to fix by hand)");
   cmd->add_option("--from", args->from, "Change this existing spec (it may not compile)")->check(CLI::ExistingFile);
   cmd->add_flag("--offline", args->offline, "Use the offline designer even when an endpoint is configured");

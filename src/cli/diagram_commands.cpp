@@ -29,7 +29,7 @@ void addDiagramCommands(CLI::App& app) {
   addModelSourceOptions(*cmd, args->model);
   cmd->add_option("-o,--output", args->output, "Output file: .html, .svg, .dot or .json; - for standard output")
       ->required();
-  cmd->add_option("--format", args->format, "The output's format when -o's extension does not say: html, svg, dot or json");
+  cmd->add_option("--format", args->format, "The output's format, over -o's extension (needed with -o -): html, svg, dot or json");
   cmd->add_option("--side", args->side, "Draw one side alone: train or infer")
       ->check(CLI::IsMember({"train", "infer"}));
   cmd->callback([args] {

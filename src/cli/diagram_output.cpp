@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <iostream>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "cli/files.hpp"
 
@@ -75,7 +78,9 @@ std::string writeDiagram(const diagram::Diagram& d, const DiagramOutput& out) {
   if (out.toStandardOutput()) {
     std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
     std::cout.flush();
-    if (!std::cout) throw std::runtime_error("cannot write the diagram to standard output");
+    if (!std::cout) {
+      throw std::runtime_error(fmt::format("cannot write the diagram to standard output: {}", std::strerror(errno)));
+    }
   } else {
     writeTextFile(out.path, text);
   }

@@ -19,7 +19,8 @@ struct DiagramOutput {
   std::filesystem::path path;
   DiagramFormat format = DiagramFormat::html;
 
-  bool toStandardOutput() const { return path == "-"; }
+  // "-", or /dev/stdout by name: either way the report must not go where the drawing goes.
+  bool toStandardOutput() const { return path == "-" || path == "/dev/stdout"; }
   // Whether writing it lays the diagram out (.html, .svg) rather than writing its DOT or JSON.
   bool laidOut() const { return format == DiagramFormat::html || format == DiagramFormat::svg; }
 };

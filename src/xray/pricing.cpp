@@ -1,11 +1,12 @@
 // The model price table behind estimated_cost_usd, and LLM usage read from responses. Users
 // extend the table with setModelPrice().
-#include <limits>
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
 
 #include "xray/recorder.hpp"
+#include "xray/token_count.hpp"
 
 namespace nndna::xray {
 namespace {
@@ -94,24 +95,16 @@ std::optional<double> estimateCostUsd(const LlmUsage& usage) {
 
 namespace detail {
 
-namespace {
-
-// prompt + completion, held in the 64-bit range: the counts come from a response the program
-// received (or its own annotate call) and may be anything an integer holds.
-std::int64_t saturatedSum(std::int64_t a, std::int64_t b) {
-  std::int64_t sum = 0;
-  if (!__builtin_add_overflow(a, b, &sum)) return sum;
-  return a < 0 ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
-}
-
-}  // namespace
-
 void setUsageMeta(nlohmann::json& meta, std::string_view model, std::int64_t promptTokens,
                   std::int64_t completionTokens, std::int64_t totalTokens) {
   if (!model.empty()) meta["model"] = std::string(model);
   meta["prompt_tokens"] = promptTokens;
   meta["completion_tokens"] = completionTokens;
-  meta["total_tokens"] = totalTokens >= 0 ? totalTokens : saturatedSum(promptTokens, completionTokens);
+  // The counts come from a response the program received (or its own annotate call) and may be
+  // anything an integer holds: summed as every token count is (token_count.hpp), a negative as 0.
+  meta["total_tokens"] = totalTokens >= 0 ? totalTokens
+                                          : addTokens(std::max<std::int64_t>(promptTokens, 0),
+                                                      std::max<std::int64_t>(completionTokens, 0));
   if (auto cost = estimateCostUsd({.model = model, .promptTokens = promptTokens, .completionTokens = completionTokens}))
     meta["estimated_cost_usd"] = *cost;
 }

@@ -56,6 +56,7 @@ TEST(DiagramOutput, TheFormatIsTheExtensionsUnlessNamed) {
   EXPECT_TRUE(piped.toStandardOutput());
   EXPECT_EQ(piped.format, DiagramFormat::svg);
   EXPECT_FALSE(diagramOutput("./-.dot").toStandardOutput());
+  EXPECT_TRUE(diagramOutput("/dev/stdout", "dot").toStandardOutput());  // its report goes to stderr
 }
 
 // Each refusal names the option at fault and what it takes.

@@ -28,7 +28,9 @@ cmp -s "$work/named.txt" "$work/file.dot" || fail "--format dot with -o named.tx
 "$nndna" design --offline "a tiny GPT" -o - --format dot --save "$work/tiny.cpp" --cache-dir "$work/cache" \
   --trace "$work/design.trace.json" >"$work/design.dot" 2>"$work/design.report"
 [[ "$(head -c 8 "$work/design.dot")" == "digraph " ]] || fail "design: the DOT on standard output does not start with 'digraph '"
-[[ "$(tail -c 2 "$work/design.dot")" == "}" ]] || fail "design: standard output holds more than the DOT"
+[[ "$(tail -c 2 "$work/design.dot")" == "}" ]] || fail "design: standard output does not end with the DOT's '}'"
+[[ "$(grep -c '^digraph ' "$work/design.dot")" == 1 ]] || fail "design: standard output holds more than one DOT"
+! grep -qE '^wrote |NNDNA_SPEC|^training: ' "$work/design.dot" || fail "design: standard output holds more than the DOT"
 grep -qx "wrote $work/tiny.cpp (the spec)" "$work/design.report" || fail "design: the saved spec is not reported on standard error"
 grep -q '^wrote standard output (' "$work/design.report" || fail "design: the drawing is not reported on standard error"
 grep -q 'NNDNA_SPEC' "$work/tiny.cpp" || fail "design: the spec was not saved"

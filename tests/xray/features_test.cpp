@@ -92,8 +92,9 @@ TEST(LlmUsage, ReadFromOpenAiAndAnthropicResponsesPassedAsOutput) {
 }
 
 TEST(LlmUsage, AResponsesCountsPastTheIntegerRangeSaturateTheirTotal) {
-  // A response is whatever the service (or a proxy) sent: counts that do not fit their sum in 64
-  // bits are kept as read, and the total saturates (before, a signed overflow: undefined).
+  // A response is whatever the service (or a proxy) sent: counts are kept as read, and the total
+  // is summed as every token count is (a negative as 0, saturating at 2^63-1; before, a sum past
+  // the 64-bit range was a signed overflow: undefined).
   json huge = json::parse(R"({"model": "gpt-4o", "usage": {"prompt_tokens": 9223372036854775807,
       "completion_tokens": 5}})");
   json negative = json::parse(R"({"model": "gpt-4o", "usage": {"prompt_tokens": -9223372036854775807,
@@ -113,7 +114,8 @@ TEST(LlmUsage, AResponsesCountsPastTheIntegerRangeSaturateTheirTotal) {
   EXPECT_EQ(h["completion_tokens"], 5);
   EXPECT_EQ(h["total_tokens"], std::numeric_limits<std::int64_t>::max());
   const auto& n = only(trace, "negative").meta();
-  EXPECT_EQ(n["total_tokens"], std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(n["prompt_tokens"], -9223372036854775807);
+  EXPECT_EQ(n["total_tokens"], 0);
 }
 
 // --- Redaction and normalisation ----------------------------------------------------------------
