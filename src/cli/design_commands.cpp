@@ -47,8 +47,7 @@ void runDesign(const DesignArgs& args) {
   std::optional<DiagramOutput> output;
   if (!args.output.empty()) output = diagramOutput(args.output, args.format);
   if (output == std::nullopt && !args.format.empty()) throw CLI::ValidationError("--format", "needs -o (where to write the drawing)");
-  // With the drawing on standard output, everything else the command prints goes to standard error.
-  std::ostream& report = output && output->toStandardOutput() ? std::cerr : std::cout;
+  std::ostream& report = output ? output->reportStream() : std::cout;
   if (!args.trace.empty()) {
     const std::string ext = std::filesystem::path(args.trace).extension().string();
     if (ext != ".html" && ext != ".json") throw CLI::ValidationError("--trace", "the trace must end in .html or .json");

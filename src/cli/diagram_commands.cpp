@@ -42,7 +42,7 @@ void addDiagramCommands(CLI::App& app) {
     if (args->side == "train") options.only = diagram::Side::train;
     if (args->side == "infer") options.only = diagram::Side::infer;
     const std::string report = writeDiagram(diagram::buildDiagramOfCheckedModel(model, options), out);
-    (out.toStandardOutput() ? std::cerr : std::cout) << report << "\n";  // stdout holds the diagram alone
+    out.reportStream() << report << "\n";
   });
 }
 

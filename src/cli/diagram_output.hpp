@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <iostream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -21,6 +22,8 @@ struct DiagramOutput {
 
   // "-", or /dev/stdout by name: either way the report must not go where the drawing goes.
   bool toStandardOutput() const { return path == "-" || path == "/dev/stdout"; }
+  // Where the command's other lines go: standard error when the drawing holds standard output.
+  std::ostream& reportStream() const { return toStandardOutput() ? std::cerr : std::cout; }
   // Whether writing it lays the diagram out (.html, .svg) rather than writing its DOT or JSON.
   bool laidOut() const { return format == DiagramFormat::html || format == DiagramFormat::svg; }
 };
