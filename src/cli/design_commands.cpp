@@ -69,9 +69,7 @@ void runDesign(const DesignArgs& args) {
   request.maxRepairs = args.llm.maxRepairs;
   request.http = httpSettings(args.llm);
   request.run = toRunOptions(args.run);
-  // No renderer warm-up here, unlike `nndna diagram`: the --trace page is laid out by xray's own
-  // copy of the renderer, whose Graphviz lock is not the diagrams' (src/render/CMakeLists.txt), and
-  // a warm-up still running then would share Graphviz's globals with it. The LLM's time dwarfs it.
+  // No renderer warm-up here, unlike `nndna diagram`: the LLM's time dwarfs it.
 
   std::optional<xray::Session> session;
   if (!args.trace.empty()) session.emplace();
