@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <system_error>
 #include <map>
+#include <functional>
 #include <mutex>
 #include <regex>
 #include <exception>
@@ -17,6 +18,7 @@
 #include <string_view>
 #include <thread>
 
+#include "server/bounded_http_server.hpp"
 #include "server/design_job.hpp"
 #include "server/examples_catalog.hpp"
 #include "compress/gzip.hpp"
@@ -100,7 +102,7 @@ struct AppServer::Impl {
   StaticAssets assets;
   std::vector<ExampleSpec> examples;
   JobPool pool;
-  httplib::Server http;
+  BoundedHttpServer http;
   // The listening socket, as cpp-httplib made it (see configure()).
   std::atomic<int> listenSocket{-1};
   int port = 0;
@@ -145,9 +147,10 @@ struct AppServer::Impl {
       httplib::default_socket_options(sock);
       listenSocket = sock;
     });
-    // The JSON form of a source may be larger than the source (escapes); the source's own limit
-    // is checked after decoding.
-    http.set_payload_max_length(options.maxSourceBytes * 4 + 4096);
+    http.set_payload_max_length(maxBodyBytes());
+    // The request line and headers (64 KiB is plenty) and a body at its limit, chunk framing
+    // included (twice the body covers chunks of a few bytes each).
+    http.setRequestByteLimit(2 * maxBodyBytes() + (64 << 10));
     // Inline styles are allowed (CodeMirror sets style attributes on its own elements); inline
     // script and every remote origin are not.
     http.set_default_headers({
@@ -225,13 +228,13 @@ struct AppServer::Impl {
       }
       sendError(req, res, 404, "not_found", "no example named '" + name + "'");
     });
-    http.Post("/api/diagram", [this](const httplib::Request& req, httplib::Response& res) {
+    postWithBody("/api/diagram", [this](const httplib::Request& req, httplib::Response& res) {
       diagramRequest(req, res, DiagramProduct::diagram);
     });
-    http.Post("/api/page", [this](const httplib::Request& req, httplib::Response& res) {
+    postWithBody("/api/page", [this](const httplib::Request& req, httplib::Response& res) {
       diagramRequest(req, res, DiagramProduct::page);
     });
-    http.Post("/api/design", [this](const httplib::Request& req, httplib::Response& res) { designRequest(req, res); });
+    postWithBody("/api/design", [this](const httplib::Request& req, httplib::Response& res) { designRequest(req, res); });
     http.Get(R"(/[A-Za-z0-9._-]*)", [this](const httplib::Request& req, httplib::Response& res) {
       const StaticAsset* asset = assets.find(req.path);
       if (asset == nullptr) {
@@ -316,6 +319,44 @@ struct AppServer::Impl {
     std::lock_guard lock(clientsMutex);
     if (auto it = clients.find(client); it != clients.end() && it->second == mine) clients.erase(it);
   }
+
+  // A POST route whose handler sees the request with its whole body, of at most the payload
+  // limit. cpp-httplib 0.11 refuses a longer body that states its Content-Length (413, in
+  // configure()), but appends a chunked one to the request without any limit: here the body is
+  // read piece by piece and the request refused as soon as it passes the limit, with the rest
+  // left unread and the connection closed (bounded_http_server.hpp bounds the rest: the request
+  // line, headers and chunk framing).
+  void postWithBody(const std::string& path, std::function<void(const httplib::Request&, httplib::Response&)> handler) {
+    http.Post(path, [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res,
+                                                         const httplib::ContentReader& readBody) {
+      httplib::Request whole = req;
+      bool tooLarge = false;
+      const bool read = readBody([&](const char* data, std::size_t size) {
+        if (size > maxBodyBytes() - whole.body.size()) {
+          tooLarge = true;
+          return false;
+        }
+        whole.body.append(data, size);
+        return true;
+      });
+      if (tooLarge || !read) {
+        BoundedHttpServer::closeAfterThisResponse();
+        res.set_header("Connection", "close");
+        // cpp-httplib sets 413 itself for a stated length past the limit (nothing read).
+        if (tooLarge || res.status == 413) {
+          sendError(req, res, 413, "too_large", "the request is larger than the server takes");
+        } else {
+          sendError(req, res, 400, "bad_request", "the request could not be read");
+        }
+        return;
+      }
+      handler(whole, res);
+    });
+  }
+
+  // The JSON form of a source may be larger than the source (escapes); the source's own limit
+  // is checked after decoding.
+  std::size_t maxBodyBytes() const { return options.maxSourceBytes * 4 + 4096; }
 
   // The request's JSON object, with a string member `required` (UTF-8); nullopt once an error
   // answer was sent. `shape` is the request's form, for the error message.

@@ -1,5 +1,6 @@
 // `nndna serve`'s HTTP API over real HTTP on loopback: a server in this process on a free port,
 // specs compiled and run in the sandbox (label "spec"-like: not under the sanitizers).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -64,6 +66,41 @@ NNDNA_SPEC(M) { return {.label = "endless", .loss = lossFn, .inputs = {{"x", {2,
 }  // namespace
 )";
 }
+
+// What a raw connection got through: the bytes of `body` sent after `head`, and the answer.
+struct Exchange {
+  std::size_t bodySent = 0;
+  std::string answer;
+};
+
+// Sends `head`, then `piece` again and again up to `total` bytes, until the server answers,
+// stops reading or closes; then reads its answer until it closes (10 s at most each way).
+Exchange sendUntilRefused(int port, const std::string& head, const std::string& piece, std::size_t total) {
+  Exchange x;
+  const int sock = test_support::connectToLoopback(port);
+  if (sock < 0) {
+    ADD_FAILURE() << "cannot connect to port " << port;
+    return x;
+  }
+  const timeval limit{.tv_sec = 10, .tv_usec = 0};
+  ::setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+  ::setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  EXPECT_EQ(::send(sock, head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
+  while (x.bodySent < total) {
+    pollfd answered{.fd = sock, .events = POLLIN, .revents = 0};
+    if (::poll(&answered, 1, 0) > 0) break;
+    const ssize_t n = ::send(sock, piece.data(), piece.size(), MSG_NOSIGNAL);
+    if (n <= 0) break;
+    x.bodySent += static_cast<std::size_t>(n);
+  }
+  char buf[4096];
+  ssize_t n = 0;
+  while ((n = ::recv(sock, buf, sizeof buf, 0)) > 0) x.answer.append(buf, static_cast<std::size_t>(n));
+  ::close(sock);
+  return x;
+}
+
+std::string chunk(std::string_view data) { return fmt::format("{:x}\r\n{}\r\n", data.size(), data); }
 
 class ServeHttp : public ::testing::Test {
  protected:
@@ -288,6 +325,43 @@ TEST_F(ServeHttp, RequestLimits) {
   EXPECT_EQ(post("/api/diagram", R"(["source"])")->status, 400);
   EXPECT_EQ(post("/api/diagram", R"({"source": "x", "client": "a b"})")->status, 400);
   EXPECT_EQ(post("/api/diagram", "{\"source\": \"\xff\xfe\"}")->status, 400);  // not UTF-8
+}
+
+// cpp-httplib 0.11 reads a request line or a chunked body into memory however long it is; the
+// server stops reading a request at its limit (bounded_http_server.hpp). 64 MiB is far past it
+// (2 MiB and the sockets' buffers): a server that read on would take it all.
+TEST_F(ServeHttp, ARequestLineWithoutEndIsCutOff) {
+  constexpr std::size_t kFlood = std::size_t{64} << 20;
+  const Exchange x = sendUntilRefused(server_->port(), "GET /", std::string(64 << 10, 'a'), kFlood);
+  EXPECT_LT(x.bodySent, kFlood);
+  auto health = server_->client().Get("/api/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+}
+
+TEST_F(ServeHttp, AChunkedBodyPastTheLimitIsRefusedUnread) {
+  constexpr std::size_t kFlood = std::size_t{64} << 20;
+  const std::string head = fmt::format(
+      "POST /api/diagram HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n{}",
+      server_->port(), chunk("{\"source\": \""));
+  const Exchange x = sendUntilRefused(server_->port(), head, chunk(std::string(64 << 10, 'a')), kFlood);
+  EXPECT_LT(x.bodySent, kFlood);
+  EXPECT_TRUE(x.answer.starts_with("HTTP/1.1 413 ")) << x.answer.substr(0, 200);
+  EXPECT_NE(x.answer.find("\"too_large\""), std::string::npos);
+}
+
+TEST_F(ServeHttp, AChunkedBodyWithinTheLimitIsRead) {
+  // A source in three chunks, without NNDNA_SPEC: the spec's own error, so the body was read whole.
+  const std::string body = chunk("{\"source\": \"int ") + chunk("x;") + chunk("\"}") + "0\r\n\r\n";
+  const Exchange x = sendUntilRefused(
+      server_->port(),
+      fmt::format("POST /api/diagram HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n"
+                  "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n{}",
+                  server_->port(), body),
+      "", 0);
+  EXPECT_TRUE(x.answer.starts_with("HTTP/1.1 422 ")) << x.answer.substr(0, 200);
+  EXPECT_NE(x.answer.find("no NNDNA_SPEC"), std::string::npos) << x.answer;
 }
 
 TEST_F(ServeHttp, ForeignHostNamesAreRefused) {
