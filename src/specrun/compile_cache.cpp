@@ -314,6 +314,15 @@ SpecSource readSpecSource(const fs::path& spec, const std::string& display) {
     return SpecRunError(Kind::setup_error, fmt::format("{}: cannot read the spec file: {}", display, why));
   };
   if (ec) throw fail(ec.message());
+  // The compile names the spec's folder in -ffile-prefix-map=OLD=NEW, which g++ splits at its
+  // last '=': a NEW with '=' in it would leave the compile's snapshot path in the binary, and the
+  // spec's errors and code lines would point at a file deleted after the compile.
+  if (absolute.parent_path().string().find('=') != std::string::npos) {
+    throw SpecRunError(Kind::setup_error,
+                       fmt::format("{}: the spec's folder {} has '=' in its path, which g++ cannot map "
+                                   "(-ffile-prefix-map); move the spec to a folder without '='",
+                                   display, absolute.parent_path().string()));
+  }
   const UniqueFd fd(::open(absolute.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   struct stat st {};
   if (!fd || ::fstat(fd.get(), &st) != 0) throw fail(std::strerror(errno));
@@ -407,7 +416,9 @@ CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunR
   argv.insert(argv.end(), {"-I", tc.includeDir.string(), "-iquote", specDir.string(),
                            "-ffile-prefix-map=" + snapshotDir.string() + "=" + specDir.string()});
   if (pch) argv.insert(argv.end(), {"-include", pch->string()});
-  argv.insert(argv.end(), {snapshot.string(), tc.specMain.string(), tc.library.string(),
+  // -x c++: the spec is C++ whatever its name ends in (g++ would take a .hpp for a header to
+  // precompile, a .txt for a linker script).
+  argv.insert(argv.end(), {"-x", "c++", snapshot.string(), "-x", "none", tc.specMain.string(), tc.library.string(),
                            "-Wl,-rpath," + tc.library.parent_path().string(), "-o", kBinaryName, "-MMD", "-MF",
                            kDepsName});
   // --no-fork: by default mold finishes in a forked child that nobody waits for, so its CPU time

@@ -397,6 +397,35 @@ TEST_F(SpecRunnerTest, ShapeErrorKeepsTheSpecLine) {
   EXPECT_NE(message.find("[8, 4]"), std::string::npos) << message;
 }
 
+// g++ picks a language by the file's name (a .hpp is a header to precompile, a .txt a linker
+// script); a spec is C++ whatever its name, and its errors still name its line.
+TEST_F(SpecRunnerTest, ASpecIsCppWhateverItsFileIsCalled) {
+  for (const char* name : {"model.hpp", "model.txt", "model"}) {
+    fs::rename(writeSpec("  Tensor bad = matmul(in[\"x\"], in[\"x\"]);"), dir_->path() / name);
+    fs::current_path(dir_->path());
+    const SpecRunError e = runExpectingError(name, options());
+    EXPECT_EQ(e.kind(), Kind::trace_error) << name << ": " << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(std::string(name) + ":6: matmul: ", 0), 0u) << e.what();
+  }
+  fs::rename(dir_->path() / "model", dir_->path() / "good.hpp");
+  std::ofstream(dir_->path() / "good.hpp") << oneLinearLayer(3);
+  EXPECT_EQ(parameterCount(runSpecFile(dir_->path() / "good.hpp", options()).train), 4 * 3 + 3);
+}
+
+// -ffile-prefix-map=OLD=NEW is split at its last '=': a folder with '=' in its path cannot be the
+// NEW, and is refused by name instead of leaving a deleted snapshot's path in the errors.
+TEST_F(SpecRunnerTest, AFolderWithAnEqualsSignIsRefusedByName) {
+  const fs::path folder = dir_->path() / "lr=0.1";
+  fs::create_directory(folder);
+  const fs::path spec = folder / "model.cpp";
+  std::ofstream(spec) << oneLinearLayer(2);
+  const SpecRunError e = runExpectingError(spec, options());
+  EXPECT_EQ(e.kind(), Kind::setup_error);
+  EXPECT_NE(std::string(e.what()).find("the spec's folder " + fs::canonical(folder).string() + " has '='"),
+            std::string::npos)
+      << e.what();
+}
+
 TEST_F(SpecRunnerTest, InfiniteLoopTimesOut) {
   RunOptions o = options();
   o.runLimits.cpuSeconds = 2;
