@@ -1,4 +1,5 @@
 #include "cli/llm_options.hpp"
+#include "cli/number_checks.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -28,7 +29,7 @@ void addLlmOptions(CLI::App& cmd, LlmArgs& args, const std::string& timeoutFlag)
   cmd.add_option("--retries", args.retries, "HTTP retries after 429 or 5xx answers of the model (default 3)")
       ->check(CLI::Range(0, 10));
   cmd.add_option(timeoutFlag, args.timeout, "Seconds to wait for one answer of the model (default 180)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberFrom(0.001, kMaxLimitSeconds, "seconds"));
 }
 
 designer::EndpointChoice resolveEndpoint(const LlmArgs& args) {

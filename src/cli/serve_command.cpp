@@ -14,6 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/llm_options.hpp"
+#include "cli/number_checks.hpp"
 #include "server/app_server.hpp"
 #include "specrun/sandbox.hpp"
 
@@ -130,13 +131,13 @@ void addServeCommand(CLI::App& app) {
   cmd->add_flag("--open", args->open, "Start the system's browser on the page");
   cmd->add_option("--jobs", args->jobs, "Compiles and runs at once (default: the number of cores)");
   cmd->add_option("--max-queued", args->maxQueued, "Diagram requests waiting beyond those; more get 503")
-      ->check(CLI::PositiveNumber);
+      ->check(numberFrom(1, 100000, "requests"));
   cmd->add_option("--max-connections", args->maxConnections, "Connections served at once (default 32)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberFrom(1, 10000, "connections"));
   cmd->add_option("--request-timeout", args->requestTimeout, "Seconds a diagram request may take (default 180)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberFrom(1, kMaxLimitSeconds, "seconds"));
   cmd->add_option("--time-limit", args->timeLimit, "Seconds a spec may run (wall clock; CPU time likewise)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberFrom(0.001, kMaxLimitSeconds, "seconds"));
   cmd->add_option("--cache-dir", args->cacheDir,
                   "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)");
   cmd->add_flag("-q,--quiet", args->quiet, "Do not log requests");
@@ -146,7 +147,7 @@ void addServeCommand(CLI::App& app) {
   cmd->add_flag("--offline-designer", args->offlineDesigner,
                 "Design with the offline designer even when a model endpoint is configured");
   cmd->add_option("--design-timeout", args->designTimeout, "Seconds a design request may take (default 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberFrom(1, kMaxLimitSeconds, "seconds"));
   cmd->add_option("--designs-per-minute", args->designsPerMinute,
                   "Design requests one address may start a minute (default 10; 0: no limit)");
   cmd->footer(

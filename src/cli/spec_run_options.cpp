@@ -17,6 +17,7 @@
 #include <stop_token>
 #include <thread>
 
+#include "cli/number_checks.hpp"
 #include "cli/spec_run_options.hpp"
 #include "render/escape.hpp"
 #include "specrun/spec_runner.hpp"
@@ -27,9 +28,11 @@ namespace nndna::cli {
 void addSpecLimitOptions(CLI::App& cmd, SpecRunArgs& args) {
   cmd.add_option("--time-limit", args.timeLimit,
                  "Stop the spec after this many seconds (wall clock; CPU time is limited to the same)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberFrom(0.001, kMaxLimitSeconds, "seconds"));
+  // Below about 70 MiB of address space the spec program cannot load its libraries and start
+  // its threads (it aborts before it could report the limit); 1 TiB keeps MiB << 20 in range.
   cmd.add_option("--memory-limit", args.memoryLimit, "The spec's memory limit in MiB (address space)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberFrom(128, 1 << 20, "MiB"));
   cmd.add_option("--cache-dir", args.cacheDir,
                  "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)");
   cmd.add_flag("--no-cache", args.noCache, "Compile even if this spec was compiled before");

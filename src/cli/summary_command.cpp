@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/files.hpp"
 #include "cli/model_source.hpp"
+#include "cli/number_checks.hpp"
 #include "nndna/summary.hpp"
 
 namespace nndna::cli {
@@ -42,7 +43,7 @@ void addSummaryCommand(CLI::App& app) {
                 "Train in --dtype (bf16 or f16) with f32 master weights and optimizer state");
   cmd->add_option("--context", args->context,
                   "Tokens of context for the KV cache of a decoder (default: the traced context)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberFrom(1, 1e12, "tokens"));
   cmd->footer(
       "Each op belongs to the module of the parameters it reads, or else to the module of the\n"
       "function call it runs in (docs/summary.md). Memory: parameters, gradients, optimizer state and\n"

@@ -8,6 +8,7 @@
 
 #include "cli/diagram_output.hpp"
 #include "cli/files.hpp"
+#include "cli/number_checks.hpp"
 
 namespace nndna::cli {
 namespace {
@@ -84,6 +85,26 @@ TEST(IrIndent, IndentedUpToAHundredThousandOpsCompactAbove) {
   EXPECT_EQ(irIndent(model), 1);
   model.infer.ops.resize(40'001);
   EXPECT_EQ(irIndent(model), -1);
+}
+
+// A time limit's check: the whole text a number in range, with a message naming the range.
+TEST(NumberChecks, NumbersInTheRangeOnlyWithTheRangeNamed) {
+  double seconds = 0;
+  CLI::App app;
+  app.add_option("--time-limit", seconds)->check(numberFrom(0.001, 604800, "seconds"));
+  for (const char* good : {"0.001", "2.5", "604800", "1e3"}) {
+    EXPECT_NO_THROW(app.parse(std::vector<std::string>{good, "--time-limit"})) << good;
+  }
+  EXPECT_DOUBLE_EQ(seconds, 1000);
+  for (const char* bad : {"0", "-1", "604800.5", "1e10", "nan", "inf", "abc", "2s", ""}) {
+    try {
+      app.parse(std::vector<std::string>{bad, "--time-limit"});
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const CLI::ValidationError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "--time-limit: expected a number of seconds from 0.001 to 604800, got '" + std::string(bad) + "'");
+    }
+  }
 }
 
 }  // namespace
