@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/diagram_output.hpp"
+#include "cli/files.hpp"
 #include "cli/model_source.hpp"
 #include "diagram/checked_model.hpp"
 #include "nndna/diagram.hpp"
@@ -34,6 +35,7 @@ void addDiagramCommands(CLI::App& app) {
       ->check(CLI::IsMember({"train", "infer"}));
   cmd->callback([args] {
     const DiagramOutput out = diagramOutput(args->output, args->format);  // before a spec is compiled and run
+    refuseToOverwriteInput(args->output, args->model.input, "-o");
     checkModelSource(args->model);  // a usage error does not wait for the warm-up
     std::jthread warmUp;
     if (out.laidOut()) warmUp = startRendererWarmUp();

@@ -1,15 +1,27 @@
 #include "cli/files.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+#include <system_error>
 
 #include "nndna/ir_json.hpp"
 
 namespace nndna::cli {
+
+void refuseToOverwriteInput(const std::string& output, const std::string& input, const std::string& option) {
+  if (output.empty() || output == "-" || input.empty()) return;
+  std::error_code ec;
+  if (std::filesystem::equivalent(output, input, ec)) {
+    throw CLI::ValidationError(option, fmt::format("the output is the input file {}: writing it would destroy the "
+                                                   "input; give another path",
+                                                   input));
+  }
+}
 
 void writeTextFile(const std::filesystem::path& path, std::string_view text) {
   writeTextFile(path, [&](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });

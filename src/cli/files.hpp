@@ -12,6 +12,11 @@
 
 namespace nndna::cli {
 
+// Throws CLI::ValidationError("OPTION: the output is the input file INPUT …") when `output`
+// names the file `input` names (by any path: a link, ./x): writing it would destroy the input.
+// Either may be empty or "-" (nothing to compare).
+void refuseToOverwriteInput(const std::string& output, const std::string& input, const std::string& option);
+
 // Replaces PATH's content with `text`. Throws "cannot write PATH: REASON".
 void writeTextFile(const std::filesystem::path& path, std::string_view text);
 // The same, with the text written to the file by `write` (a large text, made as it is written).

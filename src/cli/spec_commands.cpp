@@ -37,6 +37,7 @@ void addSpecCommands(CLI::App& app) {
                   "Write the IR JSON here (default: standard output); indented, or compact above 100,000 ops");
   addSpecRunOptions(*cmd, args->run);
   cmd->callback([args] {
+    refuseToOverwriteInput(args->output, args->spec, "-o");
     const ir::TracedModel model = runSpecForCli(args->spec, args->run);
     if (args->output.empty() || args->output == "-") {
       writeIr(std::cout, model);

@@ -51,6 +51,7 @@ void addSummaryCommand(CLI::App& app) {
       "Examples:\n  nndna summary --example gpt2_small --depth 2\n"
       "  nndna summary model.cpp --dtype bf16 --mixed-precision --context 4096");
   cmd->callback([args] {
+    refuseToOverwriteInput(args->json, args->model.input, "--json");
     const ir::TracedModel model = loadModel(args->model);
     diagram::MemoryOptions memory;
     memory.dtype = args->dtype == "bf16"  ? diagram::MemoryDtype::bf16

@@ -75,6 +75,7 @@ void addTraceCommands(CLI::App& app) {
                     "Also write the IR as JSON to this file (indented, or compact above 100,000 ops)");
   trace->callback([args] {
     if (args->model.input.empty()) throw CLI::ValidationError("model", "give a spec name, a spec file or an IR .json");
+    refuseToOverwriteInput(args->json, args->model.input, "--json");
     ModelSource source = args->model;
     // A bare name (no such file, no extension) is a built-in spec.
     const std::filesystem::path path(source.input);

@@ -1,9 +1,13 @@
 // The commands' shared parts in process (nndna_cli_common): the renderer's warm-up thread, the
-// diagram output's format (-o, --format), and how the IR a command writes is indented.
+// diagram output's format (-o, --format), how the IR a command writes is indented, the checks of
+// outputs against inputs and of numbers against their range.
 #include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "cli/diagram_output.hpp"
@@ -85,6 +89,31 @@ TEST(IrIndent, IndentedUpToAHundredThousandOpsCompactAbove) {
   EXPECT_EQ(irIndent(model), 1);
   model.infer.ops.resize(40'001);
   EXPECT_EQ(irIndent(model), -1);
+}
+
+// `nndna ir same.cpp -o same.cpp` wrote the IR over the spec: an output that is the input, by any
+// path to it, is refused before any work.
+TEST(RefuseToOverwriteInput, TheInputByAnyPathIsRefusedOtherFilesAreNot) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("nndna-cli-unit-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string spec = (dir / "model.cpp").string();
+  std::ofstream(spec) << "// a spec\n";
+  std::filesystem::create_symlink(spec, dir / "link.cpp");
+  for (const std::string& same : {spec, (dir / "." / "model.cpp").string(), (dir / "link.cpp").string()}) {
+    try {
+      refuseToOverwriteInput(same, spec, "-o");
+      ADD_FAILURE() << "accepted " << same;
+    } catch (const CLI::ValidationError& e) {
+      EXPECT_EQ(std::string(e.what()), "-o: the output is the input file " + spec +
+                                           ": writing it would destroy the input; give another path");
+    }
+  }
+  for (const std::string& other : {(dir / "model.json").string(), std::string("-"), std::string()}) {
+    EXPECT_NO_THROW(refuseToOverwriteInput(other, spec, "-o")) << other;
+  }
+  EXPECT_NO_THROW(refuseToOverwriteInput(spec, "", "-o"));  // --example: no input file
+  std::filesystem::remove_all(dir);
 }
 
 // A time limit's check: the whole text a number in range, with a message naming the range.
