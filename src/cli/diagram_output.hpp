@@ -8,6 +8,7 @@
 #include <string_view>
 #include <thread>
 
+#include "cli/files.hpp"
 #include "diagram/warm_up.hpp"
 #include "nndna/diagram.hpp"
 
@@ -21,9 +22,9 @@ struct DiagramOutput {
   DiagramFormat format = DiagramFormat::html;
 
   // "-", or /dev/stdout by name: either way the report must not go where the drawing goes.
-  bool toStandardOutput() const { return path == "-" || path == "/dev/stdout"; }
+  bool toStandardOutput() const { return isStandardOutput(path); }
   // Where the command's other lines go: standard error when the drawing holds standard output.
-  std::ostream& reportStream() const { return toStandardOutput() ? std::cerr : std::cout; }
+  std::ostream& reportStream() const { return reportStreamFor(path); }
   // Whether writing it lays the diagram out (.html, .svg) rather than writing its DOT or JSON.
   bool laidOut() const { return format == DiagramFormat::html || format == DiagramFormat::svg; }
 };

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <stdexcept>
 #include <system_error>
 
@@ -23,11 +24,27 @@ void refuseToOverwriteInput(const std::string& output, const std::string& input,
   }
 }
 
+bool isStandardOutput(const std::filesystem::path& path) { return path == "-" || path == "/dev/stdout"; }
+
+std::ostream& reportStreamFor(const std::filesystem::path& path) {
+  return isStandardOutput(path) ? std::cerr : std::cout;
+}
+
+std::string shownPath(const std::filesystem::path& path) {
+  return path == "-" ? std::string("standard output") : path.string();
+}
+
 void writeTextFile(const std::filesystem::path& path, std::string_view text) {
   writeTextFile(path, [&](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
 }
 
 void writeTextFile(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
+  if (path == "-") {
+    write(std::cout);
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error(fmt::format("cannot write to standard output: {}", std::strerror(errno)));
+    return;
+  }
   std::ofstream out(path, std::ios::binary);
   // errno is read right after the failing call: ofstream's open and write go straight to the OS.
   if (!out) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));

@@ -17,7 +17,16 @@ namespace nndna::cli {
 // Either may be empty or "-" (nothing to compare).
 void refuseToOverwriteInput(const std::string& output, const std::string& input, const std::string& option);
 
-// Replaces PATH's content with `text`. Throws "cannot write PATH: REASON".
+// Whether PATH names standard output: "-" (or /dev/stdout). A command writing there sends its
+// other lines (what it wrote, figures) to standard error, so that standard output holds the file.
+bool isStandardOutput(const std::filesystem::path& path);
+// Where a command's report lines go when it writes PATH: std::cerr if PATH is standard output.
+std::ostream& reportStreamFor(const std::filesystem::path& path);
+// PATH as a report names it: "standard output" for "-".
+std::string shownPath(const std::filesystem::path& path);
+
+// Replaces PATH's content with `text` ("-": writes it to standard output). Throws "cannot write
+// PATH: REASON".
 void writeTextFile(const std::filesystem::path& path, std::string_view text);
 // The same, with the text written to the file by `write` (a large text, made as it is written).
 void writeTextFile(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write);

@@ -72,7 +72,8 @@ void addTraceCommands(CLI::App& app) {
                     "A built-in spec's name (see `nndna examples`), a spec file (.cpp) or an IR (.json)");
   addSpecRunOptions(*trace, args->model.run);
   trace->add_option("--json", args->json,
-                    "Also write the IR as JSON to this file (indented, or compact above 100,000 ops)");
+                    "Also write the IR as JSON to this file (- for standard output; indented, or compact above "
+                    "100,000 ops)");
   trace->callback([args] {
     if (args->model.input.empty()) throw CLI::ValidationError("model", "give a spec name, a spec file or an IR .json");
     refuseToOverwriteInput(args->json, args->model.input, "--json");
@@ -81,17 +82,18 @@ void addTraceCommands(CLI::App& app) {
     const std::filesystem::path path(source.input);
     if (!path.has_extension() && !std::filesystem::exists(path)) std::swap(source.input, source.example);
     const ir::TracedModel model = loadModel(source);
-    std::cout << fmt::format("{} ({})\n", model.spec.label,
-                             source.example.empty() ? source.input : source.example);
-    std::cout << fmt::format("parameters: {}\n",
-                             diagram::detail::formatGrouped(diagram::detail::countParams(model.train)));
-    printGraphSummary(std::cout, "training graph (forward of the loss)", model.train);
-    if (model.hasInfer) printGraphSummary(std::cout, "inference graph", model.infer);
+    // With --json -, standard output holds the IR alone and the summary goes to standard error.
+    std::ostream& report = reportStreamFor(args->json);
+    report << fmt::format("{} ({})\n", model.spec.label, source.example.empty() ? source.input : source.example);
+    report << fmt::format("parameters: {}\n",
+                          diagram::detail::formatGrouped(diagram::detail::countParams(model.train)));
+    printGraphSummary(report, "training graph (forward of the loss)", model.train);
+    if (model.hasInfer) printGraphSummary(report, "inference graph", model.infer);
     if (!args->json.empty()) {
       writeIrFile(args->json, model);
-      std::cout << "wrote " << args->json << "\n";
+      report << "wrote " << shownPath(args->json) << "\n";
     }
-    std::cout << metricsLines(diagram::modelMetrics(model)) << "\n";
+    report << metricsLines(diagram::modelMetrics(model)) << "\n";
   });
 }
 

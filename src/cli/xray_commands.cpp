@@ -40,6 +40,11 @@ struct TraceOutputs {
 };
 
 void writeTraceOutputs(const xray::Trace& trace, const TraceOutputs& out) {
+  int toStandardOutput = 0;
+  for (const auto* path : {&out.html, &out.json, &out.chrome, &out.dot, &out.otlp}) toStandardOutput += *path == "-";
+  if (toStandardOutput > 1) {
+    throw CLI::ValidationError("outputs", "only one of --html, --json, --chrome, --dot and --otlp can be - (standard output)");
+  }
   if (!out.html.empty()) writeTextFile(out.html, xray::toHtml(trace));
   if (!out.json.empty()) writeTextFile(out.json, xray::toJsonText(trace));
   if (!out.chrome.empty()) writeTextFile(out.chrome, xray::toChromeTrace(trace).dump() + "\n");
@@ -48,18 +53,19 @@ void writeTraceOutputs(const xray::Trace& trace, const TraceOutputs& out) {
   auto s = xray::summarize(trace);
   std::string written;
   for (const auto* path : {&out.html, &out.json, &out.chrome, &out.dot, &out.otlp})
-    if (!path->empty()) written += (written.empty() ? "" : ", ") + *path;
+    if (!path->empty()) written += (written.empty() ? "" : ", ") + shownPath(*path);
   std::cerr << fmt::format("Wrote {} ({} nodes, {} errors{})\n", written, s.nodes, s.errors,
                            s.open > 0 ? fmt::format(", {} unfinished", s.open) : "");
 }
 
 void addOutputOptions(CLI::App* cmd, TraceOutputs& out) {
-  cmd->add_option("--html", out.html, "write the HTML viewer here");
-  cmd->add_option("--json", out.json, "write the trace JSON (nndna-xray-trace v1) here");
-  cmd->add_option("--chrome", out.chrome, "write Chrome trace-event JSON (Perfetto) here");
-  cmd->add_option("--dot", out.dot, "write the call graph as DOT here");
+  cmd->add_option("--html", out.html, "write the HTML viewer here (- for standard output)");
+  cmd->add_option("--json", out.json, "write the trace JSON (nndna-xray-trace v1) here (- for standard output)");
+  cmd->add_option("--chrome", out.chrome, "write Chrome trace-event JSON (Perfetto) here (- for standard output)");
+  cmd->add_option("--dot", out.dot, "write the call graph as DOT here (- for standard output)");
   cmd->add_option("--otlp", out.otlp,
-                  "write OpenTelemetry OTLP/JSON here (for an OpenTelemetry Collector's file receiver, Jaeger, Phoenix)");
+                  "write OpenTelemetry OTLP/JSON here (for an OpenTelemetry Collector's file receiver, Jaeger, Phoenix; "
+                  "- for standard output)");
   cmd->add_option("--title", out.title, "title shown in the viewer");
 }
 
@@ -204,7 +210,7 @@ void addXrayDiff(CLI::App* xrayCmd) {
       "diff", "compare two traces (trace JSON or event streams): spans added, removed and changed, latency and cost");
   diff->add_option("before", opts->before, "the first trace")->required()->check(CLI::ExistingFile);
   diff->add_option("after", opts->after, "the second trace")->required()->check(CLI::ExistingFile);
-  diff->add_option("-o,--output", opts->html, "write the diff page here (default: diff.html)");
+  diff->add_option("-o,--output", opts->html, "write the diff page here (default: diff.html; - for standard output)");
   diff->add_option("--title", opts->title, "title shown on the page");
   diff->callback([opts] {
     xray::Trace before = xray::readTraceFile(opts->before);
@@ -214,7 +220,7 @@ void addXrayDiff(CLI::App* xrayCmd) {
     xray::TraceDiff d = xray::diffTraces(before, after);
     std::string out = opts->html.empty() ? std::string("diff.html") : opts->html;
     writeTextFile(out, xray::diffHtml(before, after, d, opts->title.empty() ? "xray diff" : opts->title));
-    std::cerr << fmt::format("Wrote {} ({} changed, {} removed, {} added, {} same)\n", out, d.changed, d.removed,
+    std::cerr << fmt::format("Wrote {} ({} changed, {} removed, {} added, {} same)\n", shownPath(out), d.changed, d.removed,
                              d.added, d.same);
   });
 }
@@ -239,8 +245,9 @@ void addValueCommands(CLI::App& app) {
   auto* demo = value->add_subcommand("demo", "the built-in ((a*b)+c).relu().tanh() graph: DOT, IR, stepper");
   demo->add_option("which", opts->which, "forward (data) or backward (data + grad)")
       ->check(CLI::IsMember({"forward", "backward"}));
-  demo->add_option("--html", opts->html, "write the interactive backward stepper (one offline page)");
-  demo->add_option("--output-dir", opts->outputDir, "write forward.dot, backward.dot and graph.json here");
+  auto* html = demo->add_option("--html", opts->html, "write the interactive backward stepper (one offline page; - for standard output)");
+  demo->add_option("--output-dir", opts->outputDir, "write forward.dot, backward.dot and graph.json here")
+      ->excludes(html);
   demo->callback([opts] {
     xray::Value root = demoRoot();
     xray::GraphDebugger debugger(root);
@@ -258,7 +265,7 @@ void addValueCommands(CLI::App& app) {
     if (!opts->html.empty()) {
       bool backward = opts->which == "backward";
       writeTextFile(opts->html, debugger.stepperHtml(fmt::format("xray Value demo ({})", opts->which), backward));
-      std::cerr << fmt::format("Wrote {} (open it in a browser; it works offline)\n", opts->html);
+      std::cerr << fmt::format("Wrote {} (open it in a browser; it works offline)\n", shownPath(opts->html));
       return;
     }
     if (opts->which == "backward") {

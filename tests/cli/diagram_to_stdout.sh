@@ -1,6 +1,6 @@
 # `nndna diagram -o - --format F`: standard output holds the diagram alone, byte for byte what
 # `-o FILE.F` writes, and the report ("wrote standard output (...)", the figures) goes to standard
-# error; `nndna design -o -` the same. Usage: diagram_to_stdout.sh NNDNA WORK_DIR
+# error; `nndna design -o -` and `nndna trace --json -` the same. Usage: diagram_to_stdout.sh NNDNA WORK_DIR
 set -euo pipefail
 nndna="$1" work="$2"
 mkdir -p "$work"
@@ -36,5 +36,13 @@ grep -q '^wrote standard output (' "$work/design.report" || fail "design: the dr
 grep -q 'NNDNA_SPEC' "$work/tiny.cpp" || fail "design: the spec was not saved"
 grep -qx "wrote $work/design.trace.json (the design session's trace)" "$work/design.report" ||
   fail "design: the trace is not reported on standard error"
-echo "checked dot, json, svg and html on standard output, and design's"
+# `nndna trace NAME --json -`: the IR alone on standard output, the summary on standard error,
+# the same IR as --json FILE writes.
+"$nndna" trace mlp_sin --json - >"$work/trace.json" 2>"$work/trace.report"
+"$nndna" trace mlp_sin --json "$work/trace.file.json" >/dev/null
+cmp -s "$work/trace.json" "$work/trace.file.json" || fail "trace --json -: standard output differs from --json FILE"
+grep -q '^parameters: ' "$work/trace.report" || fail "trace --json -: the summary is not on standard error"
+grep -qx 'wrote standard output' "$work/trace.report" || fail "trace --json -: not reported on standard error"
+[[ ! -e ./- ]] || fail "a file named '-' was written"
+echo "checked dot, json, svg and html on standard output, design's and trace's"
 exit $failed

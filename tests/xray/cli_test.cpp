@@ -111,6 +111,36 @@ TEST_F(CliTest, DiffAndOtlpOfTwoRuns) {
   EXPECT_NE(html.find("<span id=\"count-added\">0 added</span>"), std::string::npos);
 }
 
+// "-" is standard output for every file the commands write, as for `nndna diagram -o -`; the
+// "Wrote …" lines go to standard error, so standard output holds the one file alone.
+TEST_F(CliTest, ADashWritesToStandardOutput) {
+  ASSERT_EQ(runProgram({NNDNA_CLI, "xray", "run", XRAY_AGENT, "--json", path("a.json")}, true).exitCode(), 0);
+  auto json = runProgram({NNDNA_CLI, "xray", "view", path("a.json"), "--json", "-"}, true);
+  EXPECT_EQ(json.exitCode(), 0);
+  EXPECT_EQ(nlohmann::json::parse(json.out)["summary"]["nodes"], 10);
+  auto page = runProgram({NNDNA_CLI, "xray", "view", path("a.json"), "-o", "-"}, true);
+  EXPECT_EQ(page.exitCode(), 0);
+  EXPECT_EQ(page.out.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.out.find("tool.flights"), std::string::npos);
+  auto diff = runProgram({NNDNA_CLI, "xray", "diff", path("a.json"), path("a.json"), "-o", "-"}, true);
+  EXPECT_EQ(diff.exitCode(), 0);
+  EXPECT_NE(diff.out.find("<span id=\"count-same\">10 same</span>"), std::string::npos);
+  auto stepper = runProgram({NNDNA_CLI, "value", "demo", "backward", "--html", "-"}, true);
+  EXPECT_EQ(stepper.exitCode(), 0);
+  EXPECT_EQ(stepper.out.rfind("<!DOCTYPE html>", 0), 0u);
+  // Two files cannot both be standard output.
+  auto two = runProgram({NNDNA_CLI, "xray", "view", path("a.json"), "--json", "-", "--dot", "-"}, true);
+  EXPECT_NE(two.exitCode(), 0);
+  EXPECT_EQ(two.out, "");
+  EXPECT_FALSE(fs::exists("-"));
+}
+
+TEST_F(CliTest, ValueDemoTakesOneOfHtmlAndOutputDir) {
+  auto both = runProgram({NNDNA_CLI, "value", "demo", "--html", path("s.html"), "--output-dir", path("out")}, true);
+  EXPECT_NE(both.exitCode(), 0);
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
 TEST_F(CliTest, ValueDemoWritesDotIrAndStepper) {
   auto forward = runProgram({NNDNA_CLI, "value", "demo"});
   EXPECT_EQ(forward.exitCode(), 0);
