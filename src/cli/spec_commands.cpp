@@ -30,7 +30,7 @@ void addSpecCommands(CLI::App& app) {
       "namespaces, a minimal root without the host's files, a system-call filter, limits for their\n"
       "whole process tree; -v says which layers were in force, and a run without all of them warns).\n"
       "Exit codes: 0 ok, 2 compile error, 3 trace or spec error, 4 crash / time-out / memory or output\n"
-      "limit, 1 anything else.\n\n"
+      "limit, 105-109 a mistake on the command line (CLI11's codes), 1 anything else.\n\n"
       "Example:\n  nndna ir examples/diffusion_denoiser.cpp -o denoiser.json");
   cmd->add_option("spec", args->spec, "The model spec file (C++ with NNDNA_SPEC)")->required()->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", args->output,

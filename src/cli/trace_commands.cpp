@@ -80,7 +80,14 @@ void addTraceCommands(CLI::App& app) {
     ModelSource source = args->model;
     // A bare name (no such file, no extension) is a built-in spec.
     const std::filesystem::path path(source.input);
-    if (!path.has_extension() && !std::filesystem::exists(path)) std::swap(source.input, source.example);
+    if (!path.has_extension() && !std::filesystem::exists(path)) {
+      if (findSpec(source.input) == nullptr) {
+        throw CLI::ValidationError("model", fmt::format("no built-in spec, spec file or IR named '{}' (`nndna "
+                                                        "examples` lists the built-in specs)",
+                                                        source.input));
+      }
+      std::swap(source.input, source.example);
+    }
     const ir::TracedModel model = loadModel(source);
     // With --json -, standard output holds the IR alone and the summary goes to standard error.
     std::ostream& report = reportStreamFor(args->json);
