@@ -52,6 +52,14 @@ void runDesign(const DesignArgs& args) {
     const std::string ext = std::filesystem::path(args.trace).extension().string();
     if (ext != ".html" && ext != ".json") throw CLI::ValidationError("--trace", "the trace must end in .html or .json");
   }
+  if (args.prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw CLI::ValidationError("description", "the description is empty: say what the neural network should do");
+  }
+  // Before the design: a model's answers cost money, and a path that cannot be written would
+  // lose them after it.
+  checkWritable(args.output, "-o");
+  checkWritable(args.save, "--save");
+  checkWritable(args.trace, "--trace");
   designer::DesignRequest request;
   request.prompt = args.prompt;
   if (!args.from.empty()) request.source = specrun::readSpecSource(args.from, args.from).text;  // a regular file, bounded

@@ -36,6 +36,7 @@ void addDiagramCommands(CLI::App& app) {
   cmd->callback([args] {
     const DiagramOutput out = diagramOutput(args->output, args->format);  // before a spec is compiled and run
     refuseToOverwriteInput(args->output, args->model.input, "-o");
+    checkWritable(args->output, "-o");  // before the spec is compiled and run
     checkModelSource(args->model);  // a usage error does not wait for the warm-up
     std::jthread warmUp;
     if (out.laidOut()) warmUp = startRendererWarmUp();

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -32,6 +33,23 @@ std::ostream& reportStreamFor(const std::filesystem::path& path) {
 
 std::string shownPath(const std::filesystem::path& path) {
   return path == "-" ? std::string("standard output") : path.string();
+}
+
+void checkWritable(const std::string& path, const std::string& option) {
+  if (path.empty() || isStandardOutput(path)) return;
+  const std::filesystem::path file(path);
+  const std::filesystem::path folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) {
+    throw CLI::ValidationError(option, fmt::format("cannot write {}: there is no folder {}", path, folder.string()));
+  }
+  if (std::filesystem::is_directory(file, ec)) {
+    throw CLI::ValidationError(option, fmt::format("cannot write {}: it is a folder", path));
+  }
+  const bool exists = std::filesystem::exists(file, ec);
+  if (::access(exists ? file.c_str() : folder.c_str(), W_OK) != 0) {
+    throw CLI::ValidationError(option, fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  }
 }
 
 void writeTextFile(const std::filesystem::path& path, std::string_view text) {

@@ -25,6 +25,11 @@ std::ostream& reportStreamFor(const std::filesystem::path& path);
 // PATH as a report names it: "standard output" for "-".
 std::string shownPath(const std::filesystem::path& path);
 
+// Throws CLI::ValidationError("OPTION: cannot write PATH: …") when PATH's folder is missing or
+// PATH cannot be written there: checked before the work whose result it would hold (a design the
+// model was paid for, a spec's run). Standard output ("-") and an empty PATH pass.
+void checkWritable(const std::string& path, const std::string& option);
+
 // Replaces PATH's content with `text` ("-": writes it to standard output). Throws "cannot write
 // PATH: REASON".
 void writeTextFile(const std::filesystem::path& path, std::string_view text);
