@@ -708,7 +708,13 @@ class StreamingReader : public nlohmann::json_sax<json> {
   bool routeRoot(Frame& f, const std::string& p, bool container, bool object) {
     static constexpr std::array<std::string_view, 6> kFields = {"format", "version", "spec", "sources", "train", "infer"};
     const auto at = std::find(kFields.begin(), kFields.end(), f.key);
-    if (at == kFields.end()) r_.fail(p, "unknown field");
+    if (at == kFields.end()) {
+      // Fields are read as they come: another kind of document (a diagram's JSON, whose "format"
+      // comes late) fails on its first field, before its format could say what it is.
+      r_.fail(p, sawFormat_ ? "unknown field"
+                            : "unknown field: this is not an nndna IR document (one starts with \"format\": "
+                              "\"nndna-ir\"; `nndna ir` and `nndna trace --json` write them)");
+    }
     const auto i = static_cast<std::size_t>(at - kFields.begin());
     once(f, i, p);
     switch (i) {

@@ -243,6 +243,16 @@ TEST(IrJson, ANegativeZeroOperandRoundTrips) {
   EXPECT_EQ(ir::toJson(back), text);
 }
 
+// Another kind of document read as an IR (a diagram's JSON, whose keys sort "clusters" before
+// "format") fails on its first field: the message says it is not an IR, not only that a field is
+// unknown. Past "format", an unknown field is only that.
+TEST(IrJson, AFieldBeforeTheFormatSaysTheDocumentIsNoIr) {
+  expectRejected([](json& d) { d["clusters"] = json::array(); },
+                 "clusters: unknown field: this is not an nndna IR document (one starts with \"format\": "
+                 "\"nndna-ir\"; `nndna ir` and `nndna trace --json` write them)");
+  expectRejected([](json& d) { d["layers"] = json::array(); }, "layers: unknown field");
+}
+
 // Tensors and ops are read field by field, without a JSON tree: every way a field can be wrong is
 // still named at its path.
 TEST(IrJson, RejectsMalformedTensorsAndOpsFieldByField) {
