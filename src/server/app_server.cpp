@@ -194,8 +194,10 @@ struct AppServer::Impl {
   }
 
   // DNS rebinding: a page elsewhere must not reach a loopback server under a name it controls.
-  bool hostAllowed(const std::string& host) const {
+  bool hostAllowed(std::string host) const {
     if (!isLoopbackHost(options.host)) return true;
+    // Host names are case-insensitive (RFC 9110): LOCALHOST is localhost.
+    std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     const std::string p = ":" + std::to_string(port);
     return host == "127.0.0.1" + p || host == "localhost" + p || host == "[::1]" + p || host == options.host + p;
   }
@@ -235,6 +237,23 @@ struct AppServer::Impl {
       diagramRequest(req, res, DiagramProduct::page);
     });
     postWithBody("/api/design", [this](const httplib::Request& req, httplib::Response& res) { designRequest(req, res); });
+    // The API's other methods: 405 with the methods each path takes (cpp-httplib would say 404).
+    const auto wrongMethod = [](const char* allowed) {
+      return [allowed](const httplib::Request& req, httplib::Response& res) {
+        res.set_header("Allow", allowed);
+        sendError(req, res, 405, "method_not_allowed", fmt::format("this path takes {} only", allowed));
+      };
+    };
+    const std::string posts = R"(/api/(diagram|page|design))";
+    const std::string gets = R"(/api/(health|examples|examples/[A-Za-z0-9_]+))";
+    http.Get(posts, wrongMethod("POST"));
+    for (const std::string& path : {posts, gets}) {
+      const char* allowed = path == posts ? "POST" : "GET";
+      http.Put(path, wrongMethod(allowed));
+      http.Delete(path, wrongMethod(allowed));
+      http.Patch(path, wrongMethod(allowed));
+    }
+    http.Post(gets, wrongMethod("GET"));
     http.Get(R"(/[A-Za-z0-9._-]*)", [this](const httplib::Request& req, httplib::Response& res) {
       const StaticAsset* asset = assets.find(req.path);
       if (asset == nullptr) {

@@ -370,6 +370,31 @@ TEST_F(ServeHttp, ForeignHostNamesAreRefused) {
   EXPECT_EQ(r->status, 421);
   auto ok = server_->client().Get("/api/health", {{"Host", "localhost:" + std::to_string(server_->port())}});
   EXPECT_EQ(ok->status, 200);
+  // Host names are case-insensitive.
+  auto upper = server_->client().Get("/api/health", {{"Host", "LocalHost:" + std::to_string(server_->port())}});
+  ASSERT_TRUE(upper);
+  EXPECT_EQ(upper->status, 200);
+}
+
+// A path of the API asked with a method it does not take: 405 and the method it does (Allow).
+TEST_F(ServeHttp, TheWrongMethodIs405WithTheRightOne) {
+  auto get = server_->client().Get("/api/diagram");
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->status, 405);
+  EXPECT_EQ(get->get_header_value("Allow"), "POST");
+  EXPECT_EQ(json::parse(get->body)["error"]["kind"], "method_not_allowed");
+  auto put = server_->client().Put("/api/design", "{}", "application/json");
+  ASSERT_TRUE(put);
+  EXPECT_EQ(put->status, 405);
+  EXPECT_EQ(put->get_header_value("Allow"), "POST");
+  auto post = server_->client().Post("/api/health", "{}", "application/json");
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->status, 405);
+  EXPECT_EQ(post->get_header_value("Allow"), "GET");
+  auto example = server_->client().Delete("/api/examples/mlp_sin");
+  ASSERT_TRUE(example);
+  EXPECT_EQ(example->status, 405);
+  EXPECT_EQ(server_->client().Get("/api/nothing")->status, 404);
 }
 
 TEST_F(ServeHttp, SelfContainedPage) {
