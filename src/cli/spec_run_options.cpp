@@ -109,9 +109,10 @@ void printReport(const specrun::RunReport& report) {
   }
 }
 
-// A downgrade is never silent: every run without full isolation says so, -v or not.
+// A downgrade is never silent: every run without full isolation says so, -v or not. A program
+// stopped before it started ran in no sandbox at all, and its half-built one is no downgrade.
 void warnIfPartial(const specrun::RunReport& report) {
-  if (!report.isolation) return;
+  if (!report.isolation || !report.isolation->programStarted) return;
   const std::vector<std::string> missing = report.isolation->missing();
   if (missing.empty()) return;
   std::string text;

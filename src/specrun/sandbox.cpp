@@ -34,6 +34,7 @@ enum StatusTag : int {
   kRootFailed = 4,  // a: the failed step, b: errno
   kWorkDir = 5,     // carries the working directory's descriptor (SCM_RIGHTS)
   kJoinFailed = 6,  // a: the index in TreeLimitGroup::selfJoinFiles(), b: errno
+  kExecuting = 7,   // every layer is set up: the program's exec follows
 };
 enum LayerBits : int {
   kMinimalRoot = 1,
@@ -160,6 +161,7 @@ void setLimit(int resource, std::uint64_t value) {
   std::array<__user_cap_data_struct, 2> noCaps{};
   ::syscall(SYS_capset, &header, noCaps.data());
   if (installSyscallFilter(*setup.filter)) sendStatus(statusFd, kLayers, kSyscallFilter);
+  sendStatus(statusFd, kExecuting, 0);
   ::execve(setup.program, setup.argv.data(), setup.envp.data());
   sendStatus(statusFd, kExecFailed, errno);
   ::_exit(127);
@@ -370,6 +372,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
     ::kill(pid, SIGKILL);
   };
   int layers = 0;
+  bool executing = false;
   int execErrno = 0;
   int rootStep = -1;
   int rootErrno = 0;
@@ -382,6 +385,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
     switch (message[0]) {
       case kExecFailed: execErrno = message[1]; break;
       case kLayers: layers |= message[1]; break;
+      case kExecuting: executing = true; break;
       case kRootFailed:
         rootStep = message[1];
         rootErrno = message[2];
@@ -466,6 +470,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   isolation.syscallFilter = (layers & kSyscallFilter) != 0;
   isolation.workDirBounded = (layers & kWorkDirTmpfs) != 0;
   isolation.diesWithParent = (layers & kDiesWithParent) != 0;
+  isolation.programStarted = executing && execErrno == 0;
   isolation.memoryLimit = group.memorySource();
   isolation.processLimit = (layers & kProcessRlimit) != 0 ? TreeLimitSource::rlimit : group.processSource();
   isolation.namespacesWhyNot = limits.isolate ? namespaceError : "not asked for";
@@ -504,6 +509,7 @@ std::vector<std::string> Isolation::missing() const {
 }
 
 std::string Isolation::describe() const {
+  if (!programStarted) return "the program did not start (stopped or failed while its sandbox was set up)";
   std::string layers;
   auto add = [&](bool on, const std::string& what) {
     if (on) layers += (layers.empty() ? "" : "; ") + what;

@@ -64,6 +64,9 @@ struct Isolation {
   bool syscallFilter = false;   // seccomp
   bool workDirBounded = false;  // its working directory was a size-limited tmpfs
   bool diesWithParent = false;  // the whole tree dies with the thread that started it
+  // The program was started inside these layers. False: the run was stopped (a time limit, a
+  // cancel) or failed before its exec, and the layers above are only those set up by then.
+  bool programStarted = false;
   TreeLimitSource memoryLimit = TreeLimitSource::none;   // the tree's memory
   TreeLimitSource processLimit = TreeLimitSource::none;  // the tree's processes and threads
   // Why a layer is missing, where known (empty otherwise).

@@ -58,6 +58,25 @@ TEST(Sandbox, WallClockLimitKillsTheProgramAndWhatItStarted) {
   EXPECT_LT(r.wallSeconds, 10.0);
 }
 
+// A run stopped while its sandbox is still being built (a tiny time limit) never started its
+// program: its isolation says so instead of listing the layers not yet set up as missing (which
+// `nndna` printed as a warning that the spec ran without full isolation).
+TEST(Sandbox, ARunStoppedBeforeItsProgramStartedSaysSo) {
+  TempDir dir(fs::temp_directory_path(), "sandbox-test-");
+  const SandboxResult started = runShell("exit 0", dir.path());
+  EXPECT_TRUE(started.isolation.programStarted);
+  EXPECT_EQ(started.isolation.describe().find("did not start"), std::string::npos);
+  SandboxLimits limits;
+  limits.wallTime = std::chrono::milliseconds(0);
+  const SandboxResult stopped = runShell("exit 0", dir.path(), limits);
+  EXPECT_TRUE(stopped.timedOut);
+  // With namespaces the minimal root takes milliseconds to build: the stop comes first.
+  if (stopped.isolation.namespaces) {
+    EXPECT_FALSE(stopped.isolation.programStarted);
+    EXPECT_EQ(stopped.isolation.describe(), "the program did not start (stopped or failed while its sandbox was set up)");
+  }
+}
+
 TEST(Sandbox, CpuLimitStopsABusyLoop) {
   TempDir dir(fs::temp_directory_path(), "sandbox-test-");
   SandboxLimits limits;
