@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <regex>
 #include <system_error>
 
 #include "specrun/cache_pruning.hpp"
@@ -156,6 +157,20 @@ std::string flagsText() {
   return flags;
 }
 
+// g++ says only "No such file or directory" for a header the sandbox hides: one outside the spec's
+// folder (an absolute path, or one through ".."), which may well exist on the host. The note says
+// why, for any such path, without looking at the host (a server must not tell its visitors which
+// of its files exist).
+std::string outsideIncludeNote(const std::string& diagnostics) {
+  static const std::regex kMissing(R"(fatal error: ((/|\.\./)[^:\n]*): No such file or directory)");
+  std::smatch found;
+  if (!std::regex_search(diagnostics, found, kMissing)) return {};
+  return fmt::format(
+      "\nnote: the compile sees the system's headers, nndna's and the spec's own folder only; {} is outside "
+      "them (copy it next to the spec)",
+      found[1].str());
+}
+
 [[noreturn]] void throwCompileFailure(const SandboxResult& result, const SandboxLimits& limits,
                                       const std::string& display, const DiagnosticPaths& paths) {
   using Kind = SpecRunError::Kind;
@@ -188,6 +203,7 @@ std::string flagsText() {
   }
   std::string message = trimCompilerOutput(result.output, paths);
   while (message.ends_with('\n')) message.pop_back();
+  message += outsideIncludeNote(message);
   throw SpecRunError(Kind::compile_error, message, result.output);
 }
 

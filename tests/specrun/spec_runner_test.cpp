@@ -376,6 +376,21 @@ TEST_F(SpecRunnerTest, CompileErrorShowsTheSpecLineOnly) {
 
 // A module copy would share the original's weights: it does not compile, and the error names the
 // copy's line.
+// A header outside the spec's folder is hidden by the sandbox, where g++ says only "No such
+// file or directory": a note says why (here the file exists on the host).
+TEST_F(SpecRunnerTest, AHeaderOutsideTheSpecsFolderIsExplained) {
+  const fs::path outside = dir_->path().parent_path() / ("nndna-outside-" + std::to_string(::getpid()) + ".hpp");
+  std::ofstream(outside) << "inline int fromOutside = 1;\n";
+  writeSpec("", "#include \"../" + outside.filename().string() + "\"\n");
+  const SpecRunError e = runExpectingError(dir_->path() / "model.cpp", options());
+  fs::remove(outside);
+  EXPECT_EQ(e.kind(), Kind::compile_error);
+  EXPECT_NE(std::string(e.what()).find("note: the compile sees the system's headers, nndna's and the spec's own "
+                                       "folder only; ../" + outside.filename().string() + " is outside them"),
+            std::string::npos)
+      << e.what();
+}
+
 TEST_F(SpecRunnerTest, CopyingAModuleIsACompileErrorAtTheCopysLine) {
   writeSpec("  Linear copy = m.l;");
   fs::current_path(dir_->path());
