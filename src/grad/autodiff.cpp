@@ -20,9 +20,9 @@ namespace {
 [[noreturn]] void noAdjoint(const ir::Graph& graph, const ir::Op& op) {
   const tracing::SiteLocation at = tracing::innermostLocation(graph, op.site);
   throw TraceError(at.file, at.line, std::string(ir::opKindName(op.kind)),
-                   fmt::format("has no gradient rule, but the loss needs the gradient of its "
-                               "input(s) (output {})",
-                               ir::formatShape(graph.tensor(op.out).shape)));
+                   at.withCallers(fmt::format("has no gradient rule, but the loss needs the gradient of its "
+                                              "input(s) (output {})",
+                                              ir::formatShape(graph.tensor(op.out).shape))));
 }
 
 }  // namespace

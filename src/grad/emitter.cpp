@@ -24,8 +24,8 @@ TensorId Emitter::emit(OpKind kind, std::vector<TensorId> inputs, ir::OpAttrs at
     const tracing::SiteLocation at = tracing::innermostLocation(graph_, site_);
     throw ir::ShapeRuleError(Error::located(
         tracing::displayPath(at.file), at.line,
-        fmt::format("building the {} of this line: {}: {}", ir::phaseName(phase_),
-                    ir::opKindName(kind), e.message())));
+        at.withCallers(fmt::format("building the {} of this line: {}: {}", ir::phaseName(phase_),
+                                   ir::opKindName(kind), e.message()))));
   }
   if (graph_.tensors.size() >= static_cast<std::size_t>(std::numeric_limits<TensorId>::max())) {
     throw ir::ShapeRuleError("the training step has too many tensors (2^31)");

@@ -31,7 +31,7 @@ const ir::TensorInfo& OpBuilder::input(Tensor t) {
 
 void OpBuilder::fail(std::string detail) const {
   const tracing::SiteLocation at = tracing::innermostLocation(tracer_.graph(), op_.site);
-  throw TraceError(at.file, at.line, std::string(api_), std::move(detail));
+  throw TraceError(at.file, at.line, std::string(api_), at.withCallers(std::move(detail)));
 }
 
 void OpBuilder::count(const Size& size) {

@@ -1,5 +1,7 @@
 #include "trace/tracer.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <atomic>
 #include <filesystem>
@@ -69,7 +71,7 @@ Tracer* Tracer::active() { return activeTracer; }
 ir::TensorId Tracer::tensorOf(Tensor handle, std::string_view op, ir::SiteId site) const {
   auto fail = [&](std::string detail) {
     const SiteLocation at = innermostLocation(graph_, site);
-    throw TraceError(at.file, at.line, std::string(op), std::move(detail));
+    throw TraceError(at.file, at.line, std::string(op), at.withCallers(std::move(detail)));
   };
   if (!handle.defined()) fail("input tensor is undefined (never assigned)");
   const std::uint32_t id = detail::TensorAccess::id(handle);
@@ -171,7 +173,23 @@ SiteLocation innermostLocation(const ir::Graph& graph, ir::SiteId site) {
   const auto& chain = graph.sites.chains[static_cast<std::size_t>(site)];
   if (chain.empty()) return {};
   const ir::Frame& frame = graph.sites.frames[static_cast<std::size_t>(chain.back())];
-  return {graph.sites.files[static_cast<std::size_t>(frame.file)].path, frame.line};
+  SiteLocation at{graph.sites.files[static_cast<std::size_t>(frame.file)].path, frame.line, {}};
+  constexpr std::size_t kCallersShown = 3;
+  for (std::size_t i = chain.size() - 1; i-- > 0 && at.callers.size() < kCallersShown;) {
+    const ir::Frame& caller = graph.sites.frames[static_cast<std::size_t>(chain[i])];
+    at.callers.push_back(caller.file == frame.file
+                             ? fmt::format("line {}", caller.line)
+                             : fmt::format("{}:{}", displayPath(graph.sites.files[static_cast<std::size_t>(caller.file)].path),
+                                           caller.line));
+  }
+  return at;
+}
+
+std::string SiteLocation::withCallers(std::string detail) const {
+  if (callers.empty()) return detail;
+  detail += " (called from ";
+  for (std::size_t i = 0; i < callers.size(); ++i) detail += (i == 0 ? "" : ", from ") + callers[i];
+  return detail + ")";
 }
 
 SiteLocation currentUserLocation() {

@@ -105,10 +105,16 @@ class Tracer {
   std::unordered_map<std::string, std::int32_t> fileByPath_;
 };
 
-// "file:line" of a site's innermost user frame, or empty when it has none.
+// "file:line" of a site's innermost user frame, or empty when it has none; with the user lines
+// that called it, nearest first ("line 11", or "other.hpp:20" in another file).
 struct SiteLocation {
   std::string file;
   int line = 0;
+  std::vector<std::string> callers;
+
+  // An error's detail with where the innermost line was called from: a helper called from two
+  // lines fails at its own line, and this says which call it was ("… (called from line 11)").
+  std::string withCallers(std::string detail) const;
 };
 SiteLocation innermostLocation(const ir::Graph& graph, ir::SiteId site);
 

@@ -441,6 +441,28 @@ TEST_F(SpecRunnerTest, AFolderWithAnEqualsSignIsRefusedByName) {
       << e.what();
 }
 
+// A shape error inside a helper is at the helper's line, which two calls share: the message says
+// which call failed (line 9, not the valid call on line 8).
+TEST_F(SpecRunnerTest, AnErrorInAHelperNamesTheCallThatFailed) {
+  std::ofstream(dir_->path() / "model.cpp") << "#include <nndna/nndna.hpp>\n"                      // 1
+                                            << "using namespace nndna;\n"                            // 2
+                                            << "struct Net : Module { Linear l{\"l\", 4, 2}; };\n"  // 3
+                                            << "Tensor product(Tensor a, Tensor b) {\n"              // 4
+                                            << "  return matmul(a, b);\n"                            // 5
+                                            << "}\n"                                                 // 6
+                                            << "Tensor lossFn(Net& m, const Inputs& in) {\n"         // 7
+                                            << "  Tensor ok = product(in[\"x\"], in[\"w\"]);\n"  // 8
+                                            << "  Tensor bad = product(in[\"x\"], in[\"x\"]);\n" // 9
+                                            << "  return mean(m.l(add(ok, bad)));\n"                 // 10
+                                            << "}\n"
+                                            << "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, "
+                                               ".inputs = {{\"x\", {8, 4}}, {\"w\", {4, 4}}}}; }\n";
+  fs::current_path(dir_->path());
+  const SpecRunError e = runExpectingError("model.cpp", options());
+  EXPECT_EQ(e.kind(), Kind::trace_error);
+  EXPECT_EQ(std::string(e.what()), "model.cpp:5: matmul: inner dimensions differ: [8, 4] · [8, 4] (called from line 9)");
+}
+
 TEST_F(SpecRunnerTest, InfiniteLoopTimesOut) {
   RunOptions o = options();
   o.runLimits.cpuSeconds = 2;
