@@ -1,6 +1,8 @@
 #include "server/error_locations.hpp"
 
 #include <charconv>
+#include <string>
+#include <vector>
 
 namespace nndna::server {
 
@@ -53,7 +55,30 @@ std::vector<SourceDiagnostic> locateDiagnostics(std::string_view message, std::s
       }
     }
     d.message = std::string(line);
+    // A trace error inside the spec's helper names the calls that led to it ("(called from line
+    // 9, from line 20)"): those lines are marked too, as where the failing call is.
+    constexpr std::string_view kCalledFrom = "(called from ";
+    const std::size_t calls = line.rfind(kCalledFrom);
+    std::vector<SourceDiagnostic> callers;
+    if (d.column == 0 && calls != std::string_view::npos && line.ends_with(')')) {
+      std::string_view rest = line.substr(calls + kCalledFrom.size());
+      rest.remove_suffix(1);
+      while (!rest.empty()) {
+        constexpr std::string_view kNext = ", from ";
+        const std::size_t next = rest.find(kNext);
+        std::string_view item = rest.substr(0, next);
+        rest = next == std::string_view::npos ? std::string_view{} : rest.substr(next + kNext.size());
+        constexpr std::string_view kLine = "line ";  // this file's line; "other.hpp:3" is another's
+        int callerLine = 0;
+        if (!item.starts_with(kLine)) continue;
+        item.remove_prefix(kLine.size());
+        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), callerLine);
+        if (ec != std::errc() || end != item.data() + item.size() || callerLine <= 0) continue;
+        callers.push_back({callerLine, 0, "info", "the call that led to line " + std::to_string(d.line) + "'s error"});
+      }
+    }
     out.push_back(std::move(d));
+    out.insert(out.end(), callers.begin(), callers.end());
   }
   return out;
 }

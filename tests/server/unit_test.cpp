@@ -76,6 +76,23 @@ TEST(ErrorLocations, TraceErrorHasALineOnly) {
   EXPECT_EQ(d[0].message, "matmul: inner dimensions differ: [256, 32] · [64, 128]");
 }
 
+// An error in a helper names the calls that led to it; each such line of this file is marked
+// (another file's, "other.hpp:3", is not: the editor shows this one).
+TEST(ErrorLocations, TheCallsThatLedToATraceErrorAreMarked) {
+  const auto d = locateDiagnostics(
+      "model.cpp:5: matmul: inner dimensions differ: [8, 4] · [8, 4] (called from line 9, from line 20)", "model.cpp");
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].line, 5);
+  EXPECT_EQ(d[0].severity, "error");
+  EXPECT_EQ(d[1].line, 9);
+  EXPECT_EQ(d[1].severity, "info");
+  EXPECT_EQ(d[1].message, "the call that led to line 5's error");
+  EXPECT_EQ(d[2].line, 20);
+  const auto other = locateDiagnostics("model.cpp:5: matmul: x (called from other.hpp:3, from line 8)", "model.cpp");
+  ASSERT_EQ(other.size(), 2u);
+  EXPECT_EQ(other[1].line, 8);
+}
+
 TEST(ErrorLocations, NothingLocatedInOtherMessages) {
   EXPECT_TRUE(locateDiagnostics("model.cpp: the spec crashed: SIGSEGV (segmentation fault)", "model.cpp").empty());
   EXPECT_TRUE(locateDiagnostics("other.cpp:3:1: error: x", "model.cpp").empty());
