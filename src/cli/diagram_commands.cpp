@@ -44,6 +44,10 @@ void addDiagramCommands(CLI::App& app) {
     diagram::Options options;
     if (args->side == "train") options.only = diagram::Side::train;
     if (args->side == "infer") options.only = diagram::Side::infer;
+    // A usage error as summary's (status 105), not the library's invalid_argument (1).
+    if (args->side == "infer" && !model.hasInfer) {
+      throw CLI::ValidationError("--side", "the spec has no predict function: there is no inference side to draw");
+    }
     const std::string report = writeDiagram(diagram::buildDiagramOfCheckedModel(model, options), out);
     out.reportStream() << report << "\n";
   });

@@ -10,7 +10,9 @@
 namespace nndna::cli {
 
 void addModelSourceOptions(CLI::App& cmd, ModelSource& source) {
-  auto* input = cmd.add_option("model", source.input, "A model spec (.cpp) or a traced IR (.json)");
+  // Checked as `nndna ir` checks its spec: a missing file is a command-line mistake (status 105).
+  auto* input =
+      cmd.add_option("model", source.input, "A model spec (.cpp) or a traced IR (.json)")->check(CLI::ExistingFile);
   auto* example = cmd.add_option("--example", source.example, "A built-in spec (see `nndna examples`)");
   input->excludes(example);
   addSpecRunOptions(cmd, source.run);

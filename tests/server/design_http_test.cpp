@@ -226,8 +226,11 @@ TEST(DesignHttp, RepairsRunOutWithTheLastSpecAndItsLine) {
   const json& body = s.result["body"];
   EXPECT_FALSE(body["ok"].get<bool>());
   EXPECT_EQ(body["error"]["kind"], "trace_error");
-  ASSERT_EQ(body["error"]["diagnostics"].size(), 1u) << body.dump();
+  // Line 8 (forward) failed, called from line 9 (the loss).
+  ASSERT_EQ(body["error"]["diagnostics"].size(), 2u) << body.dump();
   EXPECT_EQ(body["error"]["diagnostics"][0]["line"], 8);
+  EXPECT_EQ(body["error"]["diagnostics"][1]["line"], 9);
+  EXPECT_EQ(body["error"]["diagnostics"][1]["severity"], "info");
   EXPECT_EQ(body["source"], fake::shapeErrorSpec());
   EXPECT_EQ(body["design"]["attempts"], 2);
   EXPECT_EQ(model.requests().size(), 2u);
