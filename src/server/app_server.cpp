@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <system_error>
 #include <map>
@@ -91,10 +92,16 @@ bool validClientId(std::string_view id) {
          std::all_of(id.begin(), id.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; });
 }
 
+std::string lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
 }  // namespace
 
 bool isLoopbackHost(std::string_view host) {
-  return host == "localhost" || host == "::1" || host == "[::1]" || host.starts_with("127.");
+  const std::string name = lowercase(std::string(host));  // host names are case-insensitive
+  return name == "localhost" || name == "::1" || name == "[::1]" || name.starts_with("127.");
 }
 
 struct AppServer::Impl {
@@ -148,9 +155,12 @@ struct AppServer::Impl {
       listenSocket = sock;
     });
     http.set_payload_max_length(maxBodyBytes());
-    // The request line and headers (64 KiB is plenty) and a body at its limit, chunk framing
-    // included (twice the body covers chunks of a few bytes each).
-    http.setRequestByteLimit(2 * maxBodyBytes() + (64 << 10));
+    // The request line and headers: 64 KiB is plenty. The body at its limit on the wire: a chunk
+    // of n bytes takes n + its size in hex + 4 bytes of framing, so twice the limit covers chunks
+    // of 6 bytes and more (a body in smaller chunks is refused as too large).
+    http.setRequestLimits({.headBytes = std::size_t{64} << 10,
+                           .bodyBytes = 2 * maxBodyBytes(),
+                           .readTime = options.readTime});
     // Inline styles are allowed (CodeMirror sets style attributes on its own elements); inline
     // script and every remote origin are not.
     http.set_default_headers({
@@ -194,12 +204,12 @@ struct AppServer::Impl {
   }
 
   // DNS rebinding: a page elsewhere must not reach a loopback server under a name it controls.
-  bool hostAllowed(std::string host) const {
+  bool hostAllowed(const std::string& header) const {
     if (!isLoopbackHost(options.host)) return true;
     // Host names are case-insensitive (RFC 9110): LOCALHOST is localhost.
-    std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string host = lowercase(header);
     const std::string p = ":" + std::to_string(port);
-    return host == "127.0.0.1" + p || host == "localhost" + p || host == "[::1]" + p || host == options.host + p;
+    return host == "127.0.0.1" + p || host == "localhost" + p || host == "[::1]" + p || host == lowercase(options.host) + p;
   }
 
   void routes() {
@@ -344,7 +354,7 @@ struct AppServer::Impl {
   // configure()), but appends a chunked one to the request without any limit: here the body is
   // read piece by piece and the request refused as soon as it passes the limit, with the rest
   // left unread and the connection closed (bounded_http_server.hpp bounds the rest: the request
-  // line, headers and chunk framing).
+  // line, headers, chunk framing and the time it all takes).
   void postWithBody(const std::string& path, std::function<void(const httplib::Request&, httplib::Response&)> handler) {
     http.Post(path, [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res,
                                                          const httplib::ContentReader& readBody) {
@@ -361,9 +371,13 @@ struct AppServer::Impl {
       if (tooLarge || !read) {
         BoundedHttpServer::closeAfterThisResponse();
         res.set_header("Connection", "close");
+        const BoundedHttpServer::CutOff cutOff = BoundedHttpServer::requestCutOff();
         // cpp-httplib sets 413 itself for a stated length past the limit (nothing read).
-        if (tooLarge || res.status == 413) {
+        if (tooLarge || res.status == 413 || cutOff == BoundedHttpServer::CutOff::tooLarge) {
           sendError(req, res, 413, "too_large", "the request is larger than the server takes");
+        } else if (cutOff == BoundedHttpServer::CutOff::tooSlow) {
+          sendError(req, res, 408, "too_slow",
+                    fmt::format("the request took longer than {} s to arrive", options.readTime.count()));
         } else {
           sendError(req, res, 400, "bad_request", "the request could not be read");
         }
@@ -381,9 +395,7 @@ struct AppServer::Impl {
   // answer was sent. `shape` is the request's form, for the error message.
   std::optional<json> jsonRequest(const httplib::Request& req, httplib::Response& res, std::string_view required,
                                   std::string_view shape) {
-    std::string contentType = req.get_header_value("Content-Type");
-    std::transform(contentType.begin(), contentType.end(), contentType.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string contentType = lowercase(req.get_header_value("Content-Type"));
     if (!contentType.starts_with("application/json")) {
       sendError(req, res, 415, "unsupported_media_type", fmt::format("send the request as JSON: {}", shape));
       return std::nullopt;

@@ -25,6 +25,7 @@ struct ServeOptions {
   std::size_t maxConnections = 32;  // connections served at once (more wait to be accepted)
   std::chrono::seconds requestTimeout{180};  // a diagram request's deadline (504 beyond)
   std::chrono::seconds ioTimeout{10};        // each read of a request, each write of an answer
+  std::chrono::seconds readTime{120};        // a request's whole arrival, head and body (slow clients)
   std::size_t maxSourceBytes = 256 << 10;    // a larger source answers 413
   DiagramJobSettings jobSettings;
   DesignSettings design;  // POST /api/design: the endpoint (or offline), its limits

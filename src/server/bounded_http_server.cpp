@@ -1,6 +1,8 @@
 #include "server/bounded_http_server.hpp"
 
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,11 +13,13 @@
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 namespace nndna::server {
 namespace {
 
 thread_local bool t_closeAfterResponse = false;
+thread_local BoundedHttpServer::CutOff t_cutOff = BoundedHttpServer::CutOff::no;
 
 // poll() for `events` on `sock` for up to `timeout` (EINTR retried): > 0 ready, 0 timed out.
 int waitFor(int sock, short events, std::chrono::milliseconds timeout) {
@@ -47,14 +51,22 @@ void addressOf(int sock, bool remote, std::string& ip, int& port) {
 }
 
 // A connection's stream for one request, as cpp-httplib's own socket stream behaves (reads
-// buffered, each wait bounded by the server's timeouts), with a budget of bytes to read.
+// buffered, each wait bounded by the server's timeouts), within the request's limits.
 class BoundedSocketStream final : public httplib::Stream {
  public:
   BoundedSocketStream(int sock, std::chrono::milliseconds readTimeout, std::chrono::milliseconds writeTimeout,
-                      std::size_t budget)
-      : sock_(sock), readTimeout_(readTimeout), writeTimeout_(writeTimeout), budget_(budget) {}
+                      const RequestLimits& limits)
+      : sock_(sock),
+        readTimeout_(readTimeout),
+        writeTimeout_(writeTimeout),
+        headLeft_(limits.headBytes),
+        bodyLeft_(limits.bodyBytes),
+        deadline_(std::chrono::steady_clock::now() + limits.readTime) {}
 
-  bool is_readable() const override { return waitFor(sock_, POLLIN, readTimeout_) > 0; }
+  bool is_readable() const override {
+    const auto left = timeLeft();
+    return left.count() > 0 && waitFor(sock_, POLLIN, std::min(readTimeout_, left)) > 0;
+  }
 
   // Writable, and the client has not gone: a closed peer reads as end of file.
   bool is_writable() const override {
@@ -65,19 +77,29 @@ class BoundedSocketStream final : public httplib::Stream {
   }
 
   ssize_t read(char* ptr, std::size_t size) override {
-    if (budget_ == 0) return -1;  // the request is longer than the server takes
-    size = std::min(size, budget_);
+    std::size_t& left = inHead_ ? headLeft_ : bodyLeft_;
+    if (left == 0) {
+      t_cutOff = BoundedHttpServer::CutOff::tooLarge;
+      return -1;
+    }
     if (begin_ == end_) {
-      if (!is_readable()) return -1;
+      // Past the I/O timeout a read fails as the library's would; at the request's deadline the
+      // request was too slow.
+      const auto left = timeLeft();
+      if (left.count() <= 0 || waitFor(sock_, POLLIN, std::min(readTimeout_, left)) <= 0) {
+        if (left <= readTimeout_) t_cutOff = BoundedHttpServer::CutOff::tooSlow;
+        return -1;
+      }
       const ssize_t n = receive(buffer_.data(), buffer_.size());
       if (n <= 0) return n;
       begin_ = 0;
       end_ = static_cast<std::size_t>(n);
     }
-    const std::size_t n = std::min(size, end_ - begin_);
+    std::size_t n = std::min({size, end_ - begin_, left});
+    if (inHead_) n = takeHead(n);
     std::memcpy(ptr, buffer_.data() + begin_, n);
     begin_ += n;
-    budget_ -= n;
+    left -= n;
     return static_cast<ssize_t>(n);
   }
 
@@ -94,6 +116,25 @@ class BoundedSocketStream final : public httplib::Stream {
   socket_t socket() const override { return sock_; }
 
  private:
+  // Of the next `n` buffered bytes, how many to hand over while the head lasts: up to and
+  // including the blank line that ends it ("\r\n\r\n"), after which the body's limit applies.
+  std::size_t takeHead(std::size_t n) {
+    constexpr std::string_view kEnd = "\r\n\r\n";
+    for (std::size_t i = 0; i < n; ++i) {
+      const char c = buffer_[begin_ + i];
+      matched_ = c == kEnd[matched_] ? matched_ + 1 : (c == '\r' ? 1 : 0);
+      if (matched_ == kEnd.size()) {
+        inHead_ = false;
+        return i + 1;
+      }
+    }
+    return n;
+  }
+
+  std::chrono::milliseconds timeLeft() const {
+    return std::chrono::ceil<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+  }
+
   ssize_t receive(char* into, std::size_t size) const {
     while (true) {
       const ssize_t n = ::recv(sock_, into, size, 0);
@@ -103,7 +144,10 @@ class BoundedSocketStream final : public httplib::Stream {
 
   int sock_;
   std::chrono::milliseconds readTimeout_, writeTimeout_;
-  std::size_t budget_;
+  bool inHead_ = true;
+  std::size_t matched_ = 0;  // how much of "\r\n\r\n" the head's last bytes were
+  std::size_t headLeft_, bodyLeft_;
+  std::chrono::steady_clock::time_point deadline_;
   std::array<char, 4096> buffer_{};
   std::size_t begin_ = 0, end_ = 0;
 };
@@ -111,6 +155,8 @@ class BoundedSocketStream final : public httplib::Stream {
 }  // namespace
 
 void BoundedHttpServer::closeAfterThisResponse() { t_closeAfterResponse = true; }
+
+BoundedHttpServer::CutOff BoundedHttpServer::requestCutOff() { return t_cutOff; }
 
 // Keep-alive as cpp-httplib serves it: up to keep_alive_max_count_ requests, each next one
 // awaited for keep_alive_timeout_sec_, none once the server stops.
@@ -124,11 +170,12 @@ bool BoundedHttpServer::process_and_close_socket(socket_t sock) {
     }
     if (ready <= 0) break;
     BoundedSocketStream stream(sock, toMs(read_timeout_sec_, read_timeout_usec_),
-                               toMs(write_timeout_sec_, write_timeout_usec_), requestByteLimit_);
+                               toMs(write_timeout_sec_, write_timeout_usec_), limits_);
     t_closeAfterResponse = false;
+    t_cutOff = CutOff::no;
     bool clientClosing = false;
     ok = process_request(stream, /*close_connection=*/left == 1, clientClosing, nullptr);
-    if (!ok || clientClosing || t_closeAfterResponse) break;
+    if (!ok || clientClosing || t_closeAfterResponse || t_cutOff != CutOff::no) break;
   }
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);

@@ -343,6 +343,20 @@ TEST_F(ServeHttp, ARequestLineWithoutEndIsCutOff) {
   EXPECT_EQ(health->status, 200);
 }
 
+// Headers count toward the head's 64 KiB, not the body's limit: 100 KiB of short headers (about
+// 20,000 of them, each a map entry in cpp-httplib) are refused, where a shared budget took them.
+TEST_F(ServeHttp, AHeadPastItsLimitIsRefused) {
+  std::string head = fmt::format("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n", server_->port());
+  while (head.size() < (100 << 10)) head += "a:b\r\n";
+  const Exchange x = sendUntilRefused(server_->port(), head + "\r\n", "", 0);
+  EXPECT_TRUE(x.answer.starts_with("HTTP/1.1 400 ")) << x.answer.substr(0, 200);
+  // A head within the limit, with the same headers, is served.
+  std::string fine = fmt::format("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n",
+                                 server_->port());
+  while (fine.size() < (32 << 10)) fine += "a:b\r\n";
+  EXPECT_TRUE(sendUntilRefused(server_->port(), fine + "\r\n", "", 0).answer.starts_with("HTTP/1.1 200 "));
+}
+
 TEST_F(ServeHttp, AChunkedBodyPastTheLimitIsRefusedUnread) {
   constexpr std::size_t kFlood = std::size_t{64} << 20;
   const std::string head = fmt::format(
@@ -539,6 +553,47 @@ TEST(ServeHttpLimits, ANewerRequestOfThePageCancelsTheRunningOne) {
 
 // A client that sends half a request and stalls is dropped after the I/O timeout; with one
 // connection allowed, the next client is served only then.
+// Each read waits at most the I/O timeout, but a request must also arrive whole within its read
+// time: a client sending a byte of its head every 200 ms (within the 1 s I/O timeout) is dropped
+// after 2 s, long before its 100 bytes are through (20 s); one trickling its body gets 408.
+TEST(ServeHttpLimits, ARequestThatTricklesInIsDropped) {
+  ServeOptions o;
+  o.ioTimeout = std::chrono::seconds(1);
+  o.readTime = std::chrono::seconds(2);
+  o.warmUp = false;
+  Server server(o);
+  auto trickle = [&](const std::string& head, const std::string& body) {
+    const int sock = test_support::connectToLoopback(server.port());
+    EXPECT_GE(sock, 0);
+    ::send(sock, head.data(), head.size(), MSG_NOSIGNAL);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::size_t sent = 0;
+    for (; sent < body.size(); ++sent) {
+      pollfd closed{.fd = sock, .events = POLLIN, .revents = 0};
+      if (::poll(&closed, 1, 200) > 0) break;  // answered or closed
+      if (::send(sock, body.data() + sent, 1, MSG_NOSIGNAL) != 1) break;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(sent, body.size());
+    EXPECT_LT(seconds, 15.0);
+    std::string answer;
+    char buf[512];
+    for (ssize_t n; (n = ::recv(sock, buf, sizeof buf, 0)) > 0;) answer.append(buf, static_cast<std::size_t>(n));
+    ::close(sock);
+    return answer;
+  };
+  trickle("", fmt::format("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nX-Padding: {}\r\n\r\n",
+                          server.port(), std::string(40, 'p')));
+  const std::string body = R"({"source": ")" + std::string(100, ' ') + R"("})";
+  const std::string answer = trickle(
+      fmt::format("POST /api/diagram HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n"
+                  "Content-Length: {}\r\n\r\n",
+                  server.port(), body.size()),
+      body);
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 408 ")) << answer.substr(0, 200);
+  EXPECT_NE(answer.find("\"too_slow\""), std::string::npos) << answer;
+}
+
 TEST(ServeHttpLimits, SlowClientIsDroppedAndConnectionsAreBounded) {
   ServeOptions o;
   o.maxConnections = 1;
