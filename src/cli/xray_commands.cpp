@@ -39,12 +39,21 @@ struct TraceOutputs {
   std::string title;
 };
 
-void writeTraceOutputs(const xray::Trace& trace, const TraceOutputs& out) {
+// Checked before any work: at most one output is standard output, and none for `xray run`,
+// whose program writes its own output there.
+void checkOutputs(const TraceOutputs& out, bool programShares) {
   int toStandardOutput = 0;
   for (const auto* path : {&out.html, &out.json, &out.chrome, &out.dot, &out.otlp}) toStandardOutput += *path == "-";
+  if (programShares && toStandardOutput > 0) {
+    throw CLI::ValidationError("outputs", "the program's own output goes to standard output: write the trace to a "
+                                          "file (and `nndna xray view FILE --json -` to pipe it on)");
+  }
   if (toStandardOutput > 1) {
     throw CLI::ValidationError("outputs", "only one of --html, --json, --chrome, --dot and --otlp can be - (standard output)");
   }
+}
+
+void writeTraceOutputs(const xray::Trace& trace, const TraceOutputs& out) {
   if (!out.html.empty()) writeTextFile(out.html, xray::toHtml(trace));
   if (!out.json.empty()) writeTextFile(out.json, xray::toJsonText(trace));
   if (!out.chrome.empty()) writeTextFile(out.chrome, xray::toChromeTrace(trace).dump() + "\n");
@@ -152,6 +161,8 @@ void addXrayRun(CLI::App* xrayCmd, std::vector<std::string> programTail) {
     std::vector<std::string> program = splitProgramArgs(run->remaining(), *out, *events);
     program.insert(program.end(), tail.begin(), tail.end());
     if (program.empty()) throw CLI::RequiredError("PROGRAM");
+    checkOutputs(*out, /*programShares=*/true);
+    if (*events == "-") throw CLI::ValidationError("--events", "the event stream is a file the program writes: give its path");
     std::string stem = fs::path(program[0]).stem().string();
     if (noOutputs(*out)) out->html = stem + "_trace.html";
     bool keepEvents = !events->empty();
@@ -193,6 +204,7 @@ void addXrayView(CLI::App* xrayCmd) {
   addOutputOptions(view, *out);
   view->add_option("-o,--output", out->html, "write the HTML viewer here (same as --html)");
   view->callback([out, input] {
+    checkOutputs(*out, /*programShares=*/false);
     xray::Trace trace = xray::readTraceFile(*input);
     if (!out->title.empty()) trace.title = out->title;
     else if (trace.title.empty()) trace.title = "xray: " + fs::path(*input).filename().string();

@@ -133,6 +133,14 @@ TEST_F(CliTest, ADashWritesToStandardOutput) {
   EXPECT_NE(two.exitCode(), 0);
   EXPECT_EQ(two.out, "");
   EXPECT_FALSE(fs::exists("-"));
+  // `xray run`'s program writes to standard output itself: refused before the program runs.
+  auto run = runProgram({NNDNA_CLI, "xray", "run", XRAY_AGENT, "--json", "-"}, true);
+  EXPECT_NE(run.exitCode(), 0);
+  EXPECT_EQ(run.out.find("umbrella"), std::string::npos);
+  auto events = runProgram({NNDNA_CLI, "xray", "run", XRAY_AGENT, "--events", "-", "--json", path("e.json")}, true);
+  EXPECT_NE(events.exitCode(), 0);
+  EXPECT_EQ(events.out.find("umbrella"), std::string::npos);
+  EXPECT_FALSE(fs::exists("-"));
 }
 
 TEST_F(CliTest, ValueDemoTakesOneOfHtmlAndOutputDir) {
