@@ -330,15 +330,6 @@ SpecSource readSpecSource(const fs::path& spec, const std::string& display) {
     return SpecRunError(Kind::setup_error, fmt::format("{}: cannot read the spec file: {}", display, why));
   };
   if (ec) throw fail(ec.message());
-  // The compile names the spec's folder in -ffile-prefix-map=OLD=NEW, which g++ splits at its
-  // last '=': a NEW with '=' in it would leave the compile's snapshot path in the binary, and the
-  // spec's errors and code lines would point at a file deleted after the compile.
-  if (absolute.parent_path().string().find('=') != std::string::npos) {
-    throw SpecRunError(Kind::setup_error,
-                       fmt::format("{}: the spec's folder {} has '=' in its path, which g++ cannot map "
-                                   "(-ffile-prefix-map); move the spec to a folder without '='",
-                                   display, absolute.parent_path().string()));
-  }
   const UniqueFd fd(::open(absolute.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   struct stat st {};
   if (!fd || ::fstat(fd.get(), &st) != 0) throw fail(std::strerror(errno));
@@ -361,6 +352,15 @@ SpecSource readSpecSource(const fs::path& spec, const std::string& display) {
 }
 
 CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunReport* report) {
+  // The compile names the spec's folder in -ffile-prefix-map=OLD=NEW, which g++ splits at its
+  // last '=': a NEW with '=' in it would leave the compile's snapshot path in the binary, and the
+  // spec's errors and code lines would point at a file deleted after the compile.
+  if (const std::string folder = spec.path.parent_path().string(); folder.find('=') != std::string::npos) {
+    throw SpecRunError(SpecRunError::Kind::setup_error,
+                       fmt::format("{}: the spec's folder {} has '=' in its path, which g++ cannot map "
+                                   "(-ffile-prefix-map); move the spec to a folder without '='",
+                                   spec.display, folder));
+  }
   const Toolchain tc = toolchain();
   const fs::path cache = cacheDirectory(options);
   // The absolute path is part of the key: the binary's debug information names it, and the
