@@ -86,7 +86,7 @@ Value OpContext::result() const {
 void OpContext::fail(std::string detail) const {
   const auto opIndex = static_cast<std::size_t>(&op - graph.ops.data());
   const tracing::SiteLocation at = tracing::innermostLocation(graph, op.site);
-  throw EvalError(fmt::format("eval: {} (op {}): {}", ir::opKindName(op.kind), opIndex, detail),
+  throw EvalError(fmt::format("eval: {} (op {}): {}", ir::opKindName(op.kind), opIndex, at.withCallers(detail)),
                   at.file, at.line, tracing::displayPath(at.file));
 }
 

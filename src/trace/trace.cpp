@@ -117,9 +117,9 @@ ir::Graph trace(const LoadedSpec& spec) {
   if (!t.shape.empty() || t.dtype != DType::f32) {
     const tracing::SiteLocation at = tracing::innermostLocation(graph, graph.op(t.source).site);
     throw TraceError(at.file.empty() ? spec.sourceFile : at.file, at.line, "loss",
-                     fmt::format("the loss must be a rank-0 f32 tensor, got {} {} (reduce it with "
-                                 "mean or sum)",
-                                 ir::formatShape(t.shape), ir::dtypeName(t.dtype)));
+                     at.withCallers(fmt::format("the loss must be a rank-0 f32 tensor, got {} {} (reduce it with "
+                                                "mean or sum)",
+                                                ir::formatShape(t.shape), ir::dtypeName(t.dtype))));
   }
   graph.outputs.push_back(id);
   tracer.attachSourceText();

@@ -138,7 +138,7 @@ ir::TensorId Tracer::emit(ir::Op&& op, Shape shape, DType dtype, ir::DimNames na
   if (graph_.tensors.size() >= kParamTag - 1) {
     const SiteLocation at = innermostLocation(graph_, op.site);
     throw TraceError(at.file, at.line, std::string(ir::opKindName(op.kind)),
-                     "the traced graph has too many tensors (2^31)");
+                     at.withCallers("the traced graph has too many tensors (2^31)"));
   }
   graph_.tensors.push_back({std::move(shape), dtype, opId, std::move(names)});
   op.out = tensorId;
@@ -175,6 +175,7 @@ SiteLocation innermostLocation(const ir::Graph& graph, ir::SiteId site) {
   const ir::Frame& frame = graph.sites.frames[static_cast<std::size_t>(chain.back())];
   SiteLocation at{graph.sites.files[static_cast<std::size_t>(frame.file)].path, frame.line, {}};
   constexpr std::size_t kCallersShown = 3;
+  at.moreCallers = chain.size() - 1 > kCallersShown;
   for (std::size_t i = chain.size() - 1; i-- > 0 && at.callers.size() < kCallersShown;) {
     const ir::Frame& caller = graph.sites.frames[static_cast<std::size_t>(chain[i])];
     at.callers.push_back(caller.file == frame.file
@@ -189,7 +190,7 @@ std::string SiteLocation::withCallers(std::string detail) const {
   if (callers.empty()) return detail;
   detail += " (called from ";
   for (std::size_t i = 0; i < callers.size(); ++i) detail += (i == 0 ? "" : ", from ") + callers[i];
-  return detail + ")";
+  return detail + (moreCallers ? ", …)" : ")");
 }
 
 SiteLocation currentUserLocation() {
@@ -207,7 +208,7 @@ SiteLocation currentUserLocation() {
 
 void failAtUserLine(std::string_view op, std::string detail) {
   const SiteLocation at = currentUserLocation();
-  throw TraceError(at.file, at.line, std::string(op), std::move(detail));
+  throw TraceError(at.file, at.line, std::string(op), at.withCallers(std::move(detail)));
 }
 
 std::string displayPath(std::string_view path) {

@@ -110,7 +110,8 @@ class Tracer {
 struct SiteLocation {
   std::string file;
   int line = 0;
-  std::vector<std::string> callers;
+  std::vector<std::string> callers;  // the nearest three
+  bool moreCallers = false;          // the chain goes on past them ("…")
 
   // An error's detail with where the innermost line was called from: a helper called from two
   // lines fails at its own line, and this says which call it was ("… (called from line 11)").

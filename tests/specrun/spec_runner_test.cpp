@@ -374,8 +374,6 @@ TEST_F(SpecRunnerTest, CompileErrorShowsTheSpecLineOnly) {
   EXPECT_EQ(message.find("note:"), std::string::npos) << message;
 }
 
-// A module copy would share the original's weights: it does not compile, and the error names the
-// copy's line.
 // A header outside the spec's folder is hidden by the sandbox, where g++ says only "No such
 // file or directory": a note says why (here the file exists on the host).
 TEST_F(SpecRunnerTest, AHeaderOutsideTheSpecsFolderIsExplained) {
@@ -391,6 +389,8 @@ TEST_F(SpecRunnerTest, AHeaderOutsideTheSpecsFolderIsExplained) {
       << e.what();
 }
 
+// A module copy would share the original's weights: it does not compile, and the error names the
+// copy's line.
 TEST_F(SpecRunnerTest, CopyingAModuleIsACompileErrorAtTheCopysLine) {
   writeSpec("  Linear copy = m.l;");
   fs::current_path(dir_->path());
@@ -461,6 +461,27 @@ TEST_F(SpecRunnerTest, AnErrorInAHelperNamesTheCallThatFailed) {
   const SpecRunError e = runExpectingError("model.cpp", options());
   EXPECT_EQ(e.kind(), Kind::trace_error);
   EXPECT_EQ(std::string(e.what()), "model.cpp:5: matmul: inner dimensions differ: [8, 4] · [8, 4] (called from line 9)");
+}
+
+// A longer chain names the three nearest calls and says that more follow.
+TEST_F(SpecRunnerTest, ADeepChainOfHelpersNamesTheNearestThreeCalls) {
+  std::ofstream(dir_->path() / "model.cpp") << "#include <nndna/nndna.hpp>\n"                        // 1
+                                            << "using namespace nndna;\n"                              // 2
+                                            << "struct Net : Module { Linear l{\"l\", 4, 2}; };\n"    // 3
+                                            << "Tensor f1(Tensor a) { return matmul(a, a); }\n"        // 4
+                                            << "Tensor f2(Tensor a) { return f1(a); }\n"               // 5
+                                            << "Tensor f3(Tensor a) { return f2(a); }\n"               // 6
+                                            << "Tensor f4(Tensor a) { return f3(a); }\n"               // 7
+                                            << "Tensor lossFn(Net& m, const Inputs& in) {\n"           // 8
+                                            << "  return mean(m.l(f4(in[\"x\"])));\n"                // 9
+                                            << "}\n"
+                                            << "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, "
+                                               ".inputs = {{\"x\", {8, 4}}}}; }\n";
+  fs::current_path(dir_->path());
+  const SpecRunError e = runExpectingError("model.cpp", options());
+  EXPECT_EQ(std::string(e.what()),
+            "model.cpp:4: matmul: inner dimensions differ: [8, 4] · [8, 4] (called from line 5, from line 6, from "
+            "line 7, …)");
 }
 
 TEST_F(SpecRunnerTest, InfiniteLoopTimesOut) {
