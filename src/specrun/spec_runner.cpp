@@ -189,7 +189,9 @@ ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunRe
   if (options.onStage) options.onStage({.stage = "run", .finished = true, .seconds = result.wallSeconds});
   rep.runSeconds = result.wallSeconds;
   rep.runCpuSeconds = result.cpuSeconds;
-  rep.isolation = result.isolation;
+  // A run stopped before its program started reports nothing of its own isolation; a compile
+  // done for it keeps its place, so that its downgrade (if any) is still said.
+  if (result.isolation.programStarted || !rep.isolation) rep.isolation = result.isolation;
   rep.programOutput = result.output;
   if (options.keepTemp && limits.workDirBytes > 0) {
     copyChildFiles(result.workDir.get(), runDir.path(), limits.workDirBytes);

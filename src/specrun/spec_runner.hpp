@@ -90,8 +90,9 @@ struct RunReport {
   bool installedToolchain = false;  // headers and spec main from an installed prefix, not the build tree
   // removed unless keepTemp (then it holds the files the spec left in its own directory)
   std::filesystem::path runDir;
-  // The isolation of the last sandboxed step (the compile, or the run when there was one);
-  // empty when nothing ran.
+  // The isolation of the last sandboxed step (the compile, or the run when there was one; a run
+  // stopped before its program started leaves the compile's here, when there was one); empty
+  // when nothing ran.
   std::optional<Isolation> isolation;
   std::string programOutput;     // the spec's stdout+stderr (bounded)
 };
