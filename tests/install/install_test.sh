@@ -38,6 +38,11 @@ expect "$work/cmake.txt" "diagram: svg"
 # The grad of a in tanh(a*b) at a=2, b=-3: b * (1 - tanh(-6)^2) = -3 * 2.45765e-05 (cout: 6 digits).
 expect "$work/cmake.txt" "grad a: -7.37296e-05"
 
+# libnndna_xray.so finds libnndna_render.so beside it by itself (a program linking xray alone
+# has no run path for it).
+readelf -d "$prefix/lib/libnndna_xray.so" | grep -q 'RUNPATH.*\[\$ORIGIN\]' ||
+  { echo "the installed libnndna_xray.so has no RUNPATH \$ORIGIN:"; readelf -d "$prefix/lib/libnndna_xray.so"; exit 1; }
+
 echo "== with pkg-config"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 # shellcheck disable=SC2046

@@ -36,4 +36,11 @@ expect_exported "$xray_lib" "nndna::xray::readTraceJson" "$symbols"
 expect_exported "$xray_lib" "nndna::xray::toHtml" "$symbols"
 expect_hidden "$xray_lib" "nndna::xray::detail::groupCalls" "$symbols"     # src/xray/call_graph.hpp
 expect_hidden "$xray_lib" "nndna::xray::detail::formatMs" "$symbols"
+# One renderer per process (src/render/CMakeLists.txt): xray loads libnndna_render.so and holds
+# no copy of its code (a second copy would have a second Graphviz lock).
+readelf -d "$xray_lib" | grep -q 'NEEDED.*\[libnndna_render\.so\.0\]' ||
+  { echo "$(basename "$xray_lib") does not load libnndna_render.so.0"; exit 1; }
+render_functions=$(nm -C "$xray_lib" | grep -cE ' [TtWw] nndna::render::' || true)
+[[ "$render_functions" == 0 ]] ||
+  { echo "$(basename "$xray_lib") holds a copy of the renderer's code ($render_functions functions)"; exit 1; }
 echo "exports as declared: $(exports "$nndna_lib" | wc -l) symbols in $(basename "$nndna_lib"), $(exports "$xray_lib" | wc -l) in $(basename "$xray_lib")"
