@@ -4,10 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cerrno>
 #include <csignal>
-#include <cstring>
-#include <iostream>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -75,15 +72,7 @@ std::string writeDiagram(const diagram::Diagram& d, const DiagramOutput& out) {
     case DiagramFormat::svg: text = diagram::renderSvg(d); break;
     case DiagramFormat::html: text = diagram::renderHtml(d); break;
   }
-  if (out.toStandardOutput()) {
-    std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
-    std::cout.flush();
-    if (!std::cout) {
-      throw std::runtime_error(fmt::format("cannot write the diagram to standard output: {}", std::strerror(errno)));
-    }
-  } else {
-    writeTextFile(out.path, text);
-  }
+  writeTextFile(out.toStandardOutput() ? std::filesystem::path("-") : out.path, text);
   std::string report = fmt::format(
       "wrote {} ({}, {}, {}{})", out.toStandardOutput() ? "standard output" : out.path.string(),
       counted(d.layerCount(), "box", "boxes"), counted(d.clusters.size(), "cluster", "clusters"),

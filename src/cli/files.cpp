@@ -41,7 +41,10 @@ void checkWritable(const std::string& path, const std::string& option) {
   const std::filesystem::path folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   if (!std::filesystem::is_directory(folder, ec)) {
-    throw CLI::ValidationError(option, fmt::format("cannot write {}: there is no folder {}", path, folder.string()));
+    // Not there (or not a folder), or it could not be looked at (a parent without search permission).
+    const bool missing = !ec || ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
+    throw CLI::ValidationError(option, missing ? fmt::format("cannot write {}: there is no folder {}", path, folder.string())
+                                               : fmt::format("cannot write {}: {}", path, ec.message()));
   }
   if (std::filesystem::is_directory(file, ec)) {
     throw CLI::ValidationError(option, fmt::format("cannot write {}: it is a folder", path));

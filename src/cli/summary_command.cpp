@@ -63,8 +63,8 @@ void addSummaryCommand(CLI::App& app) {
     memory.mixedPrecision = args->mixedPrecision;
     if (args->context > 0) memory.context = args->context;
     const diagram::Summary summary = diagram::summarize(model, memory);
-    if (args->json == "-") {
-      std::cout << diagram::toJson(summary) << "\n";
+    if (args->json == "-") {  // the JSON alone on standard output
+      writeTextFile("-", diagram::toJson(summary) + "\n");
       return;
     }
     const diagram::Side side = args->side == "infer" ? diagram::Side::infer : diagram::Side::train;

@@ -167,7 +167,7 @@ std::string outsideIncludeNote(const std::string& diagnostics) {
   if (!std::regex_search(diagnostics, found, kMissing)) return {};
   return fmt::format(
       "\nnote: the compile sees the system's headers, nndna's and the spec's own folder only; {} is outside "
-      "them (copy it next to the spec)",
+      "them (a spec includes only its own folder's files)",
       found[1].str());
 }
 
