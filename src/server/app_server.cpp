@@ -358,6 +358,15 @@ struct AppServer::Impl {
   void postWithBody(const std::string& path, std::function<void(const httplib::Request&, httplib::Response&)> handler) {
     http.Post(path, [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res,
                                                          const httplib::ContentReader& readBody) {
+      if (req.is_multipart_form_data()) {
+        // cpp-httplib reads a form only into a form's receivers (a plain one is called as none:
+        // bad_function_call, 500). A form is not JSON: the handler answers 415 from its type,
+        // and the unread body goes with the connection.
+        BoundedHttpServer::closeAfterThisResponse();
+        res.set_header("Connection", "close");
+        handler(req, res);
+        return;
+      }
       httplib::Request whole = req;
       bool tooLarge = false;
       const bool read = readBody([&](const char* data, std::size_t size) {

@@ -323,6 +323,12 @@ TEST_F(ServeHttp, RequestLimits) {
   auto notJson = post("/api/diagram", "source=x", "text/plain");
   EXPECT_EQ(notJson->status, 415);
   EXPECT_EQ(json::parse(notJson->body)["error"]["kind"], "unsupported_media_type");
+  // A form (multipart) is not JSON either, and is not read.
+  httplib::MultipartFormDataItems form{{"source", "x", "", ""}};
+  auto multipart = server_->client().Post("/api/diagram", form);
+  ASSERT_TRUE(multipart);
+  EXPECT_EQ(multipart->status, 415);
+  EXPECT_EQ(json::parse(multipart->body)["error"]["kind"], "unsupported_media_type");
   EXPECT_EQ(post("/api/diagram", "{not json")->status, 400);
   EXPECT_EQ(post("/api/diagram", R"({"text": "x"})")->status, 400);
   EXPECT_EQ(post("/api/diagram", R"({"source": 3})")->status, 400);
