@@ -80,10 +80,8 @@ void addTraceCommands(CLI::App& app) {
     ModelSource source = args->model;
     // A bare name (no such file, no extension) is a built-in spec.
     const std::filesystem::path path(source.input);
-    if (path.has_extension() && !std::filesystem::exists(path)) {
-      throw CLI::ValidationError("model", "File does not exist: " + source.input);  // as diagram's
-    }
-    if (!path.has_extension() && !std::filesystem::exists(path)) {
+    if (!std::filesystem::exists(path)) {
+      if (path.has_extension()) throw CLI::ValidationError("model", "File does not exist: " + source.input);  // as diagram's
       if (findSpec(source.input) == nullptr) {
         throw CLI::ValidationError("model", fmt::format("no built-in spec, spec file or IR named '{}' (`nndna "
                                                         "examples` lists the built-in specs)",
