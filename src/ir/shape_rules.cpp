@@ -76,9 +76,15 @@ class Call {
       fail("{} {} and {} {} must have the same shape", a, formatShape(shape(i)), b, formatShape(shape(j)));
     }
   }
-  // A vector [size] (norm weights, biases, running statistics).
-  void requireVector(std::size_t i, std::int64_t size, std::string_view what) const {
-    if (rank(i) != 1 || shape(i)[0] != size) fail("{} must be [{}], got {}", what, size, formatShape(shape(i)));
+  // A vector over the input's `axis` ("last axis", "channel axis"), which has `size` entries (norm
+  // weights, biases, running statistics). The input's size is named first: a layer built for
+  // another size is the usual cause, and the message must not tell the user to change the input
+  // to the size it already has.
+  void requireVector(std::size_t i, std::int64_t size, std::string_view what, std::string_view axis) const {
+    if (rank(i) != 1) {
+      fail("the {} must be a vector over the input's {} ([{}]), got {}", what, axis, size, formatShape(shape(i)));
+    }
+    if (shape(i)[0] != size) fail("the input's {} is {}, but the {} is [{}]", axis, size, what, shape(i)[0]);
   }
   void requireScalar(std::size_t i, std::string_view what) const {
     if (!shape(i).empty()) fail("{} must be a rank-0 tensor, got {}", what, describe(in(i)));
@@ -958,10 +964,10 @@ TensorType layerNormRule(const Call& c) {
   c.requireFloat(0);
   if (c.shape(0).empty()) c.fail("input must have rank >= 1");
   const std::int64_t d = c.shape(0).back();
-  c.requireVector(1, d, "the last axis of the input (weight size)");
+  c.requireVector(1, d, "weight", "last axis");
   c.requireFloat(1, "weight");
   if (c.count() > 2) {
-    c.requireVector(2, d, "bias");
+    c.requireVector(2, d, "bias", "last axis");
     c.requireFloat(2, "bias");
   }
   c.requireEps(c.attrs.scalar);
@@ -974,7 +980,7 @@ TensorType batchNormRule(const Call& c, std::initializer_list<std::string_view> 
   c.requireRank(0, 4, "input ([N, C, H, W])");
   std::size_t i = 1;
   for (std::string_view name : names) {
-    c.requireVector(i, c.shape(0)[1], name);
+    c.requireVector(i, c.shape(0)[1], name, "channel axis");
     c.requireFloat(i, name);
     ++i;
   }
@@ -984,12 +990,11 @@ TensorType batchNormRule(const Call& c, std::initializer_list<std::string_view> 
 
 TensorType batchNorm2dRule(const Call& c) {
   c.requireFinite(c.attrs.scalar2, "momentum");
-  return batchNormRule(c, {"the channel axis of the input (weight size)", "bias"});
+  return batchNormRule(c, {"weight", "bias"});
 }
 
 TensorType batchNorm2dInferenceRule(const Call& c) {
-  return batchNormRule(c, {"the channel axis of the input (weight size)", "bias", "running mean",
-                           "running variance"});
+  return batchNormRule(c, {"weight", "bias", "running mean", "running variance"});
 }
 
 // x [N, C, ...] in `groups` groups of channels (attr count): the channel count divides.
@@ -1010,9 +1015,9 @@ TensorType groupNormRule(const Call& c) {
   if (c.count() == 2) c.fail("takes the weight and the bias together (affine), or neither");
   if (c.count() == 3) {
     const std::int64_t channels = c.shape(0)[1];
-    c.requireVector(1, channels, "the channel axis of the input (weight size)");
+    c.requireVector(1, channels, "weight", "channel axis");
     c.requireFloat(1, "weight");
-    c.requireVector(2, channels, "bias");
+    c.requireVector(2, channels, "bias", "channel axis");
     c.requireFloat(2, "bias");
   }
   c.requireEps(c.attrs.scalar);
@@ -1175,7 +1180,7 @@ TensorType normGradRule(const Call& c) {
   if (c.shape(1).empty()) c.fail("x must have rank >= 1");
   const std::int64_t d = batch ? c.shape(1)[1] : c.shape(1).back();
   const bool input = c.count() == 3;
-  if (input) c.requireVector(2, d, "weight");
+  if (input) c.requireVector(2, d, "weight", batch ? "channel axis" : "last axis");
   if (!input) return {Shape{d}, DType::f32};
   return {c.shape(1), DType::f32, c.names(1)};
 }
@@ -1188,14 +1193,14 @@ TensorType groupNormGradRule(const Call& c) {
   c.requireEps(c.attrs.scalar);
   const std::int64_t channels = c.shape(1)[1];
   if (c.kind == OpKind::group_norm_weight_grad) return {{channels}, DType::f32};
-  if (c.count() == 3) c.requireVector(2, channels, "weight");
+  if (c.count() == 3) c.requireVector(2, channels, "weight", "channel axis");
   return {c.shape(1), DType::f32, c.names(1)};
 }
 
 TensorType runningStatisticRule(const Call& c) {
   requireAllFloat(c);
   c.requireRank(0, 4, "x ([N, C, H, W])");
-  c.requireVector(1, c.shape(0)[1], "the running statistic");
+  c.requireVector(1, c.shape(0)[1], "running statistic", "channel axis");
   c.requireFinite(c.attrs.scalar, "momentum");
   return {c.shape(1), DType::f32, c.names(1)};
 }

@@ -35,6 +35,15 @@ void requireConvSizes(const Module& layer, std::string_view kind, std::int64_t i
   }
 }
 
+// A layer default-constructed and never assigned (`Linear fc;`) has no weight. Said at the call,
+// where otherwise its first op would blame an undefined input.
+void requireBuilt(const Tensor& weight, std::string_view kind) {
+  if (weight.defined()) return;
+  tracing::failAtUserLine(kind, fmt::format("this {0} was never built: a default-constructed layer has no "
+                                            "weights (declare it with a name and sizes, `{0} fc{{\"fc\", ...}};`)",
+                                            kind));
+}
+
 // Channels per group: the channel count itself (and its name) when there is one group.
 Size perGroup(const Size& channels, std::int64_t groups) {
   return groups == 1 ? channels : Size(channels.value() / groups);
@@ -62,6 +71,13 @@ Linear::Linear(std::string_view name, Size in, Size out, LinearOptions options)
 }
 
 Tensor Linear::operator()(Tensor x) const {
+  requireBuilt(weight, "Linear");
+  // Checked here so that the message names the layer and its size, not the matmul inside it.
+  if (x.defined() && x.rank() >= 1 && x.dim(-1) != weight.dim(0)) {
+    tracing::failAtUserLine("Linear", fmt::format("layer '{}': the input's last axis is {}, but the layer takes {} "
+                                                  "features (input {})",
+                                                  path(), x.dim(-1), weight.dim(0), ir::formatShape(x.shape())));
+  }
   Tensor y = matmul(x, weight);
   return bias.defined() ? add(y, bias) : y;
 }
@@ -74,7 +90,10 @@ LayerNorm::LayerNorm(std::string_view name, Size dim, LayerNormOptions options)
   if (options.bias) bias = param("bias", {dim}, {init::zeros(), decay});
 }
 
-Tensor LayerNorm::operator()(Tensor x) const { return ops::layerNorm(x, weight, bias, eps); }
+Tensor LayerNorm::operator()(Tensor x) const {
+  requireBuilt(weight, "LayerNorm");
+  return ops::layerNorm(x, weight, bias, eps);
+}
 
 RMSNorm::RMSNorm(std::string_view name, Size dim, RMSNormOptions options)
     : Module(name), eps(options.eps) {
@@ -82,7 +101,10 @@ RMSNorm::RMSNorm(std::string_view name, Size dim, RMSNormOptions options)
   weight = param("weight", {dim}, {init::ones(), options.decay.value_or(false)});
 }
 
-Tensor RMSNorm::operator()(Tensor x) const { return ops::rmsNorm(x, weight, eps); }
+Tensor RMSNorm::operator()(Tensor x) const {
+  requireBuilt(weight, "RMSNorm");
+  return ops::rmsNorm(x, weight, eps);
+}
 
 Embedding::Embedding(std::string_view name, Size vocab, Size dim,
                      EmbeddingOptions options)
@@ -93,7 +115,10 @@ Embedding::Embedding(std::string_view name, Size vocab, Size dim,
                  {orLayerDefault(options.init, init::normal(1.0)), options.decay.value_or(true)});
 }
 
-Tensor Embedding::operator()(Tensor indices) const { return embedding(weight, indices); }
+Tensor Embedding::operator()(Tensor indices) const {
+  requireBuilt(weight, "Embedding");
+  return embedding(weight, indices);
+}
 
 Conv2d::Conv2d(std::string_view name, Size inChannels, Size outChannels,
                Hw kernel, Conv2dLayerOptions options)
@@ -107,6 +132,7 @@ Conv2d::Conv2d(std::string_view name, Size inChannels, Size outChannels,
 }
 
 Tensor Conv2d::operator()(Tensor x) const {
+  requireBuilt(weight, "Conv2d");
   Tensor y = conv2d(x, weight, conv);
   if (!bias.defined()) return y;
   // [outC] -> [outC, 1, 1] broadcasts over [N, outC, H, W].
@@ -124,6 +150,7 @@ Conv1d::Conv1d(std::string_view name, Size inChannels, Size outChannels,
 }
 
 Tensor Conv1d::operator()(Tensor x) const {
+  requireBuilt(weight, "Conv1d");
   Tensor y = conv1d(x, weight, conv);
   if (!bias.defined()) return y;
   // [outC] -> [outC, 1] broadcasts over [N, outC, L].
@@ -144,6 +171,7 @@ ConvTranspose2d::ConvTranspose2d(std::string_view name, Size inChannels, Size ou
 }
 
 Tensor ConvTranspose2d::operator()(Tensor x) const {
+  requireBuilt(weight, "ConvTranspose2d");
   Tensor y = convTranspose2d(x, weight, conv);
   if (!bias.defined()) return y;
   return add(y, reshape(bias, {bias.dim(0), 1, 1}));
@@ -163,6 +191,7 @@ BatchNorm2d::BatchNorm2d(std::string_view name, Size channels, BatchNorm2dOption
 }
 
 Tensor BatchNorm2d::operator()(Tensor x) const {
+  requireBuilt(weight, "BatchNorm2d");
   if (isTraining() && !options.frozen) {
     return ops::batchNorm2d(x, weight, bias, options.eps, options.momentum);
   }

@@ -366,7 +366,7 @@ TEST(Normalisation, GroupNorm) {
   EXPECT_EQ(errorOf(x, [](const Inputs& in) { return groupNorm(in["x"], 2, in["w"]); }),
             "groupNorm: takes the weight and the bias together (affine), or neither");
   EXPECT_EQ(errorOf(x, [](const Inputs& in) { return groupNorm(in["x"], 2, in["v"], in["v"]); }),
-            "groupNorm: the channel axis of the input (weight size) must be [6], got [5]");
+            "groupNorm: the input's channel axis is 6, but the weight is [5]");
   EXPECT_EQ(errorOf(x, [](const Inputs& in) { return groupNorm(in["w"], 1); }),
             "groupNorm: input must be [N, C, ...] (rank >= 2), got [6] f32");
 }

@@ -41,6 +41,60 @@ TEST(TraceErrors, LossMustBeScalar) {
   }
 }
 
+struct Layers : Module {
+  Linear fc{"fc", 8, 4};
+  Linear never;  // default-constructed, never assigned
+  LayerNorm ln{"ln", 8};
+  RMSNorm rms{"rms", 8};
+  BatchNorm2d bn{"bn", 8};
+  GroupNorm gn{"gn", 2, 8};
+};
+
+// The error of tracing `loss` over Layers with `inputs`, as "op: detail".
+std::string layerError(std::vector<InputDecl> inputs, Tensor (*loss)(Layers&, const Inputs&)) {
+  detail::SpecBuilder build = [](std::unique_ptr<Module>& m) {
+    m = std::make_unique<Layers>();
+    return detail::ErasedSpec{};
+  };
+  LoadedSpec spec = loadSpec(RegisteredSpec{"norms.cpp", "norms", build});
+  spec.spec.inputs = std::move(inputs);
+  spec.spec.loss = [loss](Module& m, const Inputs& in) { return loss(static_cast<Layers&>(m), in); };
+  try {
+    trace(spec);
+  } catch (const TraceError& e) {
+    const std::string detail = e.detail();
+    return e.op() + ": " + detail.substr(0, detail.find(" (called from"));  // the callers are this file's
+  }
+  return "no error";
+}
+
+// A norm layer built for 8 features meets an input with 6: the message gives the input's size as
+// the input's, not as what the input must become.
+TEST(TraceErrors, ANormLayerBuiltForAnotherSizeNamesBothSizes) {
+  const std::vector<InputDecl> seq = {{"x", {2, 4, 8, 6}}};
+  const std::vector<InputDecl> img = {{"x", {2, 6, 4, 4}}};
+  EXPECT_EQ(layerError(seq, [](Layers& m, const Inputs& in) { return mean(m.ln(in["x"])); }),
+            "LayerNorm: the input's last axis is 6, but the weight is [8]");
+  EXPECT_EQ(layerError(seq, [](Layers& m, const Inputs& in) { return mean(m.rms(in["x"])); }),
+            "RMSNorm: the input's last axis is 6, but the weight is [8]");
+  EXPECT_EQ(layerError(img, [](Layers& m, const Inputs& in) { return mean(m.bn(in["x"])); }),
+            "BatchNorm2d: the input's channel axis is 6, but the weight is [8]");
+  EXPECT_EQ(layerError(img, [](Layers& m, const Inputs& in) { return mean(m.gn(in["x"])); }),
+            "groupNorm: the input's channel axis is 6, but the weight is [8]");
+  EXPECT_EQ(layerError({{"x", {2, 4, 8, 8}}}, [](Layers& m, const Inputs& in) { return mean(m.ln(in["x"])); }),
+            "no error");
+}
+
+// A layer's errors name the layer, not the op inside it that would fail.
+TEST(TraceErrors, ALayerCalledWrongNamesItself) {
+  EXPECT_EQ(layerError({{"x", {2, 6}}}, [](Layers& m, const Inputs& in) { return mean(m.fc(in["x"])); }),
+            "Linear: layer 'fc': the input's last axis is 6, but the layer takes 8 features (input [2, 6])");
+  EXPECT_EQ(layerError({{"x", {2, 8}}}, [](Layers& m, const Inputs& in) { return mean(m.never(in["x"])); }),
+            "Linear: this Linear was never built: a default-constructed layer has no weights (declare it with a "
+            "name and sizes, `Linear fc{\"fc\", ...};`)");
+  EXPECT_EQ(layerError({{"x", {2, 8}}}, [](Layers& m, const Inputs& in) { return mean(m.fc(in["x"])); }), "no error");
+}
+
 TEST(TraceErrors, InputDeclarationsAreValidated) {
   LoadedSpec spec;
   spec.sourceFile = "model.cpp";

@@ -202,9 +202,10 @@ TEST_P(LlmSession, AShapeErrorThenAFix) {
   const CheckOutcome& failed = *s.result.attempts.at(0).check;
   EXPECT_EQ(failed.errorKind, "trace_error");
   EXPECT_EQ(failed.line, 8);
-  EXPECT_NE(failed.error.find("design.cpp:8: matmul: inner dimensions differ"), std::string::npos) << failed.error;
+  EXPECT_NE(failed.error.find("design.cpp:8: Linear: layer 'l2': the input's last axis is"), std::string::npos)
+      << failed.error;
   const std::string repair = lastUserTurn(server.requests().at(1));
-  EXPECT_NE(repair.find("inner dimensions differ"), std::string::npos);
+  EXPECT_NE(repair.find("the input's last axis is"), std::string::npos);
   EXPECT_NE(repair.find("The error is on line 8:"), std::string::npos);
 }
 

@@ -105,10 +105,10 @@ test('a shape error is marked on its editor line', { timeout: STEP_TIMEOUT }, as
   await page.click('#diagram-it');
   await waitForState('error', null);
   assert.ok(await page.isVisible('#error'));
-  assert.match(await page.textContent('#error'), /matmul/);
+  assert.match(await page.textContent('#error'), /Linear: layer 'l2': the input's last axis is/);
   assert.equal(await page.getAttribute('#error', 'data-kind'), 'trace_error');
   await page.waitForSelector('.cm-lintRange-error');
-  // The marked line is denoise()'s, whose matmul with l2 fails.
+  // The marked line is denoise()'s, whose call of l2 fails.
   const marked = await page.$eval('.cm-lintRange-error', (e) => e.closest('.cm-line').textContent);
   assert.match(marked, /^Tensor denoise\(/);
   const expectedLine = bad.split('\n').findIndex((l) => l.startsWith('Tensor denoise(')) + 1;
