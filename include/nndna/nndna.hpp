@@ -608,7 +608,7 @@ class Module {
     requires(!(sizeof...(Args) == 1 && (std::is_invocable_r_v<M, const Args&, std::int64_t> && ...)))
   std::vector<M> list(std::string_view name, std::int64_t count, const Args&... args) {
     std::vector<M> out;
-    out.reserve(static_cast<std::size_t>(count));
+    out.reserve(reservedEntries(name, count));
     const Text base = qualify(name);
     for (std::int64_t i = 0; i < count; ++i) {
       if constexpr (std::is_constructible_v<M, std::string_view, const Args&...>) {
@@ -631,7 +631,7 @@ class Module {
     requires std::is_invocable_r_v<M, Factory&, std::int64_t>
   std::vector<M> list(std::string_view name, std::int64_t count, Factory make) {
     std::vector<M> out;
-    out.reserve(static_cast<std::size_t>(count));
+    out.reserve(reservedEntries(name, count));
     const Text base = qualify(name);
     for (std::int64_t i = 0; i < count; ++i) {
       PathScope scope(entryPath(base, i), /*listEntry=*/true);
@@ -659,6 +659,9 @@ class Module {
     bool previousEntry_ = false;
   };
   Text qualify(std::string_view name) const;
+  // The room a list of `count` entries reserves up front; a negative count is the spec's error
+  // (named at its line), a huge one grows as its entries are built.
+  static std::size_t reservedEntries(std::string_view name, std::int64_t count);
   // Entry `index` of a list: its name ("3") and its path under `base` ("layers.3").
   static Text entryName(std::int64_t index);
   static Text entryPath(std::string_view base, std::int64_t index);

@@ -1,6 +1,7 @@
 // Module: named parameters and children, registered while the model is built.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -91,6 +92,14 @@ Module::PathScope::~PathScope() {
 Text Module::qualify(std::string_view name) const {
   checkName(name);
   return joined(path_, name);
+}
+
+std::size_t Module::reservedEntries(std::string_view name, std::int64_t count) {
+  if (count < 0) {
+    tracing::failAtUserLine("list", fmt::format("list '{}' must have a count >= 0, got {}", name, count));
+  }
+  constexpr std::int64_t kMostReserved = 1 << 16;
+  return static_cast<std::size_t>(std::min(count, kMostReserved));
 }
 
 Text Module::entryName(std::int64_t index) { return Text(std::to_string(index)); }

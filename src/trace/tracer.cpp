@@ -39,7 +39,11 @@ ModelBuilder* ModelBuilder::active() { return activeBuilder; }
 Tensor ModelBuilder::add(ParamDecl decl) {
   if (params_.size() >= kParamTag - 1) failAtUserLine("param", "too many parameters");
   if (!names_.insert(decl.name).second) {
-    failAtUserLine("param", "parameter '" + decl.name + "' is registered twice");
+    // Besides a name used twice, the cause is a module held without one (a plain member
+    // `Block b1;`, or one pushed into a std::vector), which takes its parent's path.
+    failAtUserLine("param", "parameter '" + decl.name +
+                                "' is registered twice: each needs its own name (a module held as a plain "
+                                "member, `Block b;`, takes its parent's path; build it with child<Block>(\"b\"))");
   }
   params_.push_back(std::move(decl));
   return detail::TensorAccess::make(kParamTag | static_cast<std::uint32_t>(params_.size() - 1),

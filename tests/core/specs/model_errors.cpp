@@ -39,6 +39,20 @@ struct Huge : Module { static constexpr int line = __LINE__;
   Tensor w = param("w", {std::int64_t{1} << 32, std::int64_t{1} << 32});
 };
 
+// PyTorch's `self.b1 = Block()` written as plain members: both blocks take the parent's path, so
+// their layers collide. The error explains why (the line is Block's, where the layer is declared).
+struct Part : Module { static constexpr int line = __LINE__;
+  Linear fc{"fc", 4, 4};
+};
+struct PlainMembers : Module {
+  Part b1;
+  Part b2;
+};
+
+struct NegativeList : Module { static constexpr int line = __LINE__;
+  std::vector<Linear> layers = list<Linear>("layers", -1, 4, 4);
+};
+
 // The empty name makes a layer a factory's list entry; anywhere else it is an error.
 struct Unnamed : Module { static constexpr int line = __LINE__;
   Linear l{"", 4, 4};
@@ -60,9 +74,17 @@ RegisteredSpec registered(const char* name) {
 }  // namespace
 
 std::vector<Case> cases() {
+  const std::string kOwnName =
+      " needs its own name (a module held as a plain member, `Block b;`, takes its parent's path; "
+      "build it with child<Block>(\"b\"))";
   return {{registered<Dotted>("dotted"), Dotted::line, "module",
            "name 'encoder.layer' must not contain '.'"},
-          {registered<Twice>("twice"), Twice::line, "param", "parameter 'w' is registered twice"},
+          {registered<Twice>("twice"), Twice::line, "param",
+           "parameter 'w' is registered twice: each" + kOwnName},
+          {registered<PlainMembers>("plain_members"), Part::line, "param",
+           "parameter 'fc.weight' is registered twice: each" + kOwnName},
+          {registered<NegativeList>("negative_list"), NegativeList::line, "list",
+           "list 'layers' must have a count >= 0, got -1"},
           {registered<Unnamed>("unnamed"), Unnamed::line, "module",
            "module and parameter names must not be empty"},
           {registered<Outer>("outer"), Block::line, "Linear",
