@@ -9,10 +9,28 @@
 
 namespace nndna::cli {
 
+namespace {
+
+// CLI11's check that the file exists, pointing to --example when a built-in spec has the name
+// given (`nndna diagram gpt2_small` for `--example gpt2_small`).
+CLI::Validator existingModelFile() {
+  return CLI::Validator(
+      [](std::string& path) {
+        std::string message = CLI::ExistingFile(path);
+        if (!message.empty() && findSpec(path) != nullptr) {
+          message += " (a built-in spec has that name: --example " + path + ")";
+        }
+        return message;
+      },
+      "FILE");
+}
+
+}  // namespace
+
 void addModelSourceOptions(CLI::App& cmd, ModelSource& source) {
   // Checked as `nndna ir` checks its spec: a missing file is a command-line mistake (status 105).
   auto* input =
-      cmd.add_option("model", source.input, "A model spec (.cpp) or a traced IR (.json)")->check(CLI::ExistingFile);
+      cmd.add_option("model", source.input, "A model spec (.cpp) or a traced IR (.json)")->check(existingModelFile());
   auto* example = cmd.add_option("--example", source.example, "A built-in spec (see `nndna examples`)");
   input->excludes(example);
   addSpecRunOptions(cmd, source.run);

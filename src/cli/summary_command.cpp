@@ -32,7 +32,7 @@ void addSummaryCommand(CLI::App& app) {
                                         "instead of the table)");
   cmd->add_option("--depth", args->depth, "Show modules down to this depth (the model is 0)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(numberFrom(0, 1000, "levels"));
   cmd->add_option("--side", args->side, "The table of the training graph or the inference graph")
       ->capture_default_str()
       ->check(CLI::IsMember({"train", "infer"}));
