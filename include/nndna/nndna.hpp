@@ -349,10 +349,21 @@ Tensor mul(double a, Tensor b);
 Tensor div(Tensor a, Tensor b);
 Tensor div(Tensor a, double b);
 Tensor div(double a, Tensor b);
+// Elementwise (PyTorch's torch.minimum / torch.maximum, or clamp with a number).
 Tensor min(Tensor a, Tensor b);
 Tensor min(Tensor a, double b);
 Tensor max(Tensor a, Tensor b);
 Tensor max(Tensor a, double b);
+// `max(x, -1)` reads as PyTorch's torch.max(x, dim), a reduction over an axis, but would be the
+// elementwise max with -1: an integer there does not compile (this deleted overload is the
+// compiler's "use of deleted function"). Write `amax(x, -1)` for the largest value along an axis
+// (`amin`, `argmax` for its index), or `max(x, -1.0)` for the elementwise max with a number.
+template <class Integer>
+  requires std::is_integral_v<Integer>
+Tensor max(Tensor a, Integer axisOrNumber) = delete;
+template <class Integer>
+  requires std::is_integral_v<Integer>
+Tensor min(Tensor a, Integer axisOrNumber) = delete;
 // Comparisons give boolean tensors (usable by `where`, and as 0/1 in arithmetic).
 Tensor less(Tensor a, Tensor b);
 Tensor less(Tensor a, double b);
@@ -399,6 +410,11 @@ Tensor mean(Tensor x, std::vector<std::int64_t> axes, ReduceOptions options = {}
 Tensor sum(Tensor x, std::vector<std::int64_t> axes, ReduceOptions options = {});
 Tensor argmax(Tensor x, std::int64_t axis = -1);
 Tensor argmin(Tensor x, std::int64_t axis = -1);
+// The largest (smallest) value along `axis`: PyTorch's amax / amin over one axis, and
+// torch.max(x, dim).values. The gradient goes to the position argmax (argmin) picks, the lower
+// index among ties.
+Tensor amax(Tensor x, std::int64_t axis, ReduceOptions options = {});
+Tensor amin(Tensor x, std::int64_t axis, ReduceOptions options = {});
 // The running sum along `axis` (PyTorch's cumsum): out[i] = x[0] + ... + x[i].
 Tensor cumsum(Tensor x, std::int64_t axis);
 // The k largest values along `axis`, largest first, and their indices (i32), as PyTorch's topk

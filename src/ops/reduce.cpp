@@ -1,4 +1,4 @@
-// Reductions: mean, sum (over one axis, several, or all), argmax, argmin; and the scans along an
+// Reductions: mean, sum (over one axis, several, or all), argmax, argmin, amax, amin; and the scans along an
 // axis: cumsum, topk.
 #include <fmt/ranges.h>
 
@@ -70,6 +70,28 @@ Tensor argReduce(OpKind kind, std::string_view api, Tensor x, std::int64_t axis)
   return op.finish();
 }
 
+// The largest (amax) or smallest (amin) value along an axis: its index (argmax, argmin), the input
+// taken there (take_along_axis, which carries the gradient back to that one position, as
+// PyTorch's max(x, dim) does), and the axis dropped unless kept.
+Tensor extremeAlong(OpKind arg, std::string_view api, Tensor x, std::int64_t axis, ReduceOptions options) {
+  OpBuilder select(arg, api);
+  Shape kept = select.input(x).shape;
+  const std::int64_t a = select.axis(axis, kept.size());
+  select.attrs().axis = a;
+  const Tensor index = select.finish();
+  kept[static_cast<std::size_t>(a)] = 1;
+  const Tensor at = ops::reshapeAs(api, index, kept);
+  OpBuilder gather(OpKind::take_along_axis, api);
+  gather.input(x);
+  gather.input(at);
+  gather.attrs().axis = a;
+  const Tensor picked = gather.finish();
+  if (options.keepDims) return picked;
+  Shape reduced = std::move(kept);
+  reduced.erase(reduced.begin() + a);
+  return ops::reshapeAs(api, picked, reduced);
+}
+
 }  // namespace
 
 Tensor mean(Tensor x) { return reduceAll(OpKind::mean, "mean", x); }
@@ -88,6 +110,12 @@ Tensor sum(Tensor x, std::vector<std::int64_t> axes, ReduceOptions options) {
 }
 Tensor argmax(Tensor x, std::int64_t axis) { return argReduce(OpKind::argmax, "argmax", x, axis); }
 Tensor argmin(Tensor x, std::int64_t axis) { return argReduce(OpKind::argmin, "argmin", x, axis); }
+Tensor amax(Tensor x, std::int64_t axis, ReduceOptions options) {
+  return extremeAlong(OpKind::argmax, "amax", x, axis, options);
+}
+Tensor amin(Tensor x, std::int64_t axis, ReduceOptions options) {
+  return extremeAlong(OpKind::argmin, "amin", x, axis, options);
+}
 
 Tensor cumsum(Tensor x, std::int64_t axis) {
   OpBuilder op(OpKind::cumsum, "cumsum");

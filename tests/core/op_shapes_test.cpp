@@ -30,6 +30,31 @@ std::string errorOf(const std::vector<InputDecl>& inputs, const Fn& fn) {
 
 const std::vector<InputDecl> kX = {{"x", {2, 3, 4}}};
 
+// max(x, -1) would read as PyTorch's torch.max(x, dim): min and max take a tensor or a double,
+// and an integer does not compile.
+template <class T>
+concept MaxTakes = requires(Tensor x, T v) { max(x, v); };
+template <class T>
+concept MinTakes = requires(Tensor x, T v) { min(x, v); };
+static_assert(MaxTakes<Tensor> && MaxTakes<double> && MaxTakes<float> && MinTakes<double>);
+static_assert(!MaxTakes<int> && !MaxTakes<std::int64_t> && !MinTakes<int> && !MinTakes<long>);
+
+// amax / amin: argmax (argmin), the input taken at its index, the axis dropped unless kept.
+TEST(ReductionShapes, AmaxAndAmin) {
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return amax(in["x"], -1); }), (Shape{2, 3}));
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return amin(in["x"], 0); }), (Shape{3, 4}));
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return amax(in["x"], 1, {.keepDims = true}); }), (Shape{2, 1, 4}));
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return amax(in["x"], 3); }),
+            "amax: axis 3 is out of range for rank 3 (expected -3..2)");
+  const ir::Graph g = traceFunction(kX, [](const Inputs& in) { return amax(in["x"], -1); });
+  using ir::OpKind;
+  std::vector<OpKind> kinds;
+  for (const ir::Op& op : g.ops) {
+    if (op.kind != OpKind::tensor_input) kinds.push_back(op.kind);
+  }
+  EXPECT_EQ(kinds, (std::vector<OpKind>{OpKind::argmax, OpKind::reshape, OpKind::take_along_axis, OpKind::reshape}));
+}
+
 TEST(ElementwiseShapes, UnaryOpsKeepShape) {
   for (auto op : {&sqrt, &rsqrt, &log, &exp, &neg, &abs, &square, &sin, &cos, &erf, &relu, &tanh,
                   &sigmoid, &silu, &softplus}) {

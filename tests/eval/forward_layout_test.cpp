@@ -148,6 +148,19 @@ TEST(EvalReductions, TopkLargestFirstTiesByLowerIndex) {
               DType::i32, {1, 0, 1, 1});
 }
 
+// PyTorch's amax / amin over one axis (torch.max(x, dim).values), axis dropped or kept.
+TEST(EvalReductions, AmaxAndAminAlongAnAxis) {
+  const Feeds feeds = {{"x", f32({2, 4}, {1, 3, 3, 2, 5, -1, 7, 5})}};
+  expectF32(run(feeds, [](const Inputs& in) { return amax(in["x"], -1); }), {2}, {3, 7});
+  expectF32(run(feeds, [](const Inputs& in) { return amin(in["x"], -1); }), {2}, {1, -1});
+  expectF32(run(feeds, [](const Inputs& in) { return amax(in["x"], 0); }), {4}, {5, 3, 7, 5});
+  expectF32(run(feeds, [](const Inputs& in) { return amin(in["x"], 0, {.keepDims = true}); }), {1, 4},
+            {1, -1, 3, 2});
+  // The stable softmax's shift: x - amax(x, -1, keepDims) is 0 at each row's largest.
+  expectF32(run(feeds, [](const Inputs& in) { return sub(in["x"], amax(in["x"], -1, {.keepDims = true})); }),
+            {2, 4}, {-2, 0, 0, -1, -2, -8, 0, -2});
+}
+
 TEST(EvalConstants, ZerosOnesArange) {
   const Feeds none = {{"x", f32({1}, {0})}};
   expectValue(run(none, [](const Inputs&) { return arange(4); }), {4}, DType::i32, {0, 1, 2, 3});

@@ -135,6 +135,13 @@ TEST(GradCheck, TopkValues) {
   checkGradients(opProblem(feeds, [](const Inputs& in) { return topk(in["x"], 3, 1).values; }));
 }
 
+// amax / amin: the gradient reaches the position argmax / argmin picks.
+TEST(GradCheck, AmaxAndAmin) {
+  const Feeds feeds = one({2, 3, 5});
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return amax(in["x"], -1); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return amin(in["x"], 1, {.keepDims = true}); }));
+}
+
 TEST(GradCheck, ConcatAndStack) {
   const Feeds feeds = {{"a", randomF32({2, 3}, 9)}, {"b", randomF32({2, 1}, 10)},
                        {"c", randomF32({2, 3}, 11)}};
