@@ -42,7 +42,12 @@ std::string frameKey(const GroupTree& tree, std::span<const ir::FrameId> frames,
   return found ? key : std::string(sideName(side)) + ":" + key;
 }
 
-// The source text of a frame's line, trimmed; "file:line" when the text is unknown.
+// The lines of one wrapped statement a box's label shows at most (a lambda's body is not drawn
+// whole).
+constexpr std::size_t kMostStatementLines = 4;
+
+// The source text of a frame's line, trimmed, with the lines it continues on when a statement is
+// wrapped; "file:line" when the text is unknown.
 class SourceLines {
  public:
   explicit SourceLines(const ir::Graph& graph) : graph_(graph) {
@@ -64,7 +69,7 @@ class SourceLines {
     if (f.file >= 0 && static_cast<std::size_t>(f.file) < files_.size()) {
       const auto& lines = files_[static_cast<std::size_t>(f.file)];
       if (f.line >= 1 && static_cast<std::size_t>(f.line) <= lines.size()) {
-        const std::string t = trim(lines[static_cast<std::size_t>(f.line - 1)]);
+        const std::string t = statementAt(lines, static_cast<std::size_t>(f.line - 1), kMostStatementLines);
         if (!t.empty()) return t;
       }
     }

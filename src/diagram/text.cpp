@@ -18,6 +18,45 @@ std::string trim(std::string_view s) {
   return std::string(s);
 }
 
+namespace {
+
+// How far `line` moves the depth of round and square brackets, skipping literals and a `//`
+// comment.
+int bracketBalance(std::string_view line) {
+  int depth = 0;
+  char quote = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote != 0) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    else if (c == '/' && i + 1 < line.size() && line[i + 1] == '/') break;
+    else if (c == '(' || c == '[') ++depth;
+    else if (c == ')' || c == ']') --depth;
+  }
+  return depth;
+}
+
+}  // namespace
+
+std::string statementAt(const std::vector<std::string_view>& lines, std::size_t first, std::size_t maxLines) {
+  if (first >= lines.size()) return "";
+  std::string text = trim(lines[first]);
+  int depth = bracketBalance(lines[first]);
+  for (std::size_t i = first + 1; depth > 0 && i < lines.size() && i < first + maxLines; ++i) {
+    const std::string next = trim(lines[i]);
+    if (next.empty()) break;
+    // No space inside an opening bracket: `m.b(` + `x))` reads `m.b(x))`.
+    if (!text.empty() && text.back() != '(' && text.back() != '[') text += ' ';
+    text += next;
+    depth += bracketBalance(lines[i]);
+  }
+  return text;
+}
+
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
   while (true) {

@@ -16,6 +16,12 @@ std::vector<std::string_view> split(std::string_view s, char sep);
 // All digits, at least one: a list index in a parameter path ("layers.3.fc.weight").
 bool isListIndex(std::string_view s);
 
+// Source line `first` (0-based) of `lines`, trimmed, joined with the lines after it while its round
+// or square brackets stay open — a statement that a formatter wrapped over lines — up to
+// `maxLines` lines in all. Brackets inside string and character literals and after `//` do not
+// count; braces do not, so a function's head or a lambda's opening line ends at its own end.
+std::string statementAt(const std::vector<std::string_view>& lines, std::size_t first, std::size_t maxLines);
+
 // Text inside XML/HTML (element content or a quoted attribute), and JSON inside <script>: the
 // escapers shared with xray's pages.
 using render::escapeJsonForScript;

@@ -87,6 +87,30 @@ TEST(LabelText, WrapsAtBreakCharactersAndEscapes) {
             "x&#91;0&#93; &lt; y &amp;&amp; z &gt; &quot;w&quot;");
 }
 
+// A box shows the whole statement a formatter wrapped, not only its first line.
+TEST(LabelText, AWrappedStatementIsJoinedUntilItsBracketsClose) {
+  const std::vector<std::string_view> lines = {
+      "  Tensor h = add(m.a(in[\"x\"]),",  // 0: two brackets left open
+      "                 m.b(",               // 1
+      "                     in[\"x\"]));",   // 2: closes them
+      "  return mean(h);",                   // 3
+      "Tensor f(Net& m, const Inputs& in) {",  // 4: braces do not count
+      "  Tensor s = g(\"(\", ')');  // (",      // 5: brackets in literals and comments do not count
+      "  Tensor t = g(x,",                     // 6: open to the end of the file
+      "    y,",
+      "    z,",
+      "    w,",
+      "    v);"};
+  EXPECT_EQ(statementAt(lines, 0, 4), "Tensor h = add(m.a(in[\"x\"]), m.b(in[\"x\"]));");
+  EXPECT_EQ(statementAt(lines, 1, 4), "m.b(in[\"x\"]));");
+  EXPECT_EQ(statementAt(lines, 3, 4), "return mean(h);");
+  EXPECT_EQ(statementAt(lines, 4, 4), "Tensor f(Net& m, const Inputs& in) {");
+  EXPECT_EQ(statementAt(lines, 5, 4), "Tensor s = g(\"(\", ')');  // (");
+  EXPECT_EQ(statementAt(lines, 6, 4), "Tensor t = g(x, y, z, w,");  // at most 4 lines
+  EXPECT_EQ(statementAt(lines, 6, 1), "Tensor t = g(x,");
+  EXPECT_EQ(statementAt(lines, 11, 4), "");
+}
+
 TEST(LabelText, StripsOnlyARedundantTrailingShapeComment) {
   EXPECT_EQ(stripRedundantShapeComment("h = f(x);  // [B, T, D]", {"B", "T", "D"}), "h = f(x);");
   EXPECT_EQ(stripRedundantShapeComment("h = f(x);  // [B, T, D]", {"B", "T", "H"}),
