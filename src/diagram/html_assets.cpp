@@ -225,21 +225,6 @@ const std::string_view kPageScript = R"JS(
     note.hidden = data.collisions.length === 0;
   }
 
-  // Paired wrapper labels were laid out with the longer text, centred; pin them to the left edge
-  // so the shorter one swaps in left-aligned (10pt Courier: 6 units per character).
-  function alignPairLabels() {
-    for (const view of views) {
-      const d = diagramOf(view);
-      for (const c of d.clusters) {
-        if (!c.labels) continue;
-        const text = view.querySelector('g[id="c' + c.id + '"] > text');
-        if (!text) continue;
-        text.setAttribute('x', String(Number(text.getAttribute('x')) - c.label.length * 3));
-        text.setAttribute('text-anchor', 'start');
-      }
-    }
-  }
-
   function show(s) {
     side = s;
     canvas.classList.toggle('show-train', s === 'train');
@@ -375,7 +360,6 @@ const std::string_view kPageScript = R"JS(
   }
 
   renderLegend();
-  alignPairLabels();
   for (const view of views) { attachHover(view); attachTooltips(view); attachPanZoom(view); }
   for (const b of document.querySelectorAll('.tab-btn[data-side]')) b.addEventListener('click', () => show(b.dataset.side));
   for (const b of document.querySelectorAll('.view-btn')) b.addEventListener('click', () => showView(b.dataset.view));

@@ -1,6 +1,12 @@
 // Layout + SVG of a diagram: in one piece up to a size, in stacked bands beyond it.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
 #include "diagram/assemble.hpp"
 #include "diagram/bands.hpp"
+#include "diagram/text.hpp"
 #include "diagram/warm_up.hpp"
 #include "nndna/diagram.hpp"
 #include "render/stacked_bands.hpp"
@@ -35,6 +41,35 @@ std::string withStandaloneStyle(std::string svg) {
   return svg;
 }
 
+// Characters of UTF-8 text, as the page counts a label's.
+std::size_t codePoints(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(
+      text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// A standalone SVG is the training view, so a wrapper pair's cluster (one call seen from both
+// sides) shows the training side's label. Laid out with the longer of the two labels, centred;
+// pinned to its left edge like the page does (10pt Courier: 6 units per character), the training
+// label reads from where the cluster's label starts.
+void showTrainingLabels(std::string& svg, const Diagram& diagram) {
+  for (const Cluster& c : diagram.clusters) {
+    if (!c.trainLabel) continue;
+    const auto group = svg.find(fmt::format("<g id=\"c{}\" ", c.id));
+    if (group == std::string::npos) continue;
+    const auto text = svg.find("<text text-anchor=\"middle\" x=\"", group);
+    const auto groupEnd = svg.find("</g>", group);
+    if (text == std::string::npos || text > groupEnd) continue;
+    const auto xStart = text + std::string_view("<text text-anchor=\"middle\" x=\"").size();
+    const auto xEnd = svg.find('"', xStart);
+    const auto contentStart = svg.find('>', xEnd) + 1;
+    const auto contentEnd = svg.find("</text>", contentStart);
+    if (xEnd == std::string::npos || contentEnd == std::string::npos || contentEnd > groupEnd) continue;
+    const double x = std::strtod(svg.c_str() + xStart, nullptr) - 3.0 * static_cast<double>(codePoints(c.label));
+    svg.replace(contentStart, contentEnd - contentStart, detail::escapeXml(*c.trainLabel));
+    svg.replace(text, xEnd - text, fmt::format("<text text-anchor=\"start\" x=\"{}", x));
+  }
+}
+
 }  // namespace
 
 std::string renderSvg(const Diagram& diagram) {
@@ -42,10 +77,14 @@ std::string renderSvg(const Diagram& diagram) {
   // see assemble.cpp), so no layout option is set here.
   const render::LayoutOptions opts{};
   if (diagram.nodes.size() + diagram.clusters.size() <= kBandedAbove) {
-    return withStandaloneStyle(render::renderInlineSvg(diagram.dot, opts));
+    std::string svg = render::renderInlineSvg(diagram.dot, opts);
+    showTrainingLabels(svg, diagram);
+    return withStandaloneStyle(std::move(svg));
   }
   const detail::Bands bands = detail::cutIntoBands(diagram.dot, kBandBudget);
-  return withStandaloneStyle(render::renderStackedBands(bands.dots, bands.crossEdges, opts));
+  std::string svg = render::renderStackedBands(bands.dots, bands.crossEdges, opts);
+  showTrainingLabels(svg, diagram);
+  return withStandaloneStyle(std::move(svg));
 }
 
 void warmUpRenderer() noexcept {

@@ -3,7 +3,7 @@
 // FILE.infer.png, its Inference view), and reports what the browser tests check, as JSON:
 //   node diagram_pages.cjs REPORT.json FILE...
 // Per file: console errors, whether the page script ran to its end, the text of every box by id,
-// the collision note, and the computed opacity of a training-only, an inference-only and a shared
+// every cluster's label (text, anchor, x), the collision note, and the computed opacity of a training-only, an inference-only and a shared
 // box (in a page: in the Training view, then in the Inference view); a page's Summary tab (the
 // rows of its modules table and memory items, FILE.summary.png).
 'use strict';
@@ -23,6 +23,11 @@ function probe() {
     boxes: Object.fromEntries(Array.from(document.querySelectorAll('g.node')).map((g) =>
       [g.id, Array.from(g.querySelectorAll('text')).map((t) => t.textContent).join(' ')])),
     collisionNote: note && !note.hidden ? note.textContent : null,
+    // Each cluster's label as drawn: its text, anchor and x.
+    clusterLabels: Object.fromEntries(Array.from(document.querySelectorAll('g.cluster')).map((g) => {
+      const t = g.querySelector(':scope > text');
+      return [g.id, t ? { text: t.textContent, anchor: t.getAttribute('text-anchor'), x: Number(t.getAttribute('x')) } : null];
+    })),
     opacity: {
       onlyTrain: opacityOf('g.node.only-train'),
       onlyInfer: opacityOf('g.node.only-infer'),

@@ -2,7 +2,10 @@
 // (the derivation is next to it), never copied from a run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "diagram/checked_model.hpp"
+#include "diagram/text.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/summary.hpp"
 #include "test_support.hpp"
@@ -13,6 +16,7 @@ namespace {
 using testing::loopLabels;
 using testing::metric;
 using testing::traced;
+using detail::escapeXml;
 
 // The seed's default model (issue 4 fixes this golden).
 TEST(DiagramGolden, DiffusionDenoiserMatchesTheSeed) {
@@ -77,6 +81,28 @@ TEST(DiagramGolden, DiffusionDenoiserCostsPerNodeAndCluster) {
   ASSERT_TRUE(loop.cost.infer);
   EXPECT_EQ(loop.cost.infer->params, 24'864);
   EXPECT_EQ(loop.cost.infer->flops, 12 * 12'582'912LL);
+}
+
+// A paired wrapper is laid out with the longer of its labels (the training side's in the
+// denoiser, predictFn's in mlp_sin). The standalone SVG, the training view, shows lossFn's line,
+// pinned to the left edge where the laid-out label starts, so either side's reads from there.
+TEST(DiagramGolden, TheStandaloneSvgShowsAPairsTrainingLabelFromItsLeftEdge) {
+  for (const char* name : {"diffusion_denoiser", "mlp_sin"}) {
+    SCOPED_TRACE(name);
+    const Diagram d = buildDiagram(traced(name));
+    const auto pair = std::find_if(d.clusters.begin(), d.clusters.end(),
+                                   [](const Cluster& c) { return c.trainLabel.has_value(); });
+    ASSERT_NE(pair, d.clusters.end());
+    EXPECT_EQ(pair->label, pair->inferLabel->size() > pair->trainLabel->size() ? *pair->inferLabel : *pair->trainLabel);
+    const std::string svg = renderSvg(d);
+    const auto group = svg.find("<g id=\"c" + std::to_string(pair->id) + "\" ");
+    ASSERT_NE(group, std::string::npos);
+    const std::string_view shown = std::string_view(svg).substr(group, svg.find("</g>", group) - group);
+    EXPECT_NE(shown.find(">" + escapeXml(*pair->trainLabel) + "</text>"), std::string::npos) << shown;
+    EXPECT_EQ(shown.find(escapeXml(*pair->inferLabel)), std::string::npos) << shown;
+    EXPECT_NE(shown.find("<text text-anchor=\"start\" x=\""), std::string::npos) << shown;
+    EXPECT_EQ(shown.find("text-anchor=\"middle\""), std::string::npos) << shown;
+  }
 }
 
 TEST(DiagramGolden, MlpSinForwardFlopsAndMerge) {

@@ -126,6 +126,23 @@ TEST_F(DiagramPages, DenoiserFadesInPageAndStandaloneSvg) {
   const Diagram d = buildDiagram(testing::traced("diffusion_denoiser"));
   const Shown shown = showInBrowser(d, "diffusion_denoiser");
   expectFading(shown, /*trainOnly=*/true, /*inferOnly=*/true);
+  // The paired wrapper (lossFn's and predictFn's call of denoise) reads each side's line from one
+  // left edge: the training line in the standalone SVG and the page's Training view, predictFn's
+  // in the Inference view.
+  const auto pair =
+      std::find_if(d.clusters.begin(), d.clusters.end(), [](const Cluster& c) { return c.trainLabel.has_value(); });
+  ASSERT_NE(pair, d.clusters.end());
+  const std::string id = "c" + std::to_string(pair->id);
+  const json& svg = shown.svg.at("clusterLabels").at(id);
+  const json& train = shown.page.at("train").at("clusterLabels").at(id);
+  const json& infer = shown.page.at("infer").at("clusterLabels").at(id);
+  EXPECT_EQ(svg.at("text"), *pair->trainLabel);
+  EXPECT_EQ(train.at("text"), *pair->trainLabel);
+  EXPECT_EQ(infer.at("text"), *pair->inferLabel);
+  for (const json* label : {&svg, &train, &infer}) {
+    EXPECT_EQ(label->at("anchor"), "start");
+    EXPECT_DOUBLE_EQ(label->at("x").get<double>(), svg.at("x").get<double>());
+  }
 }
 
 // Points 2, 3, 4: each stage's blocks fold on their own (golden_real_models_test.cpp has the

@@ -118,23 +118,10 @@ export class DiagramView {
     const svg = parseSvg(svgText);
     element.appendChild(svg);
     this.host.appendChild(element);
-    this.alignPairLabels(svg, model);
     this.attachHover(svg);
     const view: View = { element, svg, model, inferOnly, fit: () => {}, zoomBy: () => {} };
     this.attachPanZoomAndClicks(view);
     this.views.push(view);
-  }
-
-  // A paired wrapper label was laid out with the longer text, centred: pinned to its left edge,
-  // the other side's label swaps in left-aligned (10pt Courier: 6 units per character).
-  private alignPairLabels(svg: SVGSVGElement, model: DiagramModel): void {
-    for (const c of model.clusters) {
-      if (!c.labels) continue;
-      const text = svg.querySelector(`g[id="c${c.id}"] > text`);
-      if (!text) continue;
-      text.setAttribute('x', String(Number(text.getAttribute('x')) - c.label.length * 3));
-      text.setAttribute('text-anchor', 'start');
-    }
   }
 
   // Hovering a box or an edge lights up everything that shares its `ti-` class.
