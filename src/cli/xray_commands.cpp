@@ -184,7 +184,16 @@ void addXrayRun(CLI::App* xrayCmd, std::vector<std::string> programTail) {
     }
 
     if (!fs::exists(eventsPath) || fs::file_size(eventsPath) == 0) {
-      std::cerr << fmt::format("nndna: {} recorded no trace (is it linked with nndna_xray?)\n", program[0]);
+      // 127 is the status of a program that never started: the dynamic loader missed a library
+      // (an install prefix not on its path) or exec failed; both say so on stderr above.
+      if (exitCode == 127) {
+        std::cerr << fmt::format("nndna: {} did not start (status 127): see the message above; a library in a "
+                                 "prefix the loader does not search needs -Wl,-rpath,PREFIX/lib or "
+                                 "LD_LIBRARY_PATH\n",
+                                 program[0]);
+      } else {
+        std::cerr << fmt::format("nndna: {} recorded no trace (is it linked with nndna_xray?)\n", program[0]);
+      }
       throw CLI::RuntimeError(exitCode != 0 ? exitCode : 1);
     }
     xray::Trace trace = xray::readTraceFile(eventsPath);

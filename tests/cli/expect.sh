@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Runs a command and checks its exit status, its output and the files it wrote.
-#   expect.sh STATUS [--says REGEX]... [--file PATH REGEX]... [--no-file PATH] -- COMMAND [ARGS...]
-# STATUS is a number or "nonzero". --says: some line of stdout+stderr matches the extended REGEX.
+#   expect.sh STATUS [--says REGEX]... [--not-says REGEX]... [--file PATH REGEX]... [--no-file PATH]
+#             -- COMMAND [ARGS...]
+# STATUS is a number or "nonzero". --says: some line of stdout+stderr matches the extended REGEX;
+# --not-says: no line does.
 # --file: PATH exists and some line of it matches REGEX. Each failed check is printed; any fails it.
 set -u
 status="$1"
 shift
 says=()
+unsaid=()
 files=()
 absent=()
 while [[ $# -gt 0 && "$1" != "--" ]]; do
   case "$1" in
     --says) says+=("$2"); shift 2 ;;
+    --not-says) unsaid+=("$2"); shift 2 ;;
     --file) files+=("$2" "$3"); shift 3 ;;
     --no-file) absent+=("$2"); shift 2 ;;
     *) echo "expect.sh: unknown option $1" >&2; exit 2 ;;
@@ -33,6 +37,9 @@ elif [[ $actual -ne $status ]]; then
 fi
 for regex in "${says[@]}"; do
   grep -Eq -- "$regex" <<<"$output" || { echo "FAIL: no output line matches: $regex"; failed=1; }
+done
+for regex in "${unsaid[@]}"; do
+  ! grep -Eq -- "$regex" <<<"$output" || { echo "FAIL: an output line matches: $regex"; failed=1; }
 done
 for ((i = 0; i < ${#files[@]}; i += 2)); do
   path="${files[i]}" regex="${files[i + 1]}"
