@@ -211,7 +211,12 @@ ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunRe
   switch (irFile.status) {
     case ChildFileStatus::ok: break;
     case ChildFileStatus::missing:
-      throw SpecRunError(Kind::invalid_output, display + ": the spec program wrote no IR", result.output);
+      // It exited 0 (checked above) without nndna's main having traced it: a main() of the
+      // spec's own, which replaces nndna's, or an exit from a static initialiser.
+      throw SpecRunError(Kind::invalid_output,
+                         display + ": the spec program wrote no IR: it ended with status 0 before nndna traced it "
+                                   "(a spec defines no main() of its own, and does not exit)",
+                         result.output);
     case ChildFileStatus::tooLarge:
       throw SpecRunError(Kind::output_limit,
                          fmt::format("{}: the IR is larger than {}", display, mib(readLimits.maxBytes)));

@@ -103,7 +103,12 @@ TraceError::TraceError(std::string file, int line, std::string op, std::string d
 
 ir::Graph trace(const LoadedSpec& spec) {
   if (!spec.spec.loss) {
-    throw TraceError(spec.sourceFile, spec.line, "trace", "the spec has no loss function");
+    // nndna draws the training step (the loss, its gradients, the optimizer) beside inference, so
+    // a model without one cannot be traced; say how to draw an inference-only model anyway.
+    throw TraceError(spec.sourceFile, spec.line, "trace",
+                     "the spec has no loss function (.loss): nndna traces the training step from it; for a model "
+                     "only run for inference, a loss over its prediction draws it, such as "
+                     "`.loss = [](Net& m, const Inputs& in) { return mean(predictFn(m, in)); }`");
   }
   checkDecls(spec, spec.spec.inputs, "inputs");
   checkOptimizer(spec);

@@ -115,6 +115,22 @@ TEST(TraceErrors, InputDeclarationsAreValidated) {
   EXPECT_THROW(trace(spec), TraceError);
 }
 
+// A spec without a loss (an inference-only model) is told how to draw one anyway.
+TEST(TraceErrors, NoLossFunctionSaysWhatToWrite) {
+  LoadedSpec spec;
+  spec.sourceFile = "model.cpp";
+  spec.model = std::make_unique<Module>();
+  spec.spec.inputs = {{"x", {4, 3}}};
+  try {
+    trace(spec);
+    FAIL();
+  } catch (const TraceError& e) {
+    EXPECT_EQ(e.op(), "trace");
+    EXPECT_TRUE(e.detail().starts_with("the spec has no loss function (.loss): ")) << e.detail();
+    EXPECT_NE(e.detail().find("return mean(predictFn(m, in));"), std::string::npos) << e.detail();
+  }
+}
+
 TEST(TraceErrors, NoPredictFunction) {
   LoadedSpec spec = loadSpec(*findSpec("shape_error"));
   try {

@@ -276,6 +276,17 @@ TEST_F(HostileSpec, LinkedIrIsNotFollowed) {
   EXPECT_EQ(message.find("hunter2-parent"), std::string::npos) << message;
 }
 
+// A spec with a main() of its own replaces nndna's, which traces it: nothing is written, and the
+// message says why.
+TEST_F(HostileSpec, ASpecWithItsOwnMainIsToldWhyNothingWasTraced) {
+  const SpecRunError e = failure(writeSpec("", "int main() { return 0; }\n"));
+  EXPECT_EQ(e.kind(), Kind::invalid_output);
+  EXPECT_NE(std::string(e.what()).find("model.cpp: the spec program wrote no IR: it ended with status 0 before "
+                                       "nndna traced it (a spec defines no main() of its own"),
+            std::string::npos)
+      << e.what();
+}
+
 TEST_F(HostileSpec, LinkedErrorFileIsNotFollowed) {
   // A file the parent can read and the spec cannot (it is not even visible to it), shaped like a
   // spec's error so that following the link would print it.
