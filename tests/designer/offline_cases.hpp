@@ -273,6 +273,12 @@ inline const std::vector<OfflineCase>& offlineCases() {
        138'245},
       {"RegressionMlp", "a regression MLP that fits sin(x) with 2 layers of 32 neurons", "mlp", "",
        {{"N_LAYERS", 2}, {"HIDDEN", 32}}, {"regression"}, V{}, {{"H", 32}}, std::nullopt},
+      // The page's suggestions (src/server/web/index.html) name a task, not an architecture.
+      {"HandwrittenDigits", "recognize handwritten digits", "cnn", "", {{"SIDE", 28}, {"CHANNELS", 1}, {"CLASSES", 10}},
+       {}, std::nullopt, {}, std::nullopt},
+      {"BalanceARod", "balance a rod", "policy", "", {}, {}, std::nullopt, {}, std::nullopt},
+      {"SineWave", "draw a sine wave", "mlp", "", {{"IN", 1}, {"OUT", 1}}, {"regression"}, std::nullopt, {},
+       std::nullopt},
       {"TabularMlp", "a model for tabular data with 12 features", "mlp", "", {{"IN", 12}}, {}, V{"×2"},
        {{"F", 12}}, std::nullopt},
       {"NothingNamed", "something that predicts house prices", "mlp", "", {{"N_LAYERS", 4}}, {}, V{"×2"},

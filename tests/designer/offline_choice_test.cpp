@@ -141,6 +141,20 @@ TEST(OfflineDesigner, ChangesAGivenSpec) {
   EXPECT_EQ(none.choice.unusedWords, (std::vector<std::string>{"8 experts", "swiglu"}));
 }
 
+// "hidden 256" names HIDDEN, which goes before the usual width constant D; named dims
+// (`constexpr Dim H{"H", 12, "heads"};`, as the examples declare them) change as plain constants do.
+TEST(OfflineDesigner, ChangesTheConstantTheDescriptionNamesAndNamedDims) {
+  const std::string spec =
+      "constexpr int D = 32;  // signal dim\nconstexpr int HIDDEN = 128;\nconstexpr Dim H{\"H\", 12, \"heads\"};\n"
+      "constexpr nndna::Dim T{\"T\", 1024};\n";
+  const OfflineDesign d = changeOffline("use hidden 256, 7 heads and a context of 512", spec);
+  EXPECT_EQ(d.source,
+            "constexpr int D = 32;  // signal dim\nconstexpr int HIDDEN = 256;\nconstexpr Dim H{\"H\", 7, \"heads\"};\n"
+            "constexpr nndna::Dim T{\"T\", 512};\n");
+  EXPECT_EQ(d.choice.settings, (std::vector<std::string>{"HIDDEN = 256 (from \"hidden 256\")", "H = 7 (from \"7 heads\")",
+                                                         "T = 512 (from \"context of 512\")"}));
+}
+
 // A description is a few sentences: a document is refused before anything runs.
 TEST(DesignRequestLimits, ALongDescriptionIsRefusedAtOnce) {
   DesignRequest request;

@@ -238,7 +238,8 @@ void Description::readFlags() {
   flagIf("lstm", {"lstm", "lstms", "long short term memory"});
   flagIf("rnn", {"elman", "vanilla rnn"});
   flagIf("regression", {"regression", "regress", "regresses", "regressor", "fits", "fit", "approximates",
-                        "approximate", "predicts a value", "forecast", "forecasts", "forecasting"});
+                        "approximate", "predicts a value", "forecast", "forecasts", "forecasting", "sine",
+                        "sine wave", "cosine", "curve", "draw a curve", "draws a curve"});
   flagIf("classification", {"classify", "classifies", "classifier", "classification", "classifying"});
   flagIf("top1", {"top 1", "switch transformer", "switch routing"});
   flagIf("mlm", {"masked language model", "masked language modelling", "masked language modeling", "mlm",
@@ -269,6 +270,7 @@ void Description::readSizes() {
     std::int64_t side, channels, classes;
   };
   for (const Dataset& d : {Dataset{"fashionmnist", 28, 1, 10}, Dataset{"mnist", 28, 1, 10},
+                           Dataset{"handwritten", 28, 1, 10}, Dataset{"handwriting", 28, 1, 10},
                            Dataset{"cifar100", 32, 3, 100}, Dataset{"cifar10", 32, 3, 10}, Dataset{"cifar", 32, 3, 10},
                            Dataset{"imagenet", 224, 3, 1000}}) {
     if (mentionsJoined(d.alias)) {
@@ -277,6 +279,13 @@ void Description::readSizes() {
                                 {"classes", d.classes}}) {
         if (!sizes_.contains(key)) sizes_.emplace(std::string(key), SizeMention{value, std::string(d.alias)});
       }
+    }
+  }
+  // A function of one variable ("a sine wave", "a curve"): one input, one output.
+  for (std::string_view f : {"sine", "cosine", "curve"}) {
+    if (!mentionsJoined(f)) continue;
+    for (std::string_view key : {"features", "outputs"}) {
+      if (!sizes_.contains(key)) sizes_.emplace(std::string(key), SizeMention{1, std::string(f)});
     }
   }
   // Words between a number and its unit that the unit may follow ("12 transformer layers").

@@ -255,6 +255,20 @@ OfflineDesign designOffline(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// Whether `phrase` ("hidden 256", "7 n heads") holds the constant's name as words: HIDDEN,
+// N_HEADS as "n heads", case aside.
+bool phraseNames(std::string_view phrase, std::string_view constant) {
+  std::string words;
+  for (char c : constant) words += c == '_' ? ' ' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string padded = " " + std::string(phrase) + " ";
+  for (char& c : padded) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return padded.find(" " + words + " ") != std::string::npos;
+}
+
+}  // namespace
+
 OfflineDesign changeOffline(std::string_view text, std::string_view source) {
   Description d(text);
   OfflineDesign out;
@@ -294,7 +308,11 @@ OfflineDesign changeOffline(std::string_view text, std::string_view source) {
     const auto mention = d.size(n.key);
     if (!mention) continue;
     bool applied = false;
-    for (std::string_view constant : n.constants) {
+    // A constant the description names itself ("hidden 256": HIDDEN, before the usual D) first.
+    std::vector<std::string_view> candidates = n.constants;
+    std::stable_partition(candidates.begin(), candidates.end(),
+                          [&](std::string_view constant) { return phraseNames(mention->phrase, constant); });
+    for (std::string_view constant : candidates) {
       if (done.contains(constant)) continue;
       if (setConstant(out.source, constant, std::to_string(mention->value))) {
         c.settings.push_back(fmt::format("{} = {} (from {})", constant, mention->value, quoted(mention->phrase)));

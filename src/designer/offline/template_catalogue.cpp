@@ -413,7 +413,9 @@ std::vector<TemplateInfo> buildCatalogue() {
   c.push_back({"cnn", "convolutional image classifier",
                {{"cnn", 3}, {"convolutional", 3}, {"convnet", 3}, {"conv net", 3}, {"convolution", 2},
                 {"convolutions", 2}, {"image classifier", 2}, {"classify images", 2}, {"classifies images", 2},
-                {"vgg", 2}, {"lenet", 2}, {"alexnet", 2}, {"images", 1}, {"image", 1}, {"mnist", 1}, {"cifar", 1}},
+                {"vgg", 2}, {"lenet", 2}, {"alexnet", 2}, {"images", 1}, {"image", 1}, {"mnist", 1}, {"cifar", 1},
+                // The page's own suggestion, "recognize handwritten digits": MNIST.
+                {"handwritten digits", 3}, {"handwritten", 2}, {"handwriting", 2}},
                {kBatch, kSide, kChannels, kClasses,
                 {"width", "WIDTH", "conv channels", Scaling::width},
                 {"layers", "N_BLOCKS", "conv blocks", Scaling::depth}},
@@ -572,7 +574,10 @@ std::vector<TemplateInfo> buildCatalogue() {
   c.push_back({"policy", "reinforcement-learning agent (DQN or policy gradient)",
                {{"dqn", 5}, {"q network", 5}, {"q learning", 5}, {"deep q", 5}, {"reinforcement learning", 4},
                 {"policy gradient", 4}, {"reinforcement", 3}, {"rl", 3}, {"policy", 3}, {"cartpole", 3},
-                {"agent", 2}, {"actor", 2}, {"atari", 2}, {"reward", 2}, {"rewards", 2}, {"game", 1}},
+                {"agent", 2}, {"actor", 2}, {"atari", 2}, {"reward", 2}, {"rewards", 2}, {"game", 1},
+                // The control task a new user names ("balance a rod", the page's suggestion).
+                {"cart pole", 3}, {"inverted pendulum", 3}, {"pendulum", 2}, {"balance", 2}, {"balances", 2},
+                {"balancing", 2}},
                {kBatch,
                 {"features", "OBS", "observation features", Scaling::none},
                 {"width", "HIDDEN", "width", Scaling::width},

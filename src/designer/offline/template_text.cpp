@@ -108,6 +108,35 @@ std::optional<ConstantLine> constantLine(std::string_view line) {
   return c;
 }
 
+// A named dim, `constexpr Dim NAME{"N", VALUE, "description"};` (the description optional): where
+// its value starts and ends, and the name.
+std::optional<ConstantLine> dimLine(std::string_view line) {
+  const std::size_t indent = indentOf(line);
+  std::string_view rest = line.substr(indent);
+  for (std::string_view prefix : {"constexpr nndna::Dim ", "constexpr Dim "}) {
+    if (!rest.starts_with(prefix)) continue;
+    const std::size_t nameStart = indent + prefix.size();
+    std::size_t nameEnd = nameStart;
+    while (nameEnd < line.size() && isNameChar(line[nameEnd])) ++nameEnd;
+    if (nameEnd == nameStart || nameEnd >= line.size() || line[nameEnd] != '{') return std::nullopt;
+    // The quoted name, then the value up to the next ',' or '}'.
+    const auto open = line.find('"', nameEnd);
+    const auto close = open == std::string_view::npos ? open : line.find('"', open + 1);
+    const auto comma = close == std::string_view::npos ? close : line.find(',', close);
+    if (comma == std::string_view::npos) return std::nullopt;
+    const auto end = line.find_first_of(",}", comma + 1);
+    if (end == std::string_view::npos) return std::nullopt;
+    ConstantLine c;
+    c.name = std::string(line.substr(nameStart, nameEnd - nameStart));
+    c.valueStart = line.find_first_not_of(' ', comma + 1);
+    c.valueEnd = end;
+    c.isInt = true;
+    if (c.valueStart >= c.valueEnd) return std::nullopt;
+    return c;
+  }
+  return std::nullopt;
+}
+
 // The line with the constant's value replaced; a comment after it keeps its column where the
 // new value leaves room (the constants of a template are aligned).
 std::string withValue(std::string_view line, const ConstantLine& c, std::string_view value) {
@@ -362,7 +391,9 @@ bool setConstant(std::string& source, std::string_view name, std::string_view va
     auto end = source.find('\n', start);
     if (end == std::string::npos) end = source.size();
     const std::string_view line = std::string_view(source).substr(start, end - start);
-    if (auto constant = constantLine(line); constant && constant->name == name) {
+    auto constant = constantLine(line);
+    if (!constant) constant = dimLine(line);
+    if (constant && constant->name == name) {
       source.replace(start + constant->valueStart, constant->valueEnd - constant->valueStart, value);
       return true;
     }

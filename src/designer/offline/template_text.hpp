@@ -49,7 +49,8 @@ std::set<std::string, std::less<>> templateOptions(std::string_view text);
 // integer literals, names). Lines it cannot evaluate are left out.
 std::map<std::string, std::int64_t, std::less<>> specConstants(std::string_view text);
 
-// Sets one constant of any spec source (the same line shape as above); false when the source
+// Sets one constant of any spec source (the same line shape as above, or a named dim
+// `constexpr Dim NAME{"N", value, ...};`); false when the source
 // declares no such constant. Used to change a user's spec without a model.
 bool setConstant(std::string& source, std::string_view name, std::string_view value);
 
