@@ -156,8 +156,15 @@ class Run {
     result_.diagram = std::move(picture);
     result_.error.clear();
     result_.errorLine = 0;
-    finish(true, fmt::format("designed in {}{}", counted(static_cast<int>(result_.attempts.size()), "attempt", "attempts"),
-                             result_.offline ? " by the offline designer" : ""));
+    const int attempts = static_cast<int>(result_.attempts.size());
+    // The offline designer takes one attempt; the ones before it were the model's, unusable.
+    if (result_.offline && attempts > 1) {
+      finish(true, fmt::format("designed in 1 attempt by the offline designer, after {} from the model",
+                               counted(attempts - 1, "unusable answer", "unusable answers")));
+    } else {
+      finish(true, fmt::format("designed in {}{}", counted(attempts, "attempt", "attempts"),
+                               result_.offline ? " by the offline designer" : ""));
+    }
   }
 
   void fail(const Attempt& last) {

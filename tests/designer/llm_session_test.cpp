@@ -230,6 +230,8 @@ TEST_P(LlmSession, InvalidJsonTwiceFallsBackOffline) {
   const std::string again = lastUserTurn(server.requests().at(1));
   EXPECT_NE(again.find("I could not use your answer: the answer is not valid JSON"), std::string::npos) << again;
   EXPECT_EQ(s.result.offlineChoice->templateName, "mlp");
+  EXPECT_EQ(s.first(EventKind::finished)->message,
+            "designed in 1 attempt by the offline designer, after 2 unusable answers from the model");
 }
 
 TEST_P(LlmSession, CodeInAMarkdownFence) {
