@@ -183,13 +183,13 @@ struct AppServer::Impl {
     });
     // Errors cpp-httplib answers itself (no route, payload too large, bad request) get a JSON body.
     http.set_error_handler(httplib::Server::HandlerWithResponse(
-        [](const httplib::Request& req, httplib::Response& res) {
+        [this](const httplib::Request& req, httplib::Response& res) {
           if (res.has_header("Content-Type")) return httplib::Server::HandlerResponse::Unhandled;
           const int status = res.status;
           const std::string_view kind = status == 404 ? "not_found" : status == 413 ? "too_large" : "bad_request";
-          const std::string_view message = status == 404   ? "no such page"
-                                           : status == 413 ? "the request is larger than the server takes"
-                                                           : "the request could not be read";
+          const std::string message = status == 404   ? "no such page"
+                                      : status == 413 ? tooLargeMessage()
+                                                      : "the request could not be read";
           sendError(req, res, status, kind, message);
           return httplib::Server::HandlerResponse::Handled;
         }));
@@ -383,7 +383,7 @@ struct AppServer::Impl {
         const BoundedHttpServer::CutOff cutOff = BoundedHttpServer::requestCutOff();
         // cpp-httplib sets 413 itself for a stated length past the limit (nothing read).
         if (tooLarge || res.status == 413 || cutOff == BoundedHttpServer::CutOff::tooLarge) {
-          sendError(req, res, 413, "too_large", "the request is larger than the server takes");
+          sendError(req, res, 413, "too_large", tooLargeMessage());
         } else if (cutOff == BoundedHttpServer::CutOff::tooSlow) {
           sendError(req, res, 408, "too_slow",
                     fmt::format("the request took longer than {} s to arrive", options.readTime.count()));
@@ -399,6 +399,9 @@ struct AppServer::Impl {
   // The JSON form of a source may be larger than the source (escapes); the source's own limit
   // is checked after decoding.
   std::size_t maxBodyBytes() const { return options.maxSourceBytes * 4 + 4096; }
+  std::string tooLargeMessage() const {
+    return fmt::format("the request is larger than the server takes: at most {} KiB", (maxBodyBytes() + 1023) / 1024);
+  }
 
   // The request's JSON object, with a string member `required` (UTF-8); nullopt once an error
   // answer was sent. `shape` is the request's form, for the error message.

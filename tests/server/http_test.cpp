@@ -374,6 +374,9 @@ TEST_F(ServeHttp, AChunkedBodyPastTheLimitIsRefusedUnread) {
   EXPECT_LT(x.bodySent, kFlood);
   EXPECT_TRUE(x.answer.starts_with("HTTP/1.1 413 ")) << x.answer.substr(0, 200);
   EXPECT_NE(x.answer.find("\"too_large\""), std::string::npos);
+  // The limit is named: 4 × the 256 KiB source limit, and 4 KiB of the request's own JSON.
+  EXPECT_NE(x.answer.find("the request is larger than the server takes: at most 1028 KiB"), std::string::npos)
+      << x.answer;
 }
 
 TEST_F(ServeHttp, AChunkedBodyWithinTheLimitIsRead) {
