@@ -68,19 +68,24 @@ void addTraceCommands(CLI::App& app) {
   CLI::App* trace = app.add_subcommand(
       "trace", "Trace a model spec (built-in NAME, a .cpp spec file or an IR .json) and print its "
                "summary (parameters, ops, shapes, metrics)");
-  trace->add_option("model", args->model.input,
-                    "A built-in spec's name (see `nndna examples`), a spec file (.cpp) or an IR (.json)");
+  auto* input = trace->add_option("model", args->model.input,
+                                  "A built-in spec's name (see `nndna examples`), a spec file (.cpp) or an IR (.json)");
+  // As diagram, summary and the others take a built-in spec.
+  trace->add_option("--example", args->model.example, "A built-in spec (see `nndna examples`)")->excludes(input);
   addSpecRunOptions(*trace, args->model.run);
   trace->add_option("--json", args->json,
                     "Also write the IR as JSON to this file (- for standard output; indented, or compact above "
                     "100,000 ops)");
   trace->callback([args] {
-    if (args->model.input.empty()) throw CLI::ValidationError("model", "give a spec name, a spec file or an IR .json");
+    if (args->model.input.empty() && args->model.example.empty()) {
+      throw CLI::ValidationError("model", "give a spec name, a spec file or an IR .json");
+    }
     refuseToOverwriteInput(args->json, args->model.input, "--json");
     ModelSource source = args->model;
+    checkModelSource(source);
     // A bare name (no such file, no extension) is a built-in spec.
     const std::filesystem::path path(source.input);
-    if (!std::filesystem::exists(path)) {
+    if (!source.input.empty() && !std::filesystem::exists(path)) {
       if (path.has_extension()) throw CLI::ValidationError("model", "File does not exist: " + source.input);  // as diagram's
       if (findSpec(source.input) == nullptr) {
         throw CLI::ValidationError("model", fmt::format("no built-in spec, spec file or IR named '{}' (`nndna "
