@@ -98,6 +98,30 @@ test('an edit (N_STEPS = 5) redraws with ×5', { timeout: STEP_TIMEOUT }, async 
   await screenshot('edited-five-steps');
 });
 
+test('typing on while a diagram is made: every key lands, the Code tab stays', { timeout: STEP_TIMEOUT }, async () => {
+  const source = await defaultSource();
+  // A spec never compiled before (the cache outlives the test): its answer takes a compile.
+  await setEditorText(`${source.replace('N_STEPS = 12', 'N_STEPS = 7')}// ${Date.now()}\n`);
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('// asked ');
+  const before = await diagramsDrawn();
+  await page.keyboard.press('Control+Enter');
+  // Type one key at a time until the diagram arrives, then some more.
+  let typed = '';
+  while ((await diagramsDrawn()) === before) {
+    await page.keyboard.type('x', { delay: 30 });
+    typed += 'x';
+    assert.ok(typed.length < 2000, 'the diagram never arrived');
+  }
+  await page.keyboard.type(' and after', { delay: 30 });
+  const expected = `// asked ${typed} and after`;
+  await page.waitForFunction((t) => localStorage.getItem('nndna.source')?.endsWith(t), expected, { timeout: 5_000 });
+  assert.equal(await page.getAttribute('.tab-btn[data-tab="code"]', 'aria-selected'), 'true');
+  // The new diagram waits on its tab.
+  await page.click('.tab-btn[data-tab="train"]');
+  assert.match(await page.textContent('#views svg'), /×7 \(inference\)/);
+});
+
 test('a shape error is marked on its editor line', { timeout: STEP_TIMEOUT }, async () => {
   const source = await defaultSource();
   const bad = source.replace('Linear l2{"l2", HIDDEN, HIDDEN};', 'Linear l2{"l2", HIDDEN + 1, HIDDEN};');

@@ -199,8 +199,11 @@ class App {
     $('tab-graph').hidden = false; // laid out while visible, so the view can measure itself
     this.view.show(answer);
     document.querySelector<HTMLButtonElement>('.tab-btn[data-tab="infer"]')!.hidden = !hasInfer;
-    // The drawn diagram is what the user asked to see: show it (on the side shown before).
-    this.showTab(this.side === 'infer' && hasInfer ? 'infer' : 'train');
+    // The drawn diagram is what the user asked to see: show it (on the side shown before). But
+    // not while they kept typing in the editor after asking: hiding the editor would drop their
+    // next keystrokes. The diagram waits on its tab.
+    const typing = this.tab === 'code' && this.editor.text !== source;
+    this.showTab(typing ? 'code' : this.side === 'infer' && hasInfer ? 'infer' : 'train');
     this.view.highlightLine(this.editor.cursorLine());
     document.body.dataset.state = 'done';
     document.body.dataset.diagrams = String(Number(document.body.dataset.diagrams) + 1);
