@@ -37,7 +37,8 @@ function spec({ hidden = 16, label = 'Tiny regression MLP', member = 'l1' } = {}
 }
 
 // The fake model: each request gets the next reply of the script (a function of the request's
-// JSON body returning [status, body]); every request body is kept in `seen`.
+// JSON body returning [status, body], or a promise of them: a model still thinking); every
+// request body is kept in `seen`.
 const fake = { script: [], seen: [] };
 function chatAnswer(source) {
   return [200, {
@@ -69,6 +70,23 @@ async function waitForDesign(previous) {
 const editorText = () => page.evaluate(() => localStorage.getItem('nndna.source'));
 const logLines = () => page.$$eval('#designer-log li', (ls) => ls.map((l) => ({ ...l.dataset, text: l.textContent })));
 
+// A model that answers `source` only when the returned `answer()` is called.
+function thinkingModel(source) {
+  let answer;
+  const answered = new Promise((resolve) => (answer = resolve));
+  fake.script = [() => answered.then(() => chatAnswer(source))];
+  fake.seen = [];
+  return answer;
+}
+
+// Starts a design of `text` (Diagram It) and waits until the model was asked.
+async function startDesign(text) {
+  await page.fill('#designer-text', text);
+  await page.click('#designer-submit');
+  await page.waitForFunction(() => document.body.dataset.design === 'running');
+  while (fake.seen.length === 0) await new Promise((r) => setTimeout(r, 50));
+}
+
 async function describe(text, button) {
   await page.fill('#designer-text', text);
   const before = await designsDone();
@@ -86,9 +104,12 @@ before(async () => {
       const body = JSON.parse(text);
       fake.seen.push({ authorization: req.headers.authorization, body });
       const reply = fake.script.length > 1 ? fake.script.shift() : fake.script[0];
-      const [status, answer] = reply ? reply(body) : [500, { error: { message: 'no reply scripted' } }];
-      res.writeHead(status, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(answer));
+      void Promise.resolve(reply ? reply(body) : [500, { error: { message: 'no reply scripted' } }]).then(([status, answer]) => {
+        if (res.destroyed || !res.socket || res.socket.destroyed) return; // the designer gave up waiting
+        res.on('error', () => {}); // it may go while the answer is written, too
+        res.writeHead(status, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(answer));
+      });
     });
   });
   await new Promise((resolve) => model.listen(0, '127.0.0.1', resolve));
@@ -108,6 +129,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   server?.kill('SIGTERM');
+  model?.closeAllConnections();
   model?.close();
 });
 
@@ -179,4 +201,34 @@ test('Change it… sends the editor\'s content with the instruction', { timeout:
   await screenshot('changed');
   assert.deepEqual(foreignRequests, []);
   assert.deepEqual(consoleErrors, []);
+});
+
+test('Diagram it cancels a running design; so does an edit, which the design never overwrites', { timeout: STEP_TIMEOUT }, async () => {
+  const drawn = () => page.evaluate(() => Number(document.body.dataset.diagrams));
+  let answer = thinkingModel(spec({ label: 'Late design' }));
+  await startDesign('a model that takes its time');
+  let before = await drawn();
+  await page.click('#diagram-it');
+  await page.waitForFunction((n) => document.body.dataset.state === 'done' && Number(document.body.dataset.diagrams) > n, before);
+  assert.equal(await page.evaluate(() => document.body.dataset.design), 'cancelled');
+  assert.match((await logLines()).at(-1).text, /Design cancelled: Diagram it draws the spec in the editor/);
+  answer();
+
+  answer = thinkingModel(spec({ label: 'Late design' }));
+  await startDesign('a model that takes its time, again');
+  const mine = `// my own edit\n${spec({ hidden: 20, label: 'Mine meanwhile' })}`;
+  await setEditorText(page, mine);
+  assert.equal(await page.evaluate(() => document.body.dataset.design), 'cancelled');
+  assert.equal((await logLines()).at(-1).kind, 'cancelled');
+  assert.match((await logLines()).at(-1).text, /the spec in the editor changed/);
+  before = await drawn();
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction((n) => document.body.dataset.state === 'done' && Number(document.body.dataset.diagrams) > n, before);
+  // The model answers late: nothing of it reaches the page.
+  answer();
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(await editorText(), mine);
+  assert.equal(await page.textContent('#model-title'), 'Mine meanwhile');
+  assert.equal(await page.evaluate(() => document.body.dataset.design), 'cancelled');
+  await screenshot('design-cancelled-by-edit');
 });

@@ -1,8 +1,8 @@
 // The designer ("Diagram a Neural Network Design", the seed's texts): the description box, its
 // Diagram It button (a new design) and Change it… (the editor's spec, changed as the box says),
 // and the log of the attempts as the server reports them (POST /api/design, docs/serve.md).
-// The page's design state is mirrored on <body> for tests: data-design (running | done | error)
-// and data-designs (how many designs succeeded).
+// The page's design state is mirrored on <body> for tests: data-design (running | done | error |
+// cancelled) and data-designs (how many designs succeeded).
 import { requestDesign } from './api';
 import type { DesignAnswer, DesignErrorAnswer, DesignEvent, StageEvent } from './types';
 
@@ -12,6 +12,7 @@ export interface DesignerHandlers {
   onStage: (e: StageEvent) => void; // the stages of drawing the designed spec
   onDesigned: (answer: DesignAnswer) => void;
   onFailed: (status: number, answer: DesignErrorAnswer) => void;
+  onCancelled: () => void; // a design that had begun was cancelled (cancel())
 }
 
 export class Designer {
@@ -42,7 +43,7 @@ export class Designer {
       this.line('error', 'Say first what the neural network should do (or, for Change it…, what to change).');
       return;
     }
-    this.running?.abort();
+    this.stop();
     const controller = new AbortController();
     this.running = controller;
     document.body.dataset.design = 'running';
@@ -56,6 +57,8 @@ export class Designer {
         else this.handlers.onStage(e);
       }, controller.signal);
       if (this.running !== controller) return;
+      // Finished: an edit the handlers make (the designed spec into the editor) cancels nothing.
+      this.running = null;
       if (result.body.ok) {
         document.body.dataset.design = 'done';
         document.body.dataset.designs = String(Number(document.body.dataset.designs) + 1);
@@ -67,17 +70,33 @@ export class Designer {
         this.handlers.onFailed(result.status, result.body);
       }
     } catch (e) {
-      if (this.running !== controller) return; // replaced by a newer design
+      if (this.running !== controller) return; // replaced by a newer design, or cancelled
+      this.running = null;
       const message = `The server could not be reached: ${(e as Error).message}`;
       this.line('error', message);
       document.body.dataset.design = 'error';
       this.handlers.onFailed(0, { ok: false, error: { kind: 'network', message } });
     } finally {
-      if (this.running === controller) {
-        this.running = null;
-        for (const b of this.buttons) b.classList.remove('busy');
-      }
+      if (this.running === null) for (const b of this.buttons) b.classList.remove('busy');
     }
+  }
+
+  // Stops the running design, on the server too, and says why in the log; false: none was running.
+  cancel(why: string): boolean {
+    if (!this.stop()) return false;
+    this.line('cancelled', why);
+    document.body.dataset.design = 'cancelled';
+    return true;
+  }
+
+  private stop(): boolean {
+    const controller = this.running;
+    if (!controller) return false;
+    this.running = null;
+    controller.abort();
+    for (const b of this.buttons) b.classList.remove('busy');
+    this.handlers.onCancelled();
+    return true;
   }
 
   // One step of the design, as the designer's message says it (model text stays text).

@@ -30,6 +30,7 @@ class App {
   private readonly editor: SpecEditor;
   private readonly view: DiagramView;
   private readonly panel: BoxPanel;
+  private readonly designer: Designer;
   private readonly progress = new Progress($('progress'));
   private examples: ExampleList = { default: '', examples: [] };
   private defaultSource = '';
@@ -41,6 +42,7 @@ class App {
   private tab: Tab = 'train';
   private side: Side = 'train';
   private saveTimer = 0;
+  private stateBeforeDesign = 'idle'; // body's data-state when the running design began
 
   constructor(initialText: string) {
     this.editor = new SpecEditor($('editor'), initialText, {
@@ -65,12 +67,13 @@ class App {
       if (name) void this.loadExample(name);
     });
     this.setUpDownloads();
-    new Designer(this.client, {
+    this.designer = new Designer(this.client, {
       editorText: () => this.editor.text,
       onStart: () => this.designStarted(),
       onStage: (e) => this.progress.stage(e),
       onDesigned: (answer) => this.designed(answer),
       onFailed: (status, answer) => this.designFailed(status, answer),
+      onCancelled: () => this.designCancelled(),
     });
     document.addEventListener('keydown', (ev) => {
       if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey) && !this.editor.view.hasFocus) {
@@ -111,6 +114,8 @@ class App {
   }
 
   private edited(text: string): void {
+    // A design's result replaces the editor's text: it must not overwrite what the user wrote since.
+    this.designer.cancel('Design cancelled: the spec in the editor changed, and the design would have replaced it.');
     if (this.exampleName && text !== this.exampleSource) this.holdsExample(null, '');
     window.clearTimeout(this.saveTimer);
     this.saveTimer = window.setTimeout(() => localStorage.setItem(SOURCE_KEY, text), 300);
@@ -137,6 +142,8 @@ class App {
 
   // Sends the editor's text to be drawn; a request still running is cancelled first.
   async diagramIt(): Promise<void> {
+    // The user asks for the editor's spec: a design would replace it when it finishes.
+    this.designer.cancel('Design cancelled: Diagram it draws the spec in the editor instead.');
     const source = this.editor.text;
     localStorage.setItem(SOURCE_KEY, source);
     this.running?.abort();
@@ -163,11 +170,19 @@ class App {
 
   // A design began: its result will replace the diagram, so a diagram request in flight is moot.
   private designStarted(): void {
+    this.stateBeforeDesign = this.running ? 'idle' : document.body.dataset.state ?? 'idle';
     this.running?.abort();
     this.running = null;
     $('diagram-it').classList.remove('busy');
     this.progress.begin();
     document.body.dataset.state = 'running';
+  }
+
+  // The page as it was before the design began (unless a diagram request runs now).
+  private designCancelled(): void {
+    if (this.running) return;
+    this.progress.end('cancelled');
+    document.body.dataset.state = this.stateBeforeDesign;
   }
 
   // The designed spec goes into the editor (and the saved text), its diagram on the page.
