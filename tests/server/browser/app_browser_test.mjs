@@ -198,6 +198,24 @@ test('hover and click a box: the panel, its line in the editor, and back', { tim
   await screenshot('line-highlight');
 });
 
+test('opening an example by its URL, in another tab, leaves the saved work alone', { timeout: STEP_TIMEOUT }, async () => {
+  const mine = `// MY WORK\n${await defaultSource()}`;
+  await setEditorText(mine);
+  const before = await diagramsDrawn();
+  await page.keyboard.press('Control+Enter');
+  await waitForState('done', before);
+  assert.equal(await editorText(), mine);
+  const other = await page.context().newPage();
+  await other.goto(`${base}?example=gpt2_small`);
+  await other.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: STEP_TIMEOUT });
+  await other.close();
+  assert.equal(await editorText(), mine);
+  await page.reload();
+  await waitForState('done', 0);
+  assert.equal(await page.textContent('#model-title'), 'Iterative diffusion denoiser');
+  assert.equal(await editorText(), mine);
+});
+
 test('an example loads, and the URL can name one', { timeout: STEP_TIMEOUT }, async () => {
   // The menu names each example by its spec's label (GET /api/examples: the program serving the
   // page must hold the built-in specs).

@@ -42,6 +42,7 @@ class App {
   private tab: Tab = 'train';
   private side: Side = 'train';
   private saveTimer = 0;
+  private unsaved: string | null = null; // the editor's text, edited and not saved yet
   private stateBeforeDesign = 'idle'; // body's data-state when the running design began
 
   constructor(initialText: string) {
@@ -117,8 +118,18 @@ class App {
     // A design's result replaces the editor's text: it must not overwrite what the user wrote since.
     this.designer.cancel('Design cancelled: the spec in the editor changed, and the design would have replaced it.');
     if (this.exampleName && text !== this.exampleSource) this.holdsExample(null, '');
+    this.unsaved = text;
     window.clearTimeout(this.saveTimer);
-    this.saveTimer = window.setTimeout(() => localStorage.setItem(SOURCE_KEY, text), 300);
+    this.saveTimer = window.setTimeout(() => this.save(), 300);
+  }
+
+  // Keeps the user's last edit for the next visit. Only edits are saved: a page opened on an
+  // example (/?example=...), say in another tab, leaves the saved work alone.
+  private save(): void {
+    window.clearTimeout(this.saveTimer);
+    if (this.unsaved === null) return;
+    localStorage.setItem(SOURCE_KEY, this.unsaved);
+    this.unsaved = null;
   }
 
   showTab(tab: Tab): void {
@@ -145,7 +156,7 @@ class App {
     // The user asks for the editor's spec: a design would replace it when it finishes.
     this.designer.cancel('Design cancelled: Diagram it draws the spec in the editor instead.');
     const source = this.editor.text;
-    localStorage.setItem(SOURCE_KEY, source);
+    this.save();
     this.running?.abort();
     const controller = new AbortController();
     this.running = controller;
@@ -189,7 +200,7 @@ class App {
   private designed(answer: DesignAnswer): void {
     this.editor.text = answer.source;
     this.holdsExample(null, '');
-    localStorage.setItem(SOURCE_KEY, answer.source);
+    this.save();
     this.drawn(answer.source, answer);
   }
 
@@ -198,7 +209,7 @@ class App {
     if (answer.source !== undefined) {
       this.editor.text = answer.source;
       this.holdsExample(null, '');
-      localStorage.setItem(SOURCE_KEY, answer.source);
+      this.save();
     }
     this.failed(status, answer);
   }
