@@ -216,6 +216,16 @@ test('opening an example by its URL, in another tab, leaves the saved work alone
   assert.equal(await editorText(), mine);
 });
 
+test('typing just before a reload survives it', { timeout: STEP_TIMEOUT }, async () => {
+  await page.click('.tab-btn[data-tab="code"]');
+  await page.click('.cm-content');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('// LAST WORDS');
+  await page.reload();
+  await waitForState('done', 0);
+  assert.match(await editorText(), /\/\/ LAST WORDS$/);
+});
+
 test('an example loads, and the URL can name one', { timeout: STEP_TIMEOUT }, async () => {
   // The menu names each example by its spec's label (GET /api/examples: the program serving the
   // page must hold the built-in specs).

@@ -68,6 +68,8 @@ class App {
       if (name) void this.loadExample(name);
     });
     this.setUpDownloads();
+    // An edit made just before a reload or a closed tab would wait for the save's timer in vain.
+    window.addEventListener('pagehide', () => this.save());
     this.designer = new Designer(this.client, {
       editorText: () => this.editor.text,
       onStart: () => this.designStarted(),
