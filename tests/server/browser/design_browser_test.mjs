@@ -203,6 +203,20 @@ test('Change it… sends the editor\'s content with the instruction', { timeout:
   assert.deepEqual(consoleErrors, []);
 });
 
+test('Ctrl+Enter in the description designs, and does not redraw the editor\'s spec', { timeout: STEP_TIMEOUT }, async () => {
+  fake.script = [() => chatAnswer(spec({ label: 'By keyboard' }))];
+  fake.seen = [];
+  await page.fill('#designer-text', 'a tiny regression MLP, by keyboard');
+  const before = await designsDone();
+  const drawn = await page.evaluate(() => Number(document.body.dataset.diagrams));
+  await page.focus('#designer-text');
+  await page.keyboard.press('Control+Enter');
+  await waitForDesign(before);
+  assert.equal(fake.seen.length, 1);
+  assert.equal(await page.textContent('#model-title'), 'By keyboard');
+  assert.equal(await page.evaluate(() => Number(document.body.dataset.diagrams)), drawn + 1); // the design's only
+});
+
 test('Diagram it cancels a running design; so does an edit, which the design never overwrites', { timeout: STEP_TIMEOUT }, async () => {
   const drawn = () => page.evaluate(() => Number(document.body.dataset.diagrams));
   let answer = thinkingModel(spec({ label: 'Late design' }));

@@ -30,6 +30,13 @@ export class Designer {
   ) {
     this.buttons[0]!.addEventListener('click', () => void this.design(false));
     this.buttons[1]!.addEventListener('click', () => void this.design(true));
+    // Ctrl/Cmd+Enter in the description designs, as in the editor it draws (the page's own
+    // Ctrl+Enter, Diagram it, leaves an event whose default is prevented alone).
+    this.text.addEventListener('keydown', (ev) => {
+      if (ev.key !== 'Enter' || !(ev.ctrlKey || ev.metaKey)) return;
+      ev.preventDefault();
+      void this.design(false);
+    });
     document.body.dataset.designs = '0';
     document.getElementById('designer')!.hidden = false;
   }

@@ -79,6 +79,8 @@ class App {
       onCancelled: () => this.designCancelled(),
     });
     document.addEventListener('keydown', (ev) => {
+      // Taken already: the editor's own key binding, or the designer's description box.
+      if (ev.defaultPrevented) return;
       if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey) && !this.editor.view.hasFocus) {
         ev.preventDefault();
         void this.diagramIt();
