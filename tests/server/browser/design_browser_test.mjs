@@ -246,3 +246,35 @@ test('Diagram it cancels a running design; so does an edit, which the design nev
   assert.equal(await page.evaluate(() => document.body.dataset.design), 'cancelled');
   await screenshot('design-cancelled-by-edit');
 });
+
+test('a design refused before it begins leaves the diagram, the editor and a running draw alone', { timeout: STEP_TIMEOUT }, async () => {
+  const drawn = () => page.evaluate(() => Number(document.body.dataset.diagrams));
+  const refusals = [
+    ['rate limited', /try again in 58 s/, (route) => route.fulfill({
+      status: 429,
+      contentType: 'application/json',
+      headers: { 'Retry-After': '58' },
+      body: JSON.stringify({ ok: false, error: { kind: 'rate_limited', message: 'at most 10 designs a minute from one address; try again in 58 s' } }),
+    })],
+    ['unreachable', /could not be reached/, (route) => route.abort('connectionrefused')],
+  ];
+  for (const [what, said, refuse] of refusals) {
+    await page.route('**/api/design', refuse);
+    // A spec never compiled before (the cache outlives the test): its draw takes a compile.
+    const mine = `${spec({ label: `Drawn while refused: ${what}` })}// ${Date.now()}\n`;
+    await setEditorText(page, mine);
+    const before = await drawn();
+    await page.click('#diagram-it');
+    await page.fill('#designer-text', 'anything at all');
+    await page.click('#designer-submit');
+    await page.waitForFunction(() => document.body.dataset.design === 'error');
+    await page.waitForFunction((n) => document.body.dataset.state === 'done' && Number(document.body.dataset.diagrams) > n, before);
+    assert.match((await logLines()).at(-1).text, said, what);
+    assert.equal(await page.textContent('#model-title'), `Drawn while refused: ${what}`);
+    assert.ok(await page.isHidden('#error'), what);
+    assert.ok(!(await page.$eval('#canvas', (c) => c.classList.contains('stale'))), what);
+    assert.equal(await editorText(), mine);
+    await page.unroute('**/api/design');
+  }
+  await screenshot('design-refused');
+});

@@ -29,6 +29,9 @@ export type DiagramResult = { status: number; body: DiagramAnswer | ErrorAnswer 
 
 type ResultLine<B> = { type: 'result'; status: number; body: B };
 
+// The server took the request on and streams its progress (a refusal is plain JSON).
+const isStream = (res: Response): boolean => res.headers.get('Content-Type')?.startsWith('application/x-ndjson') === true;
+
 // Reads a progress stream: one JSON object per line (empty lines are heartbeats) until the
 // {"type":"result","status","body"} line, whose status and body it returns; every other line goes
 // to `onEvent`. A refusal before any work (busy, too large, malformed) is a plain JSON error.
@@ -36,7 +39,7 @@ async function readStream<E extends { type: string }, B>(
   res: Response,
   onEvent: (e: E) => void,
 ): Promise<{ status: number; body: B | ErrorAnswer }> {
-  if (!res.headers.get('Content-Type')?.startsWith('application/x-ndjson') || !res.body) {
+  if (!isStream(res) || !res.body) {
     return { status: res.status, body: (await res.json()) as ErrorAnswer };
   }
   const reader = res.body.getReader();
@@ -83,11 +86,13 @@ export async function requestDiagram(
 export type DesignResult = { status: number; body: DesignAnswer | DesignErrorAnswer };
 
 // Asks the server's designer for a spec (`source`: the editor's spec, to change) and follows its
-// attempts as they happen (docs/serve.md, POST /api/design). Aborting `signal` cancels the design.
+// attempts as they happen (docs/serve.md, POST /api/design); `onAccepted` once the server took
+// the design on, before any event. Aborting `signal` cancels the design.
 export async function requestDesign(
   prompt: string,
   source: string | null,
   client: string,
+  onAccepted: () => void,
   onEvent: (e: DesignStreamEvent) => void,
   signal: AbortSignal,
 ): Promise<DesignResult> {
@@ -97,6 +102,7 @@ export async function requestDesign(
     body: JSON.stringify(source === null ? { prompt, client } : { prompt, source, client }),
     signal,
   });
+  if (isStream(res)) onAccepted();
   return readStream<DesignStreamEvent, DesignAnswer | DesignErrorAnswer>(res, onEvent);
 }
 

@@ -8,7 +8,7 @@ import type { DesignAnswer, DesignErrorAnswer, DesignEvent, StageEvent } from '.
 
 export interface DesignerHandlers {
   editorText: () => string; // the spec Change it… sends
-  onStart: () => void; // a design began
+  onStart: () => void; // the server took a design on (a refused one never starts)
   onStage: (e: StageEvent) => void; // the stages of drawing the designed spec
   onDesigned: (answer: DesignAnswer) => void;
   onFailed: (status: number, answer: DesignErrorAnswer) => void;
@@ -23,6 +23,7 @@ export class Designer {
     document.getElementById('designer-change') as HTMLButtonElement,
   ];
   private running: AbortController | null = null;
+  private accepted = false; // the server took the running design on (onStart was called)
 
   constructor(
     private readonly client: string,
@@ -53,12 +54,19 @@ export class Designer {
     this.stop();
     const controller = new AbortController();
     this.running = controller;
+    this.accepted = false;
     document.body.dataset.design = 'running';
     for (const b of this.buttons) b.classList.add('busy');
-    this.handlers.onStart();
+    // Until the server takes the design on, the page (its diagram, a diagram request running) is
+    // left alone: a refusal (rate limit, busy, unreachable) changes nothing there.
+    const accept = () => {
+      if (this.running !== controller) return;
+      this.accepted = true;
+      this.handlers.onStart();
+    };
     try {
       const source = change ? this.handlers.editorText() : null;
-      const result = await requestDesign(prompt, source, this.client, (e) => {
+      const result = await requestDesign(prompt, source, this.client, accept, (e) => {
         if (this.running !== controller) return;
         if (e.type === 'design') this.event(e.event);
         else this.handlers.onStage(e);
@@ -74,7 +82,7 @@ export class Designer {
         // Refusals before any work (rate limit, busy, bad request) have no events: say why here too.
         if (this.log.childElementCount === 0) this.line('error', result.body.error.message);
         document.body.dataset.design = 'error';
-        this.handlers.onFailed(result.status, result.body);
+        if (this.accepted) this.handlers.onFailed(result.status, result.body);
       }
     } catch (e) {
       if (this.running !== controller) return; // replaced by a newer design, or cancelled
@@ -82,7 +90,7 @@ export class Designer {
       const message = `The server could not be reached: ${(e as Error).message}`;
       this.line('error', message);
       document.body.dataset.design = 'error';
-      this.handlers.onFailed(0, { ok: false, error: { kind: 'network', message } });
+      if (this.accepted) this.handlers.onFailed(0, { ok: false, error: { kind: 'network', message } });
     } finally {
       if (this.running === null) for (const b of this.buttons) b.classList.remove('busy');
     }
@@ -102,7 +110,7 @@ export class Designer {
     this.running = null;
     controller.abort();
     for (const b of this.buttons) b.classList.remove('busy');
-    this.handlers.onCancelled();
+    if (this.accepted) this.handlers.onCancelled();
     return true;
   }
 

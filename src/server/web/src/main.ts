@@ -183,7 +183,8 @@ class App {
     }
   }
 
-  // A design began: its result will replace the diagram, so a diagram request in flight is moot.
+  // The server took a design on: its result will replace the diagram, so a diagram request in
+  // flight is moot.
   private designStarted(): void {
     this.stateBeforeDesign = this.running ? 'idle' : document.body.dataset.state ?? 'idle';
     this.running?.abort();
