@@ -247,6 +247,26 @@ test('an example loads, and the URL can name one', { timeout: STEP_TIMEOUT }, as
   await screenshot('example-gpt2-small');
 });
 
+test('the Download menu works from the keyboard: arrows, Escape, focus leaving', { timeout: STEP_TIMEOUT }, async () => {
+  const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.dataset.format);
+  await page.focus('#download-toggle');
+  await page.keyboard.press('Enter');
+  assert.ok(await page.isVisible('#download-menu'));
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await focused(), 'cpp');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await focused(), 'html');
+  await page.keyboard.press('Escape');
+  assert.ok(await page.isHidden('#download-menu'));
+  assert.equal(await focused(), 'download-toggle');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Tab'); // into the menu: it stays
+  assert.ok(await page.isVisible('#download-menu'));
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab'); // out of it, to the examples
+  assert.ok(await page.isHidden('#download-menu'));
+});
+
 test('every download produces a valid file', { timeout: STEP_TIMEOUT }, async () => {
   const files = {};
   for (const format of ['cpp', 'svg', 'png', 'dot', 'json', 'html']) {

@@ -271,7 +271,29 @@ class App {
     document.addEventListener('click', (ev) => {
       if (!(ev.target as Element).closest('.downloads')) close();
     });
-    for (const b of menu.querySelectorAll<HTMLButtonElement>('[data-format]')) {
+    // As any menu button: Escape closes it (back on its button), arrows move through it, and
+    // focus leaving it closes it. A click on nothing focusable moves no focus (relatedTarget
+    // null): the click handler above decides then.
+    const holder = toggle.parentElement!;
+    const items = Array.from(menu.querySelectorAll<HTMLButtonElement>('[data-format]'));
+    holder.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Escape' && !menu.hidden) {
+        close();
+        toggle.focus();
+      } else if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
+        ev.preventDefault();
+        if (menu.hidden) toggle.click();
+        const at = items.indexOf(document.activeElement as HTMLButtonElement);
+        const step = ev.key === 'ArrowDown' ? 1 : -1;
+        const next = at < 0 ? (step > 0 ? 0 : items.length - 1) : (at + step + items.length) % items.length;
+        items[next]!.focus();
+      }
+    });
+    holder.addEventListener('focusout', (ev) => {
+      const to = ev.relatedTarget as Node | null;
+      if (to && !holder.contains(to)) close();
+    });
+    for (const b of items) {
       b.addEventListener('click', async () => {
         close();
         try {
