@@ -345,3 +345,14 @@ test('a new Diagram it cancels the running one and kills its process', { timeout
   assert.deepEqual(consoleErrors, []);
   await screenshot('after-cancel');
 });
+
+test('an example that cannot be fetched says so', { timeout: STEP_TIMEOUT }, async () => {
+  await page.route('**/api/examples/vae', (route) => route.abort('connectionrefused'));
+  const errorsBefore = consoleErrors.length;
+  await page.selectOption('#examples', 'vae');
+  await page.waitForSelector('#error:not([hidden])');
+  assert.match(await page.textContent('#error'), /^Could not load the example "vae": the server could not be reached/);
+  assert.equal(await page.$eval('#examples', (s) => s.value), '');
+  assert.deepEqual(consoleErrors.slice(errorsBefore).filter((e) => e.startsWith('pageerror')), []);
+  await page.unroute('**/api/examples/vae');
+});

@@ -62,10 +62,10 @@ class App {
       b.addEventListener('click', () => this.showTab(b.dataset.tab as Tab));
     }
     $('diagram-it').addEventListener('click', () => void this.diagramIt());
-    $('reset').addEventListener('click', () => void this.loadExample(this.examples.default));
+    $('reset').addEventListener('click', () => this.openExample(this.examples.default));
     $<HTMLSelectElement>('examples').addEventListener('change', (ev) => {
       const name = (ev.target as HTMLSelectElement).value;
-      if (name) void this.loadExample(name);
+      if (name) this.openExample(name);
     });
     this.setUpDownloads();
     // An edit made just before a reload or a closed tab would wait for the save's timer in vain.
@@ -116,6 +116,25 @@ class App {
     this.holdsExample(name, source);
     $<HTMLSelectElement>('examples').value = '';
     await this.diagramIt();
+  }
+
+  // loadExample() for a button or the menu: a failure is said above the diagram (which stays).
+  private openExample(name: string): void {
+    this.loadExample(name).catch((e: unknown) => {
+      $<HTMLSelectElement>('examples').value = '';
+      // fetch() rejects with a TypeError when no answer came; an answer's error status is an Error.
+      const why = e instanceof TypeError ? `the server could not be reached (${e.message})` : (e as Error).message;
+      this.showMessage('example', `Could not load the example "${name}": ${why}`);
+    });
+  }
+
+  // A message of the page's own (not about the spec) in the error box.
+  private showMessage(kind: string, message: string): void {
+    const box = $('error');
+    box.textContent = message;
+    box.dataset.kind = kind;
+    delete box.dataset.status;
+    box.hidden = false;
   }
 
   private edited(text: string): void {
@@ -305,10 +324,7 @@ class App {
             inferShown: this.side === 'infer' && this.answer?.infer_svg !== undefined,
           });
         } catch (e) {
-          const box = $('error');
-          box.textContent = `Download failed: ${(e as Error).message}`;
-          box.dataset.kind = 'download';
-          box.hidden = false;
+          this.showMessage('download', `Download failed: ${(e as Error).message}`);
         }
       });
     }
