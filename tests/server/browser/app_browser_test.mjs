@@ -171,6 +171,21 @@ test('reset, tabs and fading', { timeout: STEP_TIMEOUT }, async () => {
   await page.click('.tab-btn[data-tab="train"]');
 });
 
+test('zoom stops at 5% and 800% of Fit', { timeout: STEP_TIMEOUT }, async () => {
+  const svg = '#views .view:not([hidden]) svg';
+  const width = () => page.$eval(svg, (s) => s.viewBox.baseVal.width);
+  await page.click('[data-zoom="fit"]');
+  const fit = await width();
+  const shownPx = await page.$eval(svg, (s) => s.getBoundingClientRect().width);
+  for (let i = 0; i < 30; i++) await page.click('[data-zoom="out"]');
+  assert.ok(Math.abs((await width()) - fit * 20) < 1e-3, `zoomed out to ${await width()} of ${fit}`);
+  for (let i = 0; i < 60; i++) await page.click('[data-zoom="in"]');
+  const closest = Math.min(fit, shownPx / 1.33) / 8;
+  assert.ok(Math.abs((await width()) - closest) < 1e-3, `zoomed in to ${await width()} of ${fit}`);
+  await page.click('[data-zoom="fit"]');
+  assert.equal(await width(), fit);
+});
+
 test('hover and click a box: the panel, its line in the editor, and back', { timeout: STEP_TIMEOUT }, async () => {
   // denoise()'s box: l3(gelu(l2(gelu(l1(x))))), shared by both sides, folded ×12 at inference.
   const box = page.locator('#views svg g.node', { hasText: 'Tensor denoise(' });

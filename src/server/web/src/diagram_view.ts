@@ -31,6 +31,11 @@ function parseSvg(text: string): SVGSVGElement {
 }
 
 const DRAG_THRESHOLD_PX = 4;
+const NATURAL_PX_PER_POINT = 1.33; // the diagram at 100%
+// Zoom limits: out to 5% of Fit; in to 800% of Fit or of the natural size, whichever goes further
+// (a huge diagram's Fit is a speck, and it must still be readable up close).
+const ZOOM_OUT_LIMIT = 20;
+const ZOOM_IN_LIMIT = 8;
 
 export class DiagramView {
   private views: View[] = [];
@@ -160,7 +165,10 @@ export class DiagramView {
       const oy = (r.height * k - vb.h) / 2;
       return { x: vb.x - ox + (cx - r.left) * k, y: vb.y - oy + (cy - r.top) * k, k };
     };
-    const zoom = (factor: number, cx: number, cy: number) => {
+    const zoom = (wanted: number, cx: number, cy: number) => {
+      const widest = home.w * ZOOM_OUT_LIMIT;
+      const narrowest = Math.min(home.w, svg.getBoundingClientRect().width / NATURAL_PX_PER_POINT) / ZOOM_IN_LIMIT;
+      const factor = Math.min(Math.max(vb.w * wanted, narrowest), widest) / vb.w;
       const p = toSvg(cx, cy);
       vb = { x: p.x - (p.x - vb.x) * factor, y: p.y - (p.y - vb.y) * factor, w: vb.w * factor, h: vb.h * factor };
       apply();
@@ -176,7 +184,7 @@ export class DiagramView {
     // A diagram too large to read whole opens at its natural size on its top (the inputs).
     requestAnimationFrame(() => {
       const r = svg.getBoundingClientRect();
-      const natural = 1.33; // px per point at 100%
+      const natural = NATURAL_PX_PER_POINT;
       if (r.width <= 0 || Math.min(r.width / home.w, r.height / home.h) >= natural / 2) return;
       const k = Math.min(natural, r.width / home.w);
       vb = { x: home.x + (home.w - r.width / k) / 2, y: home.y, w: r.width / k, h: r.height / k };
