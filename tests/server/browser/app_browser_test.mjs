@@ -371,3 +371,48 @@ test('an example that cannot be fetched says so', { timeout: STEP_TIMEOUT }, asy
   assert.deepEqual(consoleErrors.slice(errorsBefore).filter((e) => e.startsWith('pageerror')), []);
   await page.unroute('**/api/examples/vae');
 });
+
+test('a phone-wide screen: no sideways scrolling, tooltips inside, zoom buttons off the boxes, carets in place', { timeout: STEP_TIMEOUT }, async () => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  try {
+    const drawn = await diagramsDrawn();
+    await page.click('#reset');
+    await waitForState('done', drawn);
+    const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.equal(await sideways(), 0);
+    // Each metric's tooltip: its box on screen from its ::after style and its containing block.
+    for (const chip of await page.$$('#metrics .metric-chip')) {
+      await chip.hover();
+      const [left, right] = await chip.evaluate((c) => {
+        let host = c;
+        while (host !== document.body && getComputedStyle(host).position === 'static') host = host.parentElement;
+        const st = getComputedStyle(c, '::after');
+        const px = (v) => parseFloat(v) || 0;
+        const shift = new DOMMatrix(st.transform === 'none' ? undefined : st.transform).e;
+        const l = host.getBoundingClientRect().left + host.clientLeft + px(st.left) + shift;
+        return [l, l + px(st.width) + px(st.paddingLeft) + px(st.paddingRight) + px(st.borderLeftWidth) + px(st.borderRightWidth)];
+      });
+      assert.ok(left >= 0 && right <= 375, `tooltip from ${left} to ${right}`);
+    }
+    const controls = await page.$eval('.zoom-controls', (e) => e.getBoundingClientRect().bottom);
+    const diagram = await page.$eval('#views svg', (e) => e.getBoundingClientRect().top);
+    assert.ok(controls <= diagram, `zoom buttons end at ${controls}, the diagram starts at ${diagram}`);
+    await screenshot('phone-wide');
+    // A compile error on a long line: the compiler's caret line is not wrapped, the box scrolls.
+    const source = await defaultSource();
+    await setEditorText(`${source}int a_long_line_that_does_not_compile_at_all(int first, int second) { return first + secnd; }\n`);
+    await page.keyboard.press('Control+Enter');
+    await waitForState('error', null);
+    assert.equal(await page.getAttribute('#error', 'data-kind'), 'compile_error');
+    assert.match(await page.textContent('#error'), /\^/);
+    assert.equal(await page.$eval('#error', (e) => getComputedStyle(e).whiteSpace), 'pre');
+    assert.ok(await page.$eval('#error', (e) => e.scrollWidth > e.clientWidth));
+    assert.equal(await sideways(), 0);
+    await screenshot('phone-wide-compile-error');
+  } finally {
+    await page.setViewportSize({ width: 1400, height: 1000 });
+  }
+  const before = await diagramsDrawn();
+  await page.click('#reset');
+  await waitForState('done', before);
+});
