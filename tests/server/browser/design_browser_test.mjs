@@ -278,3 +278,24 @@ test('a design refused before it begins leaves the diagram, the editor and a run
   }
   await screenshot('design-refused');
 });
+
+test('a running design shows its seconds and can be cancelled, on the server too', { timeout: STEP_TIMEOUT }, async () => {
+  const answer = thinkingModel(spec({ label: 'Never shown' }));
+  await startDesign('a model that thinks for minutes');
+  assert.ok(await page.isVisible('#designer-cancel'));
+  assert.match(await page.textContent('#designer-elapsed'), /^designing… \d+ s$/);
+  await page.waitForFunction(() => /… [1-9]\d* s$/.test(document.getElementById('designer-elapsed').textContent));
+  await screenshot('design-running');
+  const running = async () => (await (await fetch(`${base}api/health`)).json()).jobs.running;
+  assert.equal(await running(), 1);
+  await page.click('#designer-cancel');
+  assert.equal(await page.evaluate(() => document.body.dataset.design), 'cancelled');
+  assert.equal((await logLines()).at(-1).text, 'Design cancelled.');
+  assert.ok(await page.isHidden('#designer-cancel'));
+  assert.ok(await page.isHidden('#designer-elapsed'));
+  assert.equal(await page.evaluate(() => document.body.dataset.state), 'done'); // as before the design
+  const deadline = Date.now() + 10_000;
+  while ((await running()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(await running(), 0);
+  answer();
+});

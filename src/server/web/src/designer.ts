@@ -1,6 +1,7 @@
 // The designer ("Diagram a Neural Network Design", the seed's texts): the description box, its
 // Diagram It button (a new design) and Change it… (the editor's spec, changed as the box says),
-// and the log of the attempts as the server reports them (POST /api/design, docs/serve.md).
+// Cancel and the seconds the design has taken while it runs (a model may think for minutes), and
+// the log of the attempts as the server reports them (POST /api/design, docs/serve.md).
 // The page's design state is mirrored on <body> for tests: data-design (running | done | error |
 // cancelled) and data-designs (how many designs succeeded).
 import { requestDesign } from './api';
@@ -22,6 +23,9 @@ export class Designer {
     document.getElementById('designer-submit') as HTMLButtonElement,
     document.getElementById('designer-change') as HTMLButtonElement,
   ];
+  private readonly cancelButton = document.getElementById('designer-cancel') as HTMLButtonElement;
+  private readonly elapsed = document.getElementById('designer-elapsed') as HTMLSpanElement;
+  private elapsedTimer = 0;
   private running: AbortController | null = null;
   private accepted = false; // the server took the running design on (onStart was called)
 
@@ -31,6 +35,7 @@ export class Designer {
   ) {
     this.buttons[0]!.addEventListener('click', () => void this.design(false));
     this.buttons[1]!.addEventListener('click', () => void this.design(true));
+    this.cancelButton.addEventListener('click', () => this.cancel('Design cancelled.'));
     // Ctrl/Cmd+Enter in the description designs, as in the editor it draws (the page's own
     // Ctrl+Enter, Diagram it, leaves an event whose default is prevented alone).
     this.text.addEventListener('keydown', (ev) => {
@@ -56,7 +61,7 @@ export class Designer {
     this.running = controller;
     this.accepted = false;
     document.body.dataset.design = 'running';
-    for (const b of this.buttons) b.classList.add('busy');
+    this.showRunning(true);
     // Until the server takes the design on, the page (its diagram, a diagram request running) is
     // left alone: a refusal (rate limit, busy, unreachable) changes nothing there.
     const accept = () => {
@@ -92,7 +97,7 @@ export class Designer {
       document.body.dataset.design = 'error';
       if (this.accepted) this.handlers.onFailed(0, { ok: false, error: { kind: 'network', message } });
     } finally {
-      if (this.running === null) for (const b of this.buttons) b.classList.remove('busy');
+      if (this.running === null) this.showRunning(false);
     }
   }
 
@@ -109,9 +114,22 @@ export class Designer {
     if (!controller) return false;
     this.running = null;
     controller.abort();
-    for (const b of this.buttons) b.classList.remove('busy');
+    this.showRunning(false);
     if (this.accepted) this.handlers.onCancelled();
     return true;
+  }
+
+  // While a design runs: its buttons busy, Cancel, and the seconds it has taken so far.
+  private showRunning(running: boolean): void {
+    for (const b of this.buttons) b.classList.toggle('busy', running);
+    this.cancelButton.hidden = !running;
+    this.elapsed.hidden = !running;
+    window.clearInterval(this.elapsedTimer);
+    if (!running) return;
+    const started = performance.now();
+    const show = () => (this.elapsed.textContent = `designing… ${Math.floor((performance.now() - started) / 1000)} s`);
+    show();
+    this.elapsedTimer = window.setInterval(show, 1000);
   }
 
   // One step of the design, as the designer's message says it (model text stays text).
