@@ -336,6 +336,35 @@ test('the theme toggle switches and is remembered', { timeout: STEP_TIMEOUT }, a
   assert.equal(await theme(), 'light');
 });
 
+test('dark theme: every coloured letter in a box is readable (4.5:1)', { timeout: STEP_TIMEOUT }, async () => {
+  await page.click('#theme-toggle');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  await page.click('.tab-btn[data-tab="train"]');
+  const worst = await page.evaluate(() => {
+    const luminance = (rgb) => {
+      const [r, g, b] = rgb.match(/\d+/g).slice(0, 3).map((v) => {
+        const c = Number(v) / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const box = document.createElement('div');
+    box.style.color = 'var(--bg-node)';
+    document.body.appendChild(box);
+    const background = luminance(getComputedStyle(box).color);
+    box.remove();
+    const found = [];
+    for (const text of document.querySelectorAll('#views svg g.node text[fill^="#"]')) {
+      const l = luminance(getComputedStyle(text).fill);
+      found.push({ fill: text.getAttribute('fill'), ratio: (Math.max(l, background) + 0.05) / (Math.min(l, background) + 0.05) });
+    }
+    return found.sort((a, b) => a.ratio - b.ratio);
+  });
+  await page.click('#theme-toggle');
+  assert.ok(worst.some((t) => t.fill === '#8c564b'), 'GPT-2 small has a brown dim'); // the darkest of them
+  assert.ok(worst[0].ratio >= 4.5, `${worst[0].fill}: ${worst[0].ratio.toFixed(2)}:1`);
+});
+
 test('a new Diagram it cancels the running one and kills its process', { timeout: STEP_TIMEOUT }, async () => {
   const endless = (await defaultSource()).replace(
     'Tensor lossFn(Denoiser& m, const Inputs& in) {',
