@@ -320,6 +320,39 @@ test('every download produces a valid file', { timeout: STEP_TIMEOUT }, async ()
   await offline.close();
 });
 
+test('the SVG and PNG downloaded on a graph tab show that tab\'s view', { timeout: STEP_TIMEOUT }, async () => {
+  const labelsIn = (text) => page.evaluate((svg) => {
+    const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+    return Array.from(doc.querySelectorAll('svg g.cluster > text'), (t) => `${t.parentElement.id}: ${t.textContent}`);
+  }, text);
+  const shownLabels = () => page.evaluate(() => Array.from(
+    document.querySelectorAll('#views .view:not([hidden]) svg g.cluster > text'), (t) => `${t.parentElement.id}: ${t.textContent}`));
+  const shown = {};
+  const files = {};
+  for (const side of ['train', 'infer']) {
+    await page.click(`.tab-btn[data-tab="${side}"]`);
+    shown[side] = await shownLabels();
+    for (const format of ['svg', 'png']) {
+      await page.click('#download-toggle');
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: STEP_TIMEOUT }), page.click(`#download-menu [data-format="${format}"]`)]);
+      files[`${side}.${format}`] = join(DOWNLOADS, `${side}-${download.suggestedFilename()}`);
+      await download.saveAs(files[`${side}.${format}`]);
+    }
+  }
+  await page.click('.tab-btn[data-tab="train"]');
+  // GPT-2 small's outermost wrapper is paired: "Tensor logits = gpt(...)" in training, predictFn
+  // at inference.
+  assert.notDeepEqual(shown.train, shown.infer);
+  const svg = { train: readFileSync(files['train.svg'], 'utf8'), infer: readFileSync(files['infer.svg'], 'utf8') };
+  assert.deepEqual(await labelsIn(svg.train), shown.train);
+  assert.deepEqual(await labelsIn(svg.infer), shown.infer);
+  assert.match(svg.train, /svg \.only-infer \{ opacity: 0\.18; \}/);
+  assert.doesNotMatch(svg.train, /\.only-train \{/);
+  assert.match(svg.infer, /svg \.only-train \{ opacity: 0\.18; \}/);
+  assert.doesNotMatch(svg.infer, /\.only-infer \{/);
+  assert.notEqual(readFileSync(files['train.png']).compare(readFileSync(files['infer.png'])), 0);
+});
+
 test('the theme toggle switches and is remembered', { timeout: STEP_TIMEOUT }, async () => {
   const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
   const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);

@@ -1,6 +1,6 @@
 // Download: the spec, the diagram as SVG, PNG, DOT and JSON, and the self-contained HTML page.
 import { requestPage } from './api';
-import type { DiagramAnswer } from './types';
+import type { DiagramAnswer, DiagramModel, Side } from './types';
 
 export type DownloadFormat = 'cpp' | 'svg' | 'png' | 'dot' | 'json' | 'html';
 
@@ -10,7 +10,7 @@ export interface DownloadSource {
   editorText: string;
   drawnSource: string | null;
   answer: DiagramAnswer | null;
-  inferShown: boolean; // the inference side is drawn alone and on screen
+  side: Side; // the graph tab shown last: the SVG and PNG show that side
 }
 
 function save(blob: Blob, name: string): void {
@@ -24,9 +24,31 @@ function save(blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+// A merged diagram's SVG as the graph tab of `side` shows it (DiagramView.setSide does the same
+// on the page): each paired wrapper's label is that side's (the server's SVG holds the longer of
+// the two), and on the inference side the training-only parts fade instead of the
+// inference-only ones, which the server's SVG fades.
+function sideView(svgText: string, model: DiagramModel, side: Side): string {
+  const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
+  if (doc.documentElement.nodeName !== 'svg') throw new Error('the diagram\'s SVG cannot be read');
+  if (side === 'infer') {
+    for (const style of doc.querySelectorAll('style')) {
+      style.textContent = (style.textContent ?? '').replaceAll('.only-infer', '.only-train');
+    }
+  }
+  for (const c of model.clusters) {
+    const text = c.labels ? doc.querySelector(`g[id="c${c.id}"] > text`) : null;
+    if (text) text.textContent = c.labels![side];
+  }
+  return new XMLSerializer().serializeToString(doc.documentElement);
+}
+
 function svgDocument(s: DownloadSource): string {
   const a = s.answer!;
-  const svg = s.inferShown && a.infer_svg ? a.infer_svg : a.svg;
+  const svg =
+    s.side === 'infer' && a.infer_svg && a.diagram.infer_alone
+      ? a.infer_svg
+      : sideView(a.svg, a.diagram, s.side === 'infer' && a.diagram.has_infer ? 'infer' : 'train');
   return `<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n${svg}\n`;
 }
 

@@ -321,7 +321,7 @@ class App {
             editorText: this.editor.text,
             drawnSource: this.drawnSource,
             answer: this.answer,
-            inferShown: this.side === 'infer' && this.answer?.infer_svg !== undefined,
+            side: this.side,
           });
         } catch (e) {
           this.showMessage('download', `Download failed: ${(e as Error).message}`);
