@@ -268,7 +268,7 @@ const std::string_view kPageScript = R"JS(
       const c = cost[s];
       if (!c) continue;
       const prefix = data.merged || data.infer_alone ? SIDE_NAME[s] + ': ' : '';
-      into.appendChild(make('div', '', prefix + fmtCount(c.params) + ' params · ' + fmtFlops(c.flops) + ' FLOPs'));
+      into.appendChild(make('div', '', prefix + fmtCount(c.params) + ' params · ' + fmtFlops(c.flops) + ' forward FLOPs'));
     }
   }
   // Every distinct shape of the box (sides, folded iterations), one per line.

@@ -200,6 +200,8 @@ test('hover and click a box: the panel, its line in the editor, and back', { tim
   // Parameters: 32·128+128 + 128·128+128 + 128·32+32 = 24,864 on each side. FLOPs of one call:
   // 2·256·(32·128 + 128·128 + 128·32) = 12,582,912; at inference 12 calls: 150,994,944.
   const row = (side) => page.$$eval(`#box-panel tr[data-side="${side}"] td`, (tds) => tds.map((td) => td.textContent));
+  // The panel's FLOPs are the box's forward ones (the header's FLOPs/step adds the backward).
+  assert.match(await page.textContent('#box-panel table.box-costs tr:first-child'), /forward FLOPs/);
   assert.deepEqual(await row('train'), ['24.9K', '12.6M', '1 call']);
   assert.deepEqual(await row('infer'), ['24.9K', '151.0M', '×12 iterations']);
   await screenshot('box-panel');

@@ -25,9 +25,10 @@ function save(blob: Blob, name: string): void {
 }
 
 // A merged diagram's SVG as the graph tab of `side` shows it (DiagramView.setSide does the same
-// on the page): each paired wrapper's label is that side's (the server's SVG holds the longer of
-// the two), and on the inference side the training-only parts fade instead of the
-// inference-only ones, which the server's SVG fades.
+// on the page): each paired wrapper's label is that side's (the server's SVG shows the training
+// side's, pinned to the left edge of the longer one it was laid out with), and on the inference
+// side the training-only parts fade instead of the inference-only ones, which the server's SVG
+// fades.
 function sideView(svgText: string, model: DiagramModel, side: Side): string {
   const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
   if (doc.documentElement.nodeName !== 'svg') throw new Error('the diagram\'s SVG cannot be read');

@@ -73,7 +73,7 @@ export class BoxPanel {
     const iterations = foldedIterations(node, model);
     const table = make('table', 'box-costs');
     const head = make('tr');
-    for (const h of ['', 'params', 'FLOPs', 'drawn for']) head.appendChild(make('th', '', h));
+    for (const h of ['', 'params', 'forward FLOPs', 'drawn for']) head.appendChild(make('th', '', h));
     table.appendChild(head);
     for (const side of ['train', 'infer'] as const) {
       const cost = node.cost[side];
