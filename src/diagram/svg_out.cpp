@@ -61,9 +61,11 @@ void showTrainingLabels(std::string& svg, const Diagram& diagram) {
     if (text == std::string::npos || text > groupEnd) continue;
     const auto xStart = text + std::string_view("<text text-anchor=\"middle\" x=\"").size();
     const auto xEnd = svg.find('"', xStart);
-    const auto contentStart = svg.find('>', xEnd) + 1;
+    const auto tagEnd = xEnd == std::string::npos ? xEnd : svg.find('>', xEnd);
+    if (tagEnd == std::string::npos) continue;
+    const auto contentStart = tagEnd + 1;
     const auto contentEnd = svg.find("</text>", contentStart);
-    if (xEnd == std::string::npos || contentEnd == std::string::npos || contentEnd > groupEnd) continue;
+    if (contentEnd == std::string::npos || contentEnd > groupEnd) continue;
     const double x = std::strtod(svg.c_str() + xStart, nullptr) - 3.0 * static_cast<double>(codePoints(c.label));
     svg.replace(contentStart, contentEnd - contentStart, detail::escapeXml(*c.trainLabel));
     svg.replace(text, xEnd - text, fmt::format("<text text-anchor=\"start\" x=\"{}", x));
