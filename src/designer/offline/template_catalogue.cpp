@@ -576,8 +576,7 @@ std::vector<TemplateInfo> buildCatalogue() {
                 {"policy gradient", 4}, {"reinforcement", 3}, {"rl", 3}, {"policy", 3}, {"cartpole", 3},
                 {"agent", 2}, {"actor", 2}, {"atari", 2}, {"reward", 2}, {"rewards", 2}, {"game", 1},
                 // The control task a new user names ("balance a rod", the page's suggestion).
-                {"cart pole", 3}, {"inverted pendulum", 3}, {"pendulum", 2}, {"balance", 2}, {"balances", 2},
-                {"balancing", 2}},
+                {"cart pole", 3}, {"inverted pendulum", 3}, {"pendulum", 2}, {"balance", 2}},
                {kBatch,
                 {"features", "OBS", "observation features", Scaling::none},
                 {"width", "HIDDEN", "width", Scaling::width},
