@@ -2,6 +2,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <new>
+#include <stdexcept>
 
 #include "nndna/trace.hpp"
 #include "nndna/training.hpp"
@@ -60,11 +63,35 @@ Inputs declareInputs(tracing::Tracer& tracer, const std::vector<InputDecl>& decl
   return Inputs(std::move(tensors));
 }
 
+// Where the last op traced so far was called from ("model.cpp:12"), or empty before any.
+std::string lastTracedLine(const ir::Graph& graph) {
+  for (auto op = graph.ops.rbegin(); op != graph.ops.rend(); ++op) {
+    if (op->site == ir::kNone) continue;
+    const tracing::SiteLocation at = tracing::innermostLocation(graph, op->site);
+    if (at.file.empty()) continue;
+    return fmt::format("{}:{}", std::filesystem::path(at.file).filename().string(), at.line);
+  }
+  return "";
+}
+
 // The frame of this function bounds call-site capture: frames above it are the host program's.
 [[gnu::noinline]] Tensor runForward(tracing::Tracer& tracer, const ErasedForward& fn, Module& model,
                                      const Inputs& inputs) {
   tracer.setBoundary(reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)));
-  Tensor out = fn(model, inputs);
+  Tensor out;
+  try {
+    out = fn(model, inputs);
+  } catch (const Error&) {
+    throw;  // nndna's own errors name their line and kind already
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    // The spec's own exception says nothing of where it was thrown: the line of the last op
+    // traced before it is the nearest clue the trace has.
+    const std::string last = lastTracedLine(tracer.graph());
+    if (last.empty()) throw;
+    throw std::runtime_error(fmt::format("{} (the last op traced before it is at {})", e.what(), last));
+  }
   // Keeps this frame (and so the boundary) alive across the call: no tail call.
   asm volatile("" ::: "memory");
   return out;

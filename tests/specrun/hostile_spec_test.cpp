@@ -276,6 +276,17 @@ TEST_F(HostileSpec, LinkedIrIsNotFollowed) {
   EXPECT_EQ(message.find("hunter2-parent"), std::string::npos) << message;
 }
 
+// A spec's own exception names no line: the message adds where the last op before it was traced
+// (line 6: the Linear's ops; writeSpec's lines 1-5 are its head).
+TEST_F(HostileSpec, AnExceptionOfTheSpecSaysWhereTheLastOpWasTraced) {
+  const SpecRunError e = failure(
+      writeSpec("  Tensor h = m.l(in[\"x\"]);\n  if (h.dim(0) == 8) throw std::runtime_error(\"boom\");",
+                "#include <stdexcept>\n"));
+  EXPECT_EQ(e.kind(), Kind::spec_error);
+  EXPECT_TRUE(std::string(e.what()).ends_with("model.cpp: boom (the last op traced before it is at model.cpp:6)"))
+      << e.what();
+}
+
 // A spec with a main() of its own replaces nndna's, which traces it: nothing is written, and the
 // message says why.
 TEST_F(HostileSpec, ASpecWithItsOwnMainIsToldWhyNothingWasTraced) {
