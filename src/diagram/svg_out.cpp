@@ -49,8 +49,8 @@ std::size_t codePoints(std::string_view text) {
 
 // A standalone SVG is the training view, so a wrapper pair's cluster (one call seen from both
 // sides) shows the training side's label. Laid out with the longer of the two labels, centred;
-// pinned to its left edge like the page does (10pt Courier: 6 units per character), the training
-// label reads from where the cluster's label starts.
+// pinned to its left edge (10pt Courier: 6 units per character), the training label reads from
+// where the cluster's label starts, and so does the other side's when the page swaps it in.
 void showTrainingLabels(std::string& svg, const Diagram& diagram) {
   for (const Cluster& c : diagram.clusters) {
     if (!c.trainLabel) continue;
