@@ -10,6 +10,7 @@
 
 #include "diagram/metrics.hpp"
 #include "diagram/summary_parts.hpp"
+#include "diagram/text.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/training.hpp"
 #include "optim/checked_graph.hpp"
@@ -49,15 +50,12 @@ namespace {
 
 std::string shapeText(const std::optional<Shape>& shape) { return shape ? ir::formatShape(*shape) : "—"; }
 
-// Display width in characters (UTF-8 continuation bytes do not count: "—", "·").
-std::size_t width(std::string_view s) {
-  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
+std::string padRight(const std::string& s, std::size_t w) {
+  return s + std::string(w - std::min(w, detail::characterCount(s)), ' ');
 }
-
-std::string padRight(const std::string& s, std::size_t w) { return s + std::string(w - std::min(w, width(s)), ' '); }
-std::string padLeft(const std::string& s, std::size_t w) { return std::string(w - std::min(w, width(s)), ' ') + s; }
+std::string padLeft(const std::string& s, std::size_t w) {
+  return std::string(w - std::min(w, detail::characterCount(s)), ' ') + s;
+}
 
 void appendMemory(std::string& out, std::string_view title, const std::vector<MemoryItem>& items, std::int64_t total) {
   out += fmt::format("{}\n", title);
@@ -103,11 +101,11 @@ std::string formatSummary(const Summary& s, Side side, int maxDepth) {
   }
   std::array<std::size_t, 5> widths{};
   for (const Line& l : lines) {
-    widths[0] = std::max(widths[0], width(l.module));
-    widths[1] = std::max(widths[1], width(l.output));
-    widths[2] = std::max(widths[2], width(l.params));
-    widths[3] = std::max(widths[3], width(l.flops));
-    widths[4] = std::max(widths[4], width(l.activations));
+    widths[0] = std::max(widths[0], detail::characterCount(l.module));
+    widths[1] = std::max(widths[1], detail::characterCount(l.output));
+    widths[2] = std::max(widths[2], detail::characterCount(l.params));
+    widths[3] = std::max(widths[3], detail::characterCount(l.flops));
+    widths[4] = std::max(widths[4], detail::characterCount(l.activations));
   }
   std::string out = fmt::format("{} — {}\n", s.label,
                                 side == Side::train ? "training graph (forward of the loss)" : "inference graph");

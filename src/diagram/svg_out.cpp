@@ -1,7 +1,6 @@
 // Layout + SVG of a diagram: in one piece up to a size, in stacked bands beyond it.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdlib>
 
 #include "diagram/assemble.hpp"
@@ -41,12 +40,6 @@ std::string withStandaloneStyle(std::string svg) {
   return svg;
 }
 
-// Characters of UTF-8 text, as the page counts a label's.
-std::size_t codePoints(std::string_view text) {
-  return static_cast<std::size_t>(std::count_if(
-      text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
 // A standalone SVG is the training view, so a wrapper pair's cluster (one call seen from both
 // sides) shows the training side's label. Laid out with the longer of the two labels, centred;
 // pinned to its left edge (10pt Courier: 6 units per character), the training label reads from
@@ -66,7 +59,7 @@ void showTrainingLabels(std::string& svg, const Diagram& diagram) {
     const auto contentStart = tagEnd + 1;
     const auto contentEnd = svg.find("</text>", contentStart);
     if (contentEnd == std::string::npos || contentEnd > groupEnd) continue;
-    const double x = std::strtod(svg.c_str() + xStart, nullptr) - 3.0 * static_cast<double>(codePoints(c.label));
+    const double x = std::strtod(svg.c_str() + xStart, nullptr) - 3.0 * static_cast<double>(detail::characterCount(c.label));
     svg.replace(contentStart, contentEnd - contentStart, detail::escapeXml(*c.trainLabel));
     svg.replace(text, xEnd - text, fmt::format("<text text-anchor=\"start\" x=\"{}", x));
   }

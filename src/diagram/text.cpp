@@ -57,6 +57,11 @@ std::string statementAt(const std::vector<std::string_view>& lines, std::size_t 
   return text;
 }
 
+std::size_t characterCount(std::string_view s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
   while (true) {

@@ -12,6 +12,9 @@
 namespace nndna::diagram::detail {
 
 std::string trim(std::string_view s);
+// Characters of UTF-8 text (continuation bytes do not count: "—", "·", "×"): its width in a
+// monospace table, and what the page counts in a label.
+std::size_t characterCount(std::string_view s);
 std::vector<std::string_view> split(std::string_view s, char sep);
 // All digits, at least one: a list index in a parameter path ("layers.3.fc.weight").
 bool isListIndex(std::string_view s);

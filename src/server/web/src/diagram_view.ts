@@ -30,6 +30,17 @@ function parseSvg(text: string): SVGSVGElement {
   return document.importNode(root, true) as unknown as SVGSVGElement;
 }
 
+// Each paired wrapper's label (one call seen from both sides) as `side` reads it. The server's SVG
+// shows the training side's, pinned to the left edge of the longer one it was laid out with, so
+// only the text changes. Shared by the page's views and the downloads.
+export function showPairLabels(root: ParentNode, model: DiagramModel, side: Side): void {
+  for (const c of model.clusters) {
+    if (!c.labels) continue;
+    const text = root.querySelector(`g[id="c${c.id}"] > text`);
+    if (text) text.textContent = c.labels[side];
+  }
+}
+
 const DRAG_THRESHOLD_PX = 4;
 const NATURAL_PX_PER_POINT = 1.33; // the diagram at 100%
 // Zoom limits: out to 5% of Fit; in to 800% of Fit or of the natural size, whichever goes further
@@ -80,11 +91,7 @@ export class DiagramView {
     const separate = this.views.some((v) => v.inferOnly);
     for (const view of this.views) {
       view.element.hidden = separate ? view.inferOnly !== (side === 'infer') : false;
-      for (const c of view.model.clusters) {
-        if (!c.labels) continue;
-        const text = view.svg.querySelector(`g[id="c${c.id}"] > text`);
-        if (text) text.textContent = c.labels[side];
-      }
+      showPairLabels(view.svg, view.model, side);
     }
   }
 

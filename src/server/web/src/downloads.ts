@@ -1,5 +1,6 @@
 // Download: the spec, the diagram as SVG, PNG, DOT and JSON, and the self-contained HTML page.
 import { requestPage } from './api';
+import { showPairLabels } from './diagram_view';
 import type { DiagramAnswer, DiagramModel, Side } from './types';
 
 export type DownloadFormat = 'cpp' | 'svg' | 'png' | 'dot' | 'json' | 'html';
@@ -24,11 +25,9 @@ function save(blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-// A merged diagram's SVG as the graph tab of `side` shows it (DiagramView.setSide does the same
-// on the page): each paired wrapper's label is that side's (the server's SVG shows the training
-// side's, pinned to the left edge of the longer one it was laid out with), and on the inference
-// side the training-only parts fade instead of the inference-only ones, which the server's SVG
-// fades.
+// A merged diagram's SVG as the graph tab of `side` shows it (as DiagramView.setSide does on the
+// page): that side's paired labels, and on the inference side the training-only parts faded
+// instead of the inference-only ones, which the server's SVG fades.
 function sideView(svgText: string, model: DiagramModel, side: Side): string {
   const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
   if (doc.documentElement.nodeName !== 'svg') throw new Error('the diagram\'s SVG cannot be read');
@@ -37,10 +36,7 @@ function sideView(svgText: string, model: DiagramModel, side: Side): string {
       style.textContent = (style.textContent ?? '').replaceAll('.only-infer', '.only-train');
     }
   }
-  for (const c of model.clusters) {
-    const text = c.labels ? doc.querySelector(`g[id="c${c.id}"] > text`) : null;
-    if (text) text.textContent = c.labels![side];
-  }
+  showPairLabels(doc, model, side);
   return new XMLSerializer().serializeToString(doc.documentElement);
 }
 
