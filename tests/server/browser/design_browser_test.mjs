@@ -279,6 +279,41 @@ test('a design refused before it begins leaves the diagram, the editor and a run
   await screenshot('design-refused');
 });
 
+test('a design that ends with no spec (past its deadline) leaves the diagram, the editor and the error box alone', { timeout: STEP_TIMEOUT }, async () => {
+  const drawn = () => page.evaluate(() => Number(document.body.dataset.diagrams));
+  const mine = `${spec({ label: 'Drawn before the deadline' })}// ${Date.now()}\n`;
+  await setEditorText(page, mine);
+  const before = await drawn();
+  await page.click('#diagram-it');
+  await page.waitForFunction((n) => document.body.dataset.state === 'done' && Number(document.body.dataset.diagrams) > n, before);
+  // The server's answer to a design past --design-timeout (docs/serve.md): taken on (a stream),
+  // one attempt reported, then the 504 result with no source.
+  const deadline = 'the design took longer than 600 s (--design-timeout) and was stopped';
+  const stream = [
+    { type: 'design', event: { kind: 'asking_model', message: 'Asking gpt-4o-mini for a spec (attempt 1 of 3)…', attempt: 1 } },
+    { type: 'result', status: 504, body: { ok: false, error: { kind: 'deadline', message: deadline } } },
+  ];
+  await page.route('**/api/design', (route) => route.fulfill({
+    status: 200,
+    contentType: 'application/x-ndjson',
+    body: stream.map((line) => JSON.stringify(line)).join('\n') + '\n',
+  }));
+  await page.fill('#designer-text', 'a model the model thinks about for too long');
+  await page.click('#designer-submit');
+  await page.waitForFunction(() => document.body.dataset.design === 'error');
+  await page.unroute('**/api/design');
+  const lines = await logLines();
+  assert.equal(lines.at(-2).kind, 'asking_model');
+  assert.deepEqual([lines.at(-1).kind, lines.at(-1).text], ['error', deadline]);
+  assert.equal(await page.evaluate(() => document.body.dataset.state), 'done'); // as before the design
+  assert.ok(await page.isHidden('#error'));
+  assert.ok(!(await page.$eval('#canvas', (c) => c.classList.contains('stale'))));
+  assert.equal(await page.textContent('#model-title'), 'Drawn before the deadline');
+  assert.equal(await editorText(), mine);
+  assert.equal(await drawn(), before + 1);
+  await screenshot('design-past-deadline');
+});
+
 test('a running design shows its seconds and can be cancelled, on the server too', { timeout: STEP_TIMEOUT }, async () => {
   const answer = thinkingModel(spec({ label: 'Never shown' }));
   await startDesign('a model that thinks for minutes');

@@ -84,8 +84,10 @@ export class Designer {
         document.body.dataset.designs = String(Number(document.body.dataset.designs) + 1);
         this.handlers.onDesigned(result.body);
       } else {
-        // Refusals before any work (rate limit, busy, bad request) have no events: say why here too.
-        if (this.log.childElementCount === 0) this.line('error', result.body.error.message);
+        // Refusals before any work (rate limit, busy, bad request) have no events, and a design
+        // that ended with no spec (past the deadline) leaves the page's error box to the spec:
+        // the log says why.
+        if (this.log.childElementCount === 0 || result.body.source === undefined) this.line('error', result.body.error.message);
         document.body.dataset.design = 'error';
         if (this.accepted) this.handlers.onFailed(result.status, result.body);
       }

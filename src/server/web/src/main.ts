@@ -229,12 +229,18 @@ class App {
   }
 
   // A failed design: the last spec tried goes into the editor, to fix by hand, with its error.
+  // One that ended with no spec to show (past the deadline, replaced, the server gone) changed
+  // nothing: the editor's spec and its diagram stand, not dimmed, and the designer's log says why.
   private designFailed(status: number, answer: DesignErrorAnswer): void {
-    if (answer.source !== undefined) {
-      this.editor.text = answer.source;
-      this.holdsExample(null, '');
-      this.save();
+    if (answer.source === undefined) {
+      if (this.running) return; // a diagram request took over: its answer sets the page
+      this.progress.end('failed');
+      document.body.dataset.state = this.stateBeforeDesign;
+      return;
     }
+    this.editor.text = answer.source;
+    this.holdsExample(null, '');
+    this.save();
     this.failed(status, answer);
   }
 
