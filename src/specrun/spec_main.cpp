@@ -21,6 +21,7 @@
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
 #include "specrun/child_protocol.hpp"
+#include "specrun/crash_record.hpp"
 
 namespace {
 
@@ -103,6 +104,7 @@ __attribute__((constructor(101))) void prepare() {
   workDir = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   errorFile = ::openat(workDir, kErrorFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (errorFile >= 0) ::fallocate(errorFile, FALLOC_FL_KEEP_SIZE, 0, kErrorFileBytes);
+  recordCrashesTo(errorFile);  // a crash names its line (the runner reads where it was)
 }
 
 }  // namespace

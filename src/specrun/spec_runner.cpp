@@ -5,11 +5,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "nndna/ir_json.hpp"
@@ -18,6 +20,7 @@
 #include "specrun/child_files.hpp"
 #include "specrun/child_protocol.hpp"
 #include "specrun/compile_cache.hpp"
+#include "specrun/crash_location.hpp"
 #include "specrun/sha256.hpp"
 #include "specrun/temp_dir.hpp"
 
@@ -119,8 +122,24 @@ std::string processLimitNote(const SandboxResult& result, const SandboxLimits& l
   }
 }
 
-[[noreturn]] void throwRunFailure(const std::string& display, const SandboxResult& result,
+// The line of the user's code a crashed program was at, from the record its signal handler left
+// in error.json (crash_record.hpp); nullopt without one (a crash before main's set-up, a kill).
+std::optional<CrashLocation> crashLocation(const SpecSource& spec, const CompiledSpec& compiled,
+                                           const SandboxResult& result) {
+  const ChildFile file = readChildFile(result.workDir.get(), child::kErrorFile, kMaxErrorFileBytes);
+  if (file.status != ChildFileStatus::ok) return std::nullopt;
+  const nlohmann::json record = nlohmann::json::parse(file.text, nullptr, /*allow_exceptions=*/false);
+  const auto isUserFile = [&](std::string_view path) {
+    return path == spec.path.string() ||
+           std::any_of(compiled.userHeaders.begin(), compiled.userHeaders.end(),
+                       [&](const fs::path& header) { return path == header.string(); });
+  };
+  return locateCrash(compiled.binary, record, isUserFile);
+}
+
+[[noreturn]] void throwRunFailure(const SpecSource& spec, const CompiledSpec& compiled, const SandboxResult& result,
                                   const RunOptions& options) {
+  const std::string& display = spec.display;
   const SandboxLimits& limits = options.runLimits;
   if (result.memoryExceeded) {
     throw SpecRunError(Kind::memory_limit,
@@ -154,10 +173,14 @@ std::string processLimitNote(const SandboxResult& result, const SandboxLimits& l
                                    mib(limits.fileSizeBytes)),
                        result.output);
   }
-  throw SpecRunError(Kind::crash,
-                     fmt::format("{}: the spec crashed: {}{}{}", display, describeSignal(result.signal),
-                                 processLimitNote(result, limits), outputTail(result.output)),
-                     result.output);
+  const std::string crashed = fmt::format("the spec crashed: {}{}{}", describeSignal(result.signal),
+                                          processLimitNote(result, limits), outputTail(result.output));
+  if (const std::optional<CrashLocation> at = crashLocation(spec, compiled, result)) {
+    // The spec file as the user typed it; a header of theirs as compiled.
+    const std::string shown = at->file == spec.path.string() ? display : at->file;
+    throw SpecRunError(Kind::crash, at->file, at->line, crashed, shown, result.output);
+  }
+  throw SpecRunError(Kind::crash, fmt::format("{}: {}", display, crashed), result.output);
 }
 
 // Run directories of nndna processes that were killed (SIGKILL leaves them behind).
@@ -199,7 +222,7 @@ ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunRe
   if (result.cancelled) throw SpecRunError(Kind::cancelled, display + ": the run was cancelled", result.output);
 
   if (!result.exited || result.outputExceeded || result.timedOut || result.memoryExceeded) {
-    throwRunFailure(display, result, options);
+    throwRunFailure(spec, compiled, result, options);
   }
   if (result.exitCode != child::kExitOk) throwChildError(spec, result, options);
 

@@ -93,6 +93,15 @@ TEST(ErrorLocations, TheCallsThatLedToATraceErrorAreMarked) {
   EXPECT_EQ(other[1].line, 8);
 }
 
+// A crash the runner placed (spec_runner.cpp: the spec program's crash record) marks its line.
+TEST(ErrorLocations, ACrashAtALineIsLocated) {
+  const auto d = locateDiagnostics("model.cpp:12: the spec crashed: SIGSEGV (Segmentation fault)", "model.cpp");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, 12);
+  EXPECT_EQ(d[0].severity, "error");
+  EXPECT_EQ(d[0].message, "the spec crashed: SIGSEGV (Segmentation fault)");
+}
+
 TEST(ErrorLocations, NothingLocatedInOtherMessages) {
   EXPECT_TRUE(locateDiagnostics("model.cpp: the spec crashed: SIGSEGV (segmentation fault)", "model.cpp").empty());
   EXPECT_TRUE(locateDiagnostics("other.cpp:3:1: error: x", "model.cpp").empty());

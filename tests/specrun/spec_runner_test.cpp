@@ -586,10 +586,50 @@ TEST_F(SpecRunnerTest, WritingOutsideItsDirectoryIsDenied) {
   EXPECT_FALSE(fs::exists(target));
 }
 
-TEST_F(SpecRunnerTest, SegfaultIsNamed) {
-  const SpecRunError e = runExpectingError(writeSpec("  *static_cast<volatile int*>(nullptr) = 1;"), options());
+TEST_F(SpecRunnerTest, SegfaultIsNamedAtItsLine) {
+  const fs::path spec = writeSpec("  *static_cast<volatile int*>(nullptr) = 1;");
+  const SpecRunError e = runExpectingError(spec, options());
   EXPECT_EQ(e.kind(), Kind::crash);
-  EXPECT_NE(std::string(e.what()).find("crashed: SIGSEGV (Segmentation fault)"), std::string::npos) << e.what();
+  EXPECT_EQ(e.file(), spec.string());
+  EXPECT_EQ(e.line(), 6);
+  EXPECT_EQ(std::string(e.what()).rfind(spec.string() + ":6: the spec crashed: SIGSEGV (Segmentation fault)", 0), 0u)
+      << e.what();
+}
+
+// The fault is in the C library (strlen of a null pointer, a function with no frame of its own):
+// the line is the spec's call.
+TEST_F(SpecRunnerTest, CrashInsideTheCLibraryNamesTheCallingLine) {
+  const fs::path spec = writeSpec("  volatile const char* name = nullptr; if (std::strlen(const_cast<const char*>(name)) == 3) return in[\"x\"];",
+                                  "#include <cstring>\n");
+  const SpecRunError e = runExpectingError(spec, options());
+  EXPECT_EQ(e.kind(), Kind::crash);
+  EXPECT_EQ(e.line(), 6) << e.what();
+  EXPECT_NE(std::string(e.what()).find("crashed: SIGSEGV"), std::string::npos) << e.what();
+}
+
+// A recursion that runs out of stack: the handler has a stack of its own, and names the line
+// that recursed (line 2, the spec's "include" line here).
+TEST_F(SpecRunnerTest, StackOverflowNamesTheRecursingLine) {
+  const fs::path spec = writeSpec("  if (deep(0) == 3) return in[\"x\"];",
+                                  "int deep(int n) { volatile char pad[256]; pad[0] = 1; return deep(n + 1) + pad[0]; }\n");
+  const SpecRunError e = runExpectingError(spec, options());
+  EXPECT_EQ(e.kind(), Kind::crash);
+  EXPECT_EQ(e.line(), 2) << e.what();
+  EXPECT_NE(std::string(e.what()).find("crashed: SIGSEGV"), std::string::npos) << e.what();
+}
+
+// A crash in the user's own header is named there, by the header's path.
+TEST_F(SpecRunnerTest, CrashInTheUsersHeaderNamesTheHeaderLine) {
+  const fs::path header = dir_->path() / "helpers.hpp";
+  std::ofstream(header) << "#pragma once\n"          // 1
+                        << "inline int zero() { return 0; }\n"  // 2
+                        << "inline int divide(int a) { return a / zero(); }\n";  // 3
+  const fs::path spec = writeSpec("  if (divide(7) == 3) return in[\"x\"];", "#include \"helpers.hpp\"\n");
+  const SpecRunError e = runExpectingError(spec, options());
+  EXPECT_EQ(e.kind(), Kind::crash);
+  EXPECT_EQ(e.file(), header.string()) << e.what();
+  EXPECT_EQ(e.line(), 3) << e.what();
+  EXPECT_NE(std::string(e.what()).find("crashed: SIGFPE"), std::string::npos) << e.what();
 }
 
 TEST_F(SpecRunnerTest, AbortIsNamedWithWhatTheSpecPrinted) {
