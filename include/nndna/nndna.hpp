@@ -382,6 +382,9 @@ Tensor square(Tensor x);
 Tensor sin(Tensor x);
 Tensor cos(Tensor x);
 Tensor erf(Tensor x);
+// x^exponent, elementwise (torch.pow with a number for the exponent). f32; a negative x with
+// an exponent that is not a whole number gives NaN, as in PyTorch.
+Tensor pow(Tensor x, double exponent);
 
 // Activations.
 enum class GeluApproximate : std::uint8_t { none, tanh };

@@ -118,6 +118,7 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(leaky_relu, 1, 1, attr::scalar, flag::unary, Grad::adjoint) /* scalar = alpha */          \
   X(softplus, 1, 1, attr::none, flag::unary, Grad::adjoint)                                   \
   X(clamp, 1, 1, attr::scalar | attr::scalar2, flag::unary, Grad::adjoint) /* low, high */    \
+  X(pow, 1, 1, attr::scalar, flag::unary, Grad::adjoint) /* scalar = the exponent */          \
   /* elementwise binary: two inputs, or one input and a number */                             \
   X(add, 1, 2, attr::number, flag::binary, Grad::adjoint)                                     \
   X(sub, 1, 2, attr::number, flag::binary, Grad::adjoint)                                     \

@@ -70,7 +70,7 @@ FlopRule flopRuleFor(ir::OpKind kind) {
     case K::arange: case K::randn: case K::sqrt: case K::rsqrt: case K::log: case K::exp:
     case K::neg: case K::abs: case K::square: case K::sin: case K::cos: case K::erf: case K::relu:
     case K::tanh: case K::sigmoid: case K::gelu: case K::silu: case K::leaky_relu:
-    case K::softplus: case K::clamp: case K::add: case K::sub: case K::mul: case K::div:
+    case K::softplus: case K::clamp: case K::pow: case K::add: case K::sub: case K::mul: case K::div:
     case K::min: case K::max: case K::less: case K::greater: case K::where: case K::mean:
     case K::sum: case K::argmax: case K::argmin: case K::cumsum: case K::topk: case K::reshape:
     case K::permute: case K::pad:

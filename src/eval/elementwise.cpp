@@ -29,6 +29,7 @@ double gelu(double x, const ir::OpAttrs& a) {
 double silu(double x, const ir::OpAttrs&) { return x * eval::sigmoid(x); }
 double leakyRelu(double x, const ir::OpAttrs& a) { return x > 0 ? x : a.scalar * x; }
 double softplus(double x, const ir::OpAttrs&) { return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x))); }
+double pow(double x, const ir::OpAttrs& a) { return std::pow(x, a.scalar); }
 double clamp(double x, const ir::OpAttrs& a) { return std::min(std::max(x, a.scalar), a.scalar2); }
 
 std::int64_t negInt(std::int64_t x, const ir::OpAttrs&) { return -x; }

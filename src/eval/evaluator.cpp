@@ -48,6 +48,7 @@ KernelEntry kernelFor(OpKind kind) {
     case OpKind::leaky_relu: return {unaryKernel<leakyRelu>};
     case OpKind::softplus: return {unaryKernel<softplus>};
     case OpKind::clamp: return {unaryKernel<clamp, clampInt>};
+    case OpKind::pow: return {unaryKernel<pow>};
     case OpKind::add: return {binaryKernel<add, addInt>};
     case OpKind::sub: return {binaryKernel<sub, subInt>};
     case OpKind::mul: return {binaryKernel<mul, mulInt>};

@@ -178,6 +178,7 @@ double silu(double x, const ir::OpAttrs&);
 double leakyRelu(double x, const ir::OpAttrs&);
 double softplus(double x, const ir::OpAttrs&);
 double clamp(double x, const ir::OpAttrs&);
+double pow(double x, const ir::OpAttrs&);
 std::int64_t negInt(std::int64_t x, const ir::OpAttrs&);
 std::int64_t absInt(std::int64_t x, const ir::OpAttrs&);
 std::int64_t squareInt(std::int64_t x, const ir::OpAttrs&);

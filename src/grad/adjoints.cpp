@@ -13,6 +13,7 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::exp: return expAdjoint;
     case OpKind::neg: return negAdjoint;
     case OpKind::square: return squareAdjoint;
+    case OpKind::pow: return powAdjoint;
     case OpKind::sin: return sinAdjoint;
     case OpKind::cos: return cosAdjoint;
     case OpKind::erf: return erfAdjoint;

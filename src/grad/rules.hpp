@@ -33,6 +33,7 @@ void logAdjoint(Emitter& e, const AdjointCall& call);
 void expAdjoint(Emitter& e, const AdjointCall& call);
 void negAdjoint(Emitter& e, const AdjointCall& call);
 void squareAdjoint(Emitter& e, const AdjointCall& call);
+void powAdjoint(Emitter& e, const AdjointCall& call);
 void sinAdjoint(Emitter& e, const AdjointCall& call);
 void cosAdjoint(Emitter& e, const AdjointCall& call);
 void erfAdjoint(Emitter& e, const AdjointCall& call);

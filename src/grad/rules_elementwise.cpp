@@ -34,6 +34,14 @@ void squareAdjoint(Emitter& e, const AdjointCall& c) {
   c.grads[0] = e.binary(OpKind::mul, c.dy, e.scalar(OpKind::mul, c.op.inputs[0], 2.0));
 }
 
+void powAdjoint(Emitter& e, const AdjointCall& c) {  // p x^(p-1) dy
+  const double exponent = c.op.attrs->scalar;
+  ir::OpAttrs lowered;
+  lowered.scalar = exponent - 1;
+  const TensorId slope = e.scalar(OpKind::mul, e.emit(OpKind::pow, {c.op.inputs[0]}, lowered), exponent);
+  c.grads[0] = e.binary(OpKind::mul, c.dy, slope);
+}
+
 void sinAdjoint(Emitter& e, const AdjointCall& c) {
   c.grads[0] = e.binary(OpKind::mul, c.dy, e.unary(OpKind::cos, c.op.inputs[0]));
 }

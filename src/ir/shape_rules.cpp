@@ -386,6 +386,12 @@ TensorType leakyReluRule(const Call& c) {
   return {c.shape(0), DType::f32, c.names(0)};
 }
 
+TensorType powRule(const Call& c) {
+  c.requireFloat(0);
+  c.requireFinite(c.attrs.scalar, "exponent");
+  return {c.shape(0), DType::f32, c.names(0)};
+}
+
 void requireBounds(const Call& c) {
   const double lo = c.attrs.scalar;
   const double hi = c.attrs.scalar2;
@@ -1250,6 +1256,7 @@ Rule ruleFor(OpKind kind) {
     case OpKind::neg: case OpKind::abs: case OpKind::square: return unaryNumeric;
     case OpKind::leaky_relu: return leakyReluRule;
     case OpKind::clamp: return clampRule;
+    case OpKind::pow: return powRule;
     case OpKind::add: case OpKind::sub: case OpKind::mul: case OpKind::div: case OpKind::min:
     case OpKind::max: case OpKind::less: case OpKind::greater:
       return binaryRule;

@@ -94,6 +94,13 @@ Tensor leakyRelu(Tensor x, double alpha) {
   return op.finish();
 }
 
+Tensor pow(Tensor x, double exponent) {
+  OpBuilder op(OpKind::pow, "pow");
+  op.input(x);
+  op.attrs().scalar = exponent;
+  return op.finish();
+}
+
 Tensor clamp(Tensor x, double lo, double hi) {
   OpBuilder op(OpKind::clamp, "clamp");
   op.input(x);

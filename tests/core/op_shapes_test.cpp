@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 
 #include "nndna/trace.hpp"
 
@@ -64,6 +65,18 @@ TEST(ElementwiseShapes, UnaryOpsKeepShape) {
             (Shape{2, 3, 4}));
   EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return leakyRelu(in["x"], 0.2); }), (Shape{2, 3, 4}));
   EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return clamp(in["x"], -1, 1); }), (Shape{2, 3, 4}));
+  EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return pow(in["x"], 2.5); }), (Shape{2, 3, 4}));
+}
+
+TEST(ElementwiseShapes, PowTakesAFiniteExponentOfAFloatTensor) {
+  const ir::Graph g = traceFunction(kX, [](const Inputs& in) { return pow(in["x"], 2); });
+  ASSERT_EQ(g.ops.size(), 2u);
+  EXPECT_EQ(g.ops[1].kind, ir::OpKind::pow);
+  EXPECT_EQ(g.ops[1].attrs->scalar, 2.0);
+  EXPECT_EQ(errorOf({{"i", {3}, i32}}, [](const Inputs& in) { return pow(in["i"], 2); }),
+            "pow: input must be f32, got [3] i32");
+  EXPECT_EQ(errorOf(kX, [](const Inputs& in) { return pow(in["x"], std::numeric_limits<double>::infinity()); }),
+            "pow: exponent must be finite, got inf");
 }
 
 TEST(ElementwiseShapes, FloatOnlyOpsRejectIntegers) {

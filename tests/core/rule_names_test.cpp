@@ -95,6 +95,9 @@ TEST(RuleNames, SameShapeKindsKeepTheInputsNames) {
   clamp.scalar = -1;
   clamp.scalar2 = 1;
   EXPECT_EQ(namesOf(OpKind::clamp, clamp, {kBTD}), btd);
+  OpAttrs cube;
+  cube.scalar = 3;
+  EXPECT_EQ(namesOf(OpKind::pow, cube, {kBTD}), btd);
   OpAttrs capture;
   capture.name = "h";
   EXPECT_EQ(namesOf(OpKind::capture, capture, {kBTD}), btd);

@@ -24,6 +24,18 @@ TEST(EvalUnary, ArithmeticAndPiecewise) {
             {-0.5, 0.0, 0.5, 1.0});
 }
 
+// pow against hand-computed powers: whole, fractional, zero and negative exponents; a negative
+// base with a fractional exponent is NaN (as std::pow and torch.pow).
+TEST(EvalUnary, PowWithANumberExponent) {
+  expectF32(run(kX, [](const Inputs& in) { return pow(in["x"], 3); }), {4}, {-1.0, 0.0, 0.125, 8.0});
+  expectF32(run(kX, [](const Inputs& in) { return pow(in["x"], 0); }), {4}, {1.0, 1.0, 1.0, 1.0});
+  const Feeds pos = {{"x", f32({3}, {0.25, 1.0, 4.0})}};
+  expectF32(run(pos, [](const Inputs& in) { return pow(in["x"], 0.5); }), {3}, {0.5, 1.0, 2.0});
+  expectF32(run(pos, [](const Inputs& in) { return pow(in["x"], -1.5); }), {3}, {8.0, 1.0, 0.125});
+  const Value nan = run(kX, [](const Inputs& in) { return pow(in["x"], 0.5); });
+  EXPECT_TRUE(std::isnan(nan.data.at(0)));
+}
+
 TEST(EvalUnary, StopGradientAndCaptureAreIdentities) {
   expectF32(unary(stopGradient), {4}, {-1.0, 0.0, 0.5, 2.0});
   expectF32(run(kX, [](const Inputs& in) { return capture("c", in["x"]); }), {4},

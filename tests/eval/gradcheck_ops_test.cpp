@@ -44,6 +44,14 @@ TEST(GradCheck, Activations) {
                            [](const Inputs& in) { return clamp(in["x"], -0.5, 0.7); }));
 }
 
+// d/dx x^p = p x^(p-1): a whole exponent over signed inputs, fractional and negative ones over
+// positive inputs (where they are defined).
+TEST(GradCheck, Pow) {
+  checkGradients(opProblem(one({2, 3}, -2, 2), [](const Inputs& in) { return pow(in["x"], 3); }));
+  checkGradients(opProblem(one({2, 3}, 0.5, 2), [](const Inputs& in) { return pow(in["x"], 1.5); }));
+  checkGradients(opProblem(one({2, 3}, 0.5, 2), [](const Inputs& in) { return pow(in["x"], -0.5); }));
+}
+
 // a [2, 3] against b of each broadcastable shape, both orders.
 void checkBinary(Tensor (*fn)(Tensor, Tensor), double lo = -2.0, double hi = 2.0) {
   for (const Shape& bShape : {Shape{2, 3}, Shape{3}, Shape{2, 1}, Shape{1, 3}, Shape{}}) {

@@ -37,7 +37,7 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
   for (Tensor t : {sqrt(positive(h)), rsqrt(positive(h)), log(positive(h)), exp(h), neg(h), abs(h),
                    sin(h), cos(h), erf(h), relu(h), tanh(h), sigmoid(h), gelu(h),
                    gelu(h, {.approximate = GeluApproximate::tanh}), silu(h), leakyRelu(h, 0.1),
-                   softplus(h), clamp(h, -1.0, 1.0)}) {
+                   softplus(h), clamp(h, -1.0, 1.0), pow(positive(h), 1.5)}) {
     use(t);
   }
   Tensor shifted = add(h, 0.5);
