@@ -483,6 +483,13 @@ Tensor mergeHeads(Tensor x);
 struct RopeOptions {
   double base = 10000.0;
 };
+// Scaled dot-product attention (F.scaled_dot_product_attention): softmax(q · kᵀ / √D) · v for
+// q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv] -> [..., Tq, Dv] (the leading axes broadcast as
+// matmul's: [B, H, T, Dh] per head). `causal` masks the future (is_causal; Tq = Tk).
+struct AttentionOptions {
+  bool causal = false;
+};
+Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, AttentionOptions options = {});
 // Rotary position embedding on a query/key pair [.., T, Dh]; returns both rotated.
 std::pair<Tensor, Tensor> rope(Tensor q, Tensor k, RopeOptions options = {});
 
@@ -614,6 +621,9 @@ class Module {
   template <class M, class... Args>
   M child(std::string_view name, Args&&... args) {
     if constexpr (std::is_constructible_v<M, std::string_view, Args&&...>) {
+      // Named under this module, also when this module is a built-in layer (which takes its own
+      // path without a scope around its construction).
+      PathScope scope(path_);
       return M(name, std::forward<Args>(args)...);
     } else {
       PathScope scope(qualify(name));
@@ -863,6 +873,58 @@ class GroupNorm : public Module {
   Tensor bias;    // [C], undefined when affine = false
   std::int64_t numGroups = 1;
   double eps = 1e-5;
+};
+
+struct MultiheadAttentionOptions {
+  bool bias = true;  // in_proj_bias and out_proj's bias
+};
+// nn.MultiheadAttention(embedDim, numHeads, batch_first=True): query [B, Tq, E], key and value
+// [B, Tk, E] -> [B, Tq, E]; self-attention is `attn(x, x, x)`, causal self-attention
+// `attn(x, x, x, {.causal = true})`. Parameters as PyTorch's (4E² + 4E with biases), stored
+// input-first as Linear's: in_proj_weight [E, 3E] (the q, k and v projections side by side),
+// in_proj_bias [3E], out_proj (a Linear E -> E). E must be divisible by numHeads.
+class MultiheadAttention : public Module {
+ public:
+  MultiheadAttention() = default;
+  MultiheadAttention(std::string_view name, Size embedDim, Size numHeads, MultiheadAttentionOptions options = {});
+  Tensor operator()(Tensor query, Tensor key, Tensor value, AttentionOptions options = {}) const;
+
+  Tensor inProjWeight;  // [E, 3E]
+  Tensor inProjBias;    // [3E], undefined when bias = false
+  Linear outProj;
+  Size numHeads = 1;
+};
+
+struct RecurrentOptions {
+  std::int64_t numLayers = 1;  // stacked layers: each reads the sequence of the one below
+  bool bias = true;            // bias_ih and bias_hh of every layer
+};
+// nn.LSTM(inputSize, hiddenSize, num_layers, batch_first=True) from a zero state: x [B, T, I] ->
+// the top layer's hidden state at every step, [B, T, H] (PyTorch's `output`; its last step is
+// that layer's h_n). The steps are unrolled in the trace; the diagram folds them into one box
+// ×T. Parameters as PyTorch's (gates i, f, g, o), stored input-first as Linear's: per layer k,
+// weight_ih_l{k} [I (H above the first layer), 4H], weight_hh_l{k} [H, 4H], bias_ih_l{k} and
+// bias_hh_l{k} [4H].
+class LSTM : public Module {
+ public:
+  LSTM() = default;
+  LSTM(std::string_view name, Size inputSize, Size hiddenSize, RecurrentOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  std::vector<Tensor> weightIh, weightHh, biasIh, biasHh;  // one per layer (biases: none without bias)
+  Size hiddenSize = 0;
+};
+
+// nn.GRU, as LSTM with gates r, z, n (3H wide): n = tanh(x·W_in + b_in + r ⊙ (h·W_hn + b_hn)),
+// h' = (1 - z) ⊙ n + z ⊙ h.
+class GRU : public Module {
+ public:
+  GRU() = default;
+  GRU(std::string_view name, Size inputSize, Size hiddenSize, RecurrentOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  std::vector<Tensor> weightIh, weightHh, biasIh, biasHh;
+  Size hiddenSize = 0;
 };
 
 // ===== Specs ====================================================================================

@@ -30,13 +30,16 @@ void mergeInto(std::optional<std::string>& acc, std::string_view module) {
   acc = acc ? commonModule(*acc, module) : std::string(module);
 }
 
-// The parameter a tensor is, directly or as a view of one (`swapAxes(m.tokEmb, -1, -2)`).
+// The parameter a tensor is, directly, as a view of one (`swapAxes(m.tokEmb, -1, -2)`) or as a
+// slice of one (MultiheadAttention's q, k and v blocks of in_proj_weight).
 const ir::Param* paramBehind(const ir::Graph& g, const std::unordered_map<ir::TensorId, std::size_t>& paramOf,
                              ir::TensorId t) {
   while (true) {
     if (const auto it = paramOf.find(t); it != paramOf.end()) return &g.params[it->second];
     const ir::OpId src = g.tensor(t).source;
-    if (src == ir::kNone || !ir::isViewKind(g.op(src).kind) || g.op(src).inputs.empty()) return nullptr;
+    if (src == ir::kNone || g.op(src).inputs.empty()) return nullptr;
+    const ir::OpKind kind = g.op(src).kind;
+    if (!ir::isViewKind(kind) && kind != ir::OpKind::narrow) return nullptr;
     t = g.op(src).inputs[0];
   }
 }

@@ -1,26 +1,24 @@
 // The built-in layers: Linear, LayerNorm, RMSNorm, Embedding, Conv2d, Conv1d, ConvTranspose2d,
-// Dropout, BatchNorm2d, GroupNorm.
+// Dropout, BatchNorm2d, GroupNorm (MultiheadAttention: attention_layer.cpp; LSTM and GRU:
+// recurrent_layers.cpp).
 #include <fmt/format.h>
 
 #include <cmath>
 #include <stdexcept>
 
 #include "nndna/nndna.hpp"
+#include "nn/layer_support.hpp"
 #include "ops/norm_ops.hpp"
 #include "trace/tracer.hpp"
 
 namespace nndna {
 
 namespace {
-void requirePositive(const Module& layer, std::string_view kind,
-                     std::initializer_list<std::pair<std::string_view, std::int64_t>> sizes) {
-  for (const auto& [what, size] : sizes) {
-    if (size <= 0) {
-      tracing::failAtUserLine(
-          kind, fmt::format("layer '{}': {} must be positive, got {}", layer.path(), what, size));
-    }
-  }
-}
+using layers::fanInUniform;
+using layers::orLayerDefault;
+using layers::requireBuilt;
+using layers::requirePositive;
+
 // A convolution layer's sizes: channels, kernel and groups positive, both channel counts
 // divisible by groups.
 void requireConvSizes(const Module& layer, std::string_view kind, std::int64_t in, std::int64_t out,
@@ -35,30 +33,9 @@ void requireConvSizes(const Module& layer, std::string_view kind, std::int64_t i
   }
 }
 
-// A layer default-constructed and never assigned (`Linear fc;`) has no weight. Said at the call,
-// where otherwise its first op would blame an undefined input.
-void requireBuilt(const Tensor& weight, std::string_view kind) {
-  if (weight.defined()) return;
-  tracing::failAtUserLine(kind, fmt::format("this {0} was never built: a default-constructed layer has no "
-                                            "weights (declare it with a name and sizes, `{0} fc{{\"fc\", ...}};`)",
-                                            kind));
-}
-
 // Channels per group: the channel count itself (and its name) when there is one group.
 Size perGroup(const Size& channels, std::int64_t groups) {
   return groups == 1 ? channels : Size(channels.value() / groups);
-}
-
-// PyTorch's default for a layer's weight and bias: uniform(±1/√fan_in).
-Init fanInUniform(std::int64_t fanIn) {
-  const double bound = 1.0 / std::sqrt(static_cast<double>(fanIn));
-  return init::uniform(-bound, bound);
-}
-
-// The init a layer records in the IR: the user's, or else the layer's own default, so the IR
-// says what a parameter starts as and no reader has to guess the layer from the graph.
-Init orLayerDefault(const Init& given, const Init& layerDefault) {
-  return given.kind == Init::Kind::automatic ? layerDefault : given;
 }
 }  // namespace
 

@@ -148,6 +148,70 @@ TEST(Modules, InvalidLayerSizesNameTheLayer) {
   }
 }
 
+// PyTorch's names, shapes (stored input-first, as Linear's) and counts: nn.LSTM(10, 20,
+// num_layers=2) has 5,920 parameters, nn.GRU(20, 30, bias=False) 4,500, nn.MultiheadAttention(32,
+// 4) 4,224 (4E² + 4E). The attention's out_proj is named under it.
+TEST(Modules, SequenceLayersHavePyTorchsParameters) {
+  struct Sequence : Module {
+    LSTM lstm{"lstm", 10, 20, {.numLayers = 2}};
+    GRU gru{"gru", 20, 30, {.bias = false}};
+    MultiheadAttention attn{"attn", 32, 4};
+  };
+  detail::SpecBuilder build = [](std::unique_ptr<Module>& m) {
+    m = std::make_unique<Sequence>();
+    return detail::ErasedSpec{};
+  };
+  const LoadedSpec spec = loadSpec(RegisteredSpec{"sequence.cpp", "sequence", build});
+  const auto p = paramsByName(spec);
+  std::map<std::string, Shape> shapes;
+  std::map<std::string, std::int64_t> counts;
+  for (const auto& [name, param] : p) {
+    shapes[name] = param.shape;
+    counts[name.substr(0, name.find('.'))] += ir::numel(param.shape);
+  }
+  EXPECT_EQ(shapes, (std::map<std::string, Shape>{
+                        {"lstm.weight_ih_l0", {10, 80}}, {"lstm.weight_hh_l0", {20, 80}},
+                        {"lstm.bias_ih_l0", {80}}, {"lstm.bias_hh_l0", {80}},
+                        {"lstm.weight_ih_l1", {20, 80}}, {"lstm.weight_hh_l1", {20, 80}},
+                        {"lstm.bias_ih_l1", {80}}, {"lstm.bias_hh_l1", {80}},
+                        {"gru.weight_ih_l0", {20, 90}}, {"gru.weight_hh_l0", {30, 90}},
+                        {"attn.in_proj_weight", {32, 96}}, {"attn.in_proj_bias", {96}},
+                        {"attn.out_proj.weight", {32, 32}}, {"attn.out_proj.bias", {32}}}));
+  EXPECT_EQ(counts, (std::map<std::string, std::int64_t>{{"lstm", 5920}, {"gru", 4500}, {"attn", 4224}}));
+  EXPECT_TRUE(p.at("lstm.weight_hh_l1").decay);
+  EXPECT_FALSE(p.at("lstm.bias_ih_l0").decay);
+  EXPECT_TRUE(p.at("attn.in_proj_weight").decay);
+  EXPECT_FALSE(p.at("attn.in_proj_bias").decay);
+}
+
+TEST(Modules, SequenceLayerSizesAreChecked) {
+  auto errorOf = [](auto make) {
+    detail::SpecBuilder build = [make](std::unique_ptr<Module>& m) {
+      m = make();
+      return detail::ErasedSpec{};
+    };
+    try {
+      loadSpec(RegisteredSpec{"bad.cpp", "bad", build});
+    } catch (const TraceError& e) {
+      return e.message();
+    }
+    return std::string("no error");
+  };
+  struct Heads : Module {
+    MultiheadAttention attn{"attn", 30, 4};
+  };
+  struct NoLayers : Module {
+    LSTM lstm{"lstm", 4, 8, {.numLayers = 0}};
+  };
+  struct NoHidden : Module {
+    GRU gru{"gru", 4, 0};
+  };
+  EXPECT_EQ(errorOf([] { return std::make_unique<Heads>(); }),
+            "MultiheadAttention: layer 'attn': embedDim 30 must be divisible by numHeads 4");
+  EXPECT_EQ(errorOf([] { return std::make_unique<NoLayers>(); }), "LSTM: layer 'lstm': numLayers must be positive, got 0");
+  EXPECT_EQ(errorOf([] { return std::make_unique<NoHidden>(); }), "GRU: layer 'gru': hiddenSize must be positive, got 0");
+}
+
 TEST(Modules, Conv1dAndDropoutLayers) {
   const LoadedSpec spec = loadSpec(*findSpec("all_ops"));
   const auto p = paramsByName(spec);

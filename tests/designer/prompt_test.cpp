@@ -115,7 +115,7 @@ TEST(Prompt, WhatItSaysNndnaLacksItLacks) {
     EXPECT_FALSE(headerOps().contains(name) || headerLayers().contains(name))
         << "docs/design_prompt.md says nndna has no `" << name << "`, but nndna.hpp declares it";
   }
-  EXPECT_GE(named, 4);  // Conv3d, LSTM, GRU and the alternatives
+  EXPECT_GE(named, 4);  // Conv3d, MaxPool1d, BatchNorm1d, InstanceNorm2d
 }
 
 TEST(Prompt, TheBuiltInPromptIsTheDocument) {

@@ -343,6 +343,22 @@ TEST(GradCheck, FrozenBatchNorm) {
                               {"frozen_batch_norm.weight", "frozen_batch_norm.bias"}));
 }
 
+// The sequence layers: every parameter of each (both LSTM layers), and the input.
+TEST(GradCheck, SequenceLayers) {
+  checkGradients(layerProblem({{"x", randomF32({2, 3, 2}, 50)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.lstm(in["x"]); },
+                              {"lstm.weight_ih_l0", "lstm.weight_hh_l0", "lstm.bias_ih_l0", "lstm.bias_hh_l0",
+                               "lstm.weight_ih_l1", "lstm.weight_hh_l1", "lstm.bias_ih_l1", "lstm.bias_hh_l1"}));
+  checkGradients(layerProblem({{"x", randomF32({2, 3, 2}, 51)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"]); },
+                              {"gru.weight_ih_l0", "gru.weight_hh_l0", "gru.bias_ih_l0", "gru.bias_hh_l0"}));
+  checkGradients(layerProblem({{"x", randomF32({2, 3, 4}, 52)}},
+                              [](eval_layers::Layers& m, const Inputs& in) {
+                                return m.attn(in["x"], in["x"], in["x"], {.causal = true});
+                              },
+                              {"attn.in_proj_weight", "attn.in_proj_bias", "attn.out_proj.weight", "attn.out_proj.bias"}));
+}
+
 TEST(GradCheck, LinearEmbeddingConvLayers) {
   checkGradients(layerProblem({{"x", randomF32({2, 4, 3}, 32)}},
                               [](eval_layers::Layers& m, const Inputs& in) { return m.linear(in["x"]); },

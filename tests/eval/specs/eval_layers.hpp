@@ -17,6 +17,9 @@ struct Layers : nndna::Module {
   nndna::GroupNorm groupNorm{"group_norm", 2, 4};           // eps 1e-5, affine
   // 4 -> 2 channels, 3x3, stride 2, padding 1, outputPadding 1, 2 groups: doubles H and W.
   nndna::ConvTranspose2d convTranspose{"conv_transpose", 4, 2, 3, upsampling()};
+  nndna::LSTM lstm{"lstm", 2, 3, {.numLayers = 2}};           // 2 -> 3, two layers
+  nndna::GRU gru{"gru", 2, 3};
+  nndna::MultiheadAttention attn{"attn", 4, 2};                 // E 4, 2 heads of 2
 
   static nndna::BatchNorm2dOptions frozen() {
     nndna::BatchNorm2dOptions options;

@@ -1,0 +1,51 @@
+// MultiheadAttention: PyTorch's nn.MultiheadAttention (batch_first), composed of the table's ops.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "nn/layer_support.hpp"
+#include "nndna/nndna.hpp"
+#include "trace/tracer.hpp"
+
+namespace nndna {
+
+MultiheadAttention::MultiheadAttention(std::string_view name, Size embedDim, Size heads,
+                                       MultiheadAttentionOptions options)
+    : Module(name), numHeads(heads) {
+  layers::requirePositive(*this, "MultiheadAttention", {{"embedDim", embedDim}, {"numHeads", heads}});
+  if (embedDim % heads != 0) {
+    tracing::failAtUserLine("MultiheadAttention",
+                            fmt::format("layer '{}': embedDim {} must be divisible by numHeads {}", path(),
+                                        embedDim.value(), heads.value()));
+  }
+  // PyTorch: xavier_uniform_ on in_proj_weight ([3E, E]: fan_in E, fan_out 3E), zero biases.
+  const double bound = std::sqrt(6.0 / static_cast<double>(4 * embedDim.value()));
+  inProjWeight = param("in_proj_weight", {embedDim, layers::timesSize(3, embedDim)}, {init::uniform(-bound, bound)});
+  if (options.bias) inProjBias = param("in_proj_bias", {layers::timesSize(3, embedDim)}, {init::zeros()});
+  LinearOptions out;
+  out.bias = options.bias;
+  outProj = child<Linear>("out_proj", embedDim, embedDim, out);
+}
+
+Tensor MultiheadAttention::operator()(Tensor query, Tensor key, Tensor value, AttentionOptions options) const {
+  layers::requireBuilt(inProjWeight, "MultiheadAttention");
+  const std::int64_t e = inProjWeight.dim(0);
+  for (const auto& [what, t] : {std::pair{"query", &query}, std::pair{"key", &key}, std::pair{"value", &value}}) {
+    if (!t->defined() || t->rank() != 3 || t->dim(-1) != e) {
+      tracing::failAtUserLine("MultiheadAttention",
+                              fmt::format("layer '{}': the {} must be [B, T, {}] (batch first), got {}", path(), what, e,
+                                          t->defined() ? ir::formatShape(t->shape()) : "an undefined tensor"));
+    }
+  }
+  // The q, k and v projections: the three column blocks of in_proj_weight (and of its bias).
+  auto project = [&](Tensor x, std::int64_t block) {
+    Tensor y = matmul(x, narrow(inProjWeight, 1, block * e, e));
+    return inProjBias.defined() ? add(y, narrow(inProjBias, 0, block * e, e)) : y;
+  };
+  const Tensor q = splitHeads(project(query, 0), numHeads);  // [B, H, Tq, Dh]
+  const Tensor k = splitHeads(project(key, 1), numHeads);
+  const Tensor v = splitHeads(project(value, 2), numHeads);
+  return outProj(mergeHeads(scaledDotProductAttention(q, k, v, options)));
+}
+
+}  // namespace nndna

@@ -1,0 +1,42 @@
+#include "nn/layer_support.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "trace/tracer.hpp"
+
+namespace nndna::layers {
+
+void requirePositive(const Module& layer, std::string_view kind,
+                     std::initializer_list<std::pair<std::string_view, std::int64_t>> sizes) {
+  for (const auto& [what, size] : sizes) {
+    if (size <= 0) {
+      tracing::failAtUserLine(
+          kind, fmt::format("layer '{}': {} must be positive, got {}", layer.path(), what, size));
+    }
+  }
+}
+
+void requireBuilt(const Tensor& weight, std::string_view kind) {
+  if (weight.defined()) return;
+  tracing::failAtUserLine(kind, fmt::format("this {0} was never built: a default-constructed layer has no "
+                                            "weights (declare it with a name and sizes, `{0} fc{{\"fc\", ...}};`)",
+                                            kind));
+}
+
+Init fanInUniform(std::int64_t fanIn) {
+  const double bound = 1.0 / std::sqrt(static_cast<double>(fanIn));
+  return init::uniform(-bound, bound);
+}
+
+Init orLayerDefault(const Init& given, const Init& layerDefault) {
+  return given.kind == Init::Kind::automatic ? layerDefault : given;
+}
+
+Size timesSize(std::int64_t k, const Size& size) {
+  if (size.expr().factorCount() > 0) return Size(size.expr() * k);
+  return Size(k * size.value());
+}
+
+}  // namespace nndna::layers

@@ -1,0 +1,232 @@
+// LSTM, GRU, MultiheadAttention and scaledDotProductAttention against references written here
+// in plain loops from PyTorch's equations (gate order i, f, g, o and r, z, n; heads as column
+// blocks), with random parameters: the layers' wiring, not just their shapes.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "eval_test_util.hpp"
+#include "gradcheck.hpp"
+
+namespace nndna::eval::testing {
+namespace {
+
+// A [rows, cols] matrix of a Value (row-major), read as doubles.
+struct Matrix {
+  const Value& v;
+  std::int64_t cols;
+  double at(std::int64_t r, std::int64_t c) const { return v.data.at(static_cast<std::size_t>(r * cols + c)); }
+};
+
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+// The layers' predict graph on x, every parameter random (seeded), with the leaves it used.
+struct Prediction {
+  Value out;
+  Leaves leaves;
+};
+Prediction predictWithRandomParams(const Value& x, const LayerFn& fn) {
+  const ir::Graph g = traceLayers({{"x", x.shape}}, fn, /*training=*/false);
+  Leaves leaves;
+  leaves.inputs["x"] = x;
+  std::uint64_t seed = 500;
+  for (const ir::Param& p : g.params) leaves.params[p.name] = randomF32(g.tensor(p.tensor).shape, ++seed, -0.8, 0.8);
+  for (const ir::Param& s : g.state) leaves.state[s.name] = Value::filled(g.tensor(s.tensor).shape, 0.0);
+  Value out = evaluate(g, leaves).at(g.outputs.at(0));
+  return {std::move(out), std::move(leaves)};
+}
+
+// x·W + b for one row x (W [in, out] as the layers store it), over columns [from, from + n).
+std::vector<double> affineRow(const std::vector<double>& x, const Value& w, const Value* b, std::int64_t from,
+                              std::int64_t n) {
+  const Matrix m{w, w.shape.at(1)};
+  std::vector<double> y(static_cast<std::size_t>(n));
+  for (std::int64_t j = 0; j < n; ++j) {
+    double s = b ? b->data.at(static_cast<std::size_t>(from + j)) : 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) s += x[i] * m.at(static_cast<std::int64_t>(i), from + j);
+    y[static_cast<std::size_t>(j)] = s;
+  }
+  return y;
+}
+
+using Sequence = std::vector<std::vector<std::vector<double>>>;  // [B][T][features]
+
+Sequence sequenceOf(const Value& x) {
+  const std::int64_t b = x.shape[0], t = x.shape[1], f = x.shape[2];
+  Sequence out(static_cast<std::size_t>(b), std::vector<std::vector<double>>(static_cast<std::size_t>(t)));
+  for (std::int64_t i = 0; i < b; ++i) {
+    for (std::int64_t j = 0; j < t; ++j) {
+      for (std::int64_t k = 0; k < f; ++k) out[i][j].push_back(x.data.at(static_cast<std::size_t>((i * t + j) * f + k)));
+    }
+  }
+  return out;
+}
+
+std::vector<double> flat(const Sequence& s) {
+  std::vector<double> out;
+  for (const auto& batch : s) {
+    for (const auto& step : batch) out.insert(out.end(), step.begin(), step.end());
+  }
+  return out;
+}
+
+// One LSTM layer over `in`, PyTorch's equations, from a zero state.
+Sequence lstmLayer(const Sequence& in, const Leaves& l, int layer, std::int64_t h) {
+  const std::string k = std::to_string(layer);
+  const Value& wih = l.params.at("lstm.weight_ih_l" + k);
+  const Value& whh = l.params.at("lstm.weight_hh_l" + k);
+  const Value& bih = l.params.at("lstm.bias_ih_l" + k);
+  const Value& bhh = l.params.at("lstm.bias_hh_l" + k);
+  Sequence out = in;
+  for (std::size_t b = 0; b < in.size(); ++b) {
+    std::vector<double> hs(static_cast<std::size_t>(h), 0.0), cs(static_cast<std::size_t>(h), 0.0);
+    for (std::size_t t = 0; t < in[b].size(); ++t) {
+      const std::vector<double> gx = affineRow(in[b][t], wih, &bih, 0, 4 * h);
+      const std::vector<double> gh = affineRow(hs, whh, &bhh, 0, 4 * h);
+      for (std::int64_t j = 0; j < h; ++j) {
+        auto gate = [&](std::int64_t q) { return gx[q * h + j] + gh[q * h + j]; };
+        const double i = sigmoid(gate(0)), f = sigmoid(gate(1)), g = std::tanh(gate(2)), o = sigmoid(gate(3));
+        cs[j] = f * cs[j] + i * g;
+        hs[j] = o * std::tanh(cs[j]);
+      }
+      out[b][t] = hs;
+    }
+  }
+  return out;
+}
+
+TEST(EvalSequenceLayers, LstmOfTwoLayersFollowsPyTorchsEquations) {
+  const Value x = randomF32({2, 4, 2}, 61, -1.0, 1.0);
+  const Prediction r = predictWithRandomParams(x, [](eval_layers::Layers& m, const Inputs& in) { return m.lstm(in["x"]); });
+  const Sequence expected = lstmLayer(lstmLayer(sequenceOf(x), r.leaves, 0, 3), r.leaves, 1, 3);
+  expectF32(r.out, {2, 4, 3}, flat(expected), 1e-9);
+}
+
+TEST(EvalSequenceLayers, GruFollowsPyTorchsEquations) {
+  const Value x = randomF32({2, 3, 2}, 62, -1.0, 1.0);
+  const Prediction r = predictWithRandomParams(x, [](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"]); });
+  const std::int64_t h = 3;
+  const Leaves& l = r.leaves;
+  Sequence out = sequenceOf(x);
+  for (auto& batch : out) {
+    std::vector<double> hs(static_cast<std::size_t>(h), 0.0);
+    for (auto& step : batch) {
+      const std::vector<double> gx = affineRow(step, l.params.at("gru.weight_ih_l0"), &l.params.at("gru.bias_ih_l0"), 0, 3 * h);
+      const std::vector<double> gh = affineRow(hs, l.params.at("gru.weight_hh_l0"), &l.params.at("gru.bias_hh_l0"), 0, 3 * h);
+      for (std::int64_t j = 0; j < h; ++j) {
+        const double rg = sigmoid(gx[j] + gh[j]);
+        const double z = sigmoid(gx[h + j] + gh[h + j]);
+        const double n = std::tanh(gx[2 * h + j] + rg * gh[2 * h + j]);
+        hs[j] = (1 - z) * n + z * hs[j];
+      }
+      step = hs;
+    }
+  }
+  expectF32(r.out, {2, 3, 3}, flat(out), 1e-9);
+}
+
+// Self-attention of one sequence [T, E] through `attn`'s parameters, heads of `e / heads` columns.
+std::vector<std::vector<double>> attentionReference(const std::vector<std::vector<double>>& x, const Leaves& l,
+                                                    std::int64_t e, std::int64_t heads, bool causal) {
+  const Value& w = l.params.at("attn.in_proj_weight");
+  const Value& b = l.params.at("attn.in_proj_bias");
+  const std::int64_t dh = e / heads;
+  const std::size_t t = x.size();
+  std::vector<std::vector<double>> q, k, v, mixed(t, std::vector<double>(static_cast<std::size_t>(e)));
+  for (const auto& row : x) {
+    q.push_back(affineRow(row, w, &b, 0, e));
+    k.push_back(affineRow(row, w, &b, e, e));
+    v.push_back(affineRow(row, w, &b, 2 * e, e));
+  }
+  for (std::int64_t hd = 0; hd < heads; ++hd) {
+    for (std::size_t i = 0; i < t; ++i) {
+      std::vector<double> weights(t, 0.0);
+      double top = -1e300;
+      for (std::size_t j = 0; j < t; ++j) {
+        if (causal && j > i) continue;
+        double s = 0;
+        for (std::int64_t c = 0; c < dh; ++c) s += q[i][hd * dh + c] * k[j][hd * dh + c];
+        weights[j] = s / std::sqrt(static_cast<double>(dh));
+        top = std::max(top, weights[j]);
+      }
+      double total = 0;
+      for (std::size_t j = 0; j < t; ++j) {
+        weights[j] = causal && j > i ? 0.0 : std::exp(weights[j] - top);
+        total += weights[j];
+      }
+      for (std::int64_t c = 0; c < dh; ++c) {
+        double s = 0;
+        for (std::size_t j = 0; j < t; ++j) s += weights[j] / total * v[j][hd * dh + c];
+        mixed[i][hd * dh + c] = s;
+      }
+    }
+  }
+  std::vector<std::vector<double>> out;
+  for (const auto& row : mixed) out.push_back(affineRow(row, l.params.at("attn.out_proj.weight"), &l.params.at("attn.out_proj.bias"), 0, e));
+  return out;
+}
+
+TEST(EvalSequenceLayers, MultiheadSelfAttentionPlainAndCausal) {
+  const Value x = randomF32({2, 3, 4}, 63, -1.0, 1.0);
+  for (const bool causal : {false, true}) {
+    const Prediction r = predictWithRandomParams(x, [causal](eval_layers::Layers& m, const Inputs& in) {
+      return m.attn(in["x"], in["x"], in["x"], {.causal = causal});
+    });
+    Sequence expected;
+    for (const auto& batch : sequenceOf(x)) expected.push_back(attentionReference(batch, r.leaves, 4, 2, causal));
+    expectF32(r.out, {2, 3, 4}, flat(expected), 1e-9);
+  }
+}
+
+// Cross-attention: queries from one sequence, keys and values from another of another length.
+TEST(EvalSequenceLayers, ScaledDotProductAttentionOverKeysOfAnotherLength) {
+  const Feeds feeds = {{"q", randomF32({1, 2, 3}, 64)}, {"k", randomF32({1, 4, 3}, 65)}, {"v", randomF32({1, 4, 2}, 66)}};
+  const Value out = run(feeds, [](const Inputs& in) { return scaledDotProductAttention(in["q"], in["k"], in["v"]); });
+  const Value& q = feeds[0].second;
+  const Value& k = feeds[1].second;
+  const Value& v = feeds[2].second;
+  std::vector<double> expected;
+  for (int i = 0; i < 2; ++i) {
+    std::vector<double> w(4);
+    double total = 0;
+    for (int j = 0; j < 4; ++j) {
+      double s = 0;
+      for (int c = 0; c < 3; ++c) s += q.data[i * 3 + c] * k.data[j * 3 + c];
+      w[j] = std::exp(s / std::sqrt(3.0));
+      total += w[j];
+    }
+    for (int c = 0; c < 2; ++c) {
+      double s = 0;
+      for (int j = 0; j < 4; ++j) s += w[j] / total * v.data[j * 2 + c];
+      expected.push_back(s);
+    }
+  }
+  expectF32(out, {1, 2, 2}, expected, 1e-9);
+}
+
+// A call given the wrong input names the layer and what it takes.
+TEST(EvalSequenceLayers, WrongInputsNameTheLayer) {
+  auto errorOf = [](const std::vector<InputDecl>& inputs, const LayerFn& fn) {
+    try {
+      traceLayers(inputs, fn, /*training=*/false);
+    } catch (const TraceError& e) {
+      return e.message();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(errorOf({{"x", {2, 3}}}, [](eval_layers::Layers& m, const Inputs& in) { return m.lstm(in["x"]); }),
+            "LSTM: layer 'lstm': the input must be [B, T, 2] (batch first), got [2, 3]");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 5}}}, [](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"]); }),
+            "GRU: layer 'gru': the input must be [B, T, 2] (batch first), got [2, 3, 5]");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 4}}, {"k", {2, 5, 3}}},
+                    [](eval_layers::Layers& m, const Inputs& in) { return m.attn(in["x"], in["k"], in["k"]); }),
+            "MultiheadAttention: layer 'attn': the key must be [B, T, 4] (batch first), got [2, 5, 3]");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 4}}, {"k", {2, 5, 4}}},
+                    [](eval_layers::Layers& m, const Inputs& in) {
+                      return m.attn(in["x"], in["k"], in["k"], {.causal = true});
+                    }),
+            "scaledDotProductAttention: causal attention needs as many queries as keys, got q [2, 2, 3, 2] and k [2, 2, 5, 2]");
+}
+
+}  // namespace
+}  // namespace nndna::eval::testing
