@@ -534,6 +534,14 @@ Tensor avgPool2d(Tensor x, Hw kernel, AvgPool2dOptions options = {});
 // of avgPool2d); other sizes are an error.
 Tensor adaptiveAvgPool2d(Tensor x, Hw outputSize);
 Tensor nearestUpsample2d(Tensor x, std::int64_t factor);
+// 1-d pooling of x [N, C, L] (F.max_pool1d, F.avg_pool1d; padding counts as zeros in the mean):
+// the 2-d pooling of height 1.
+struct Pool1dOptions {
+  std::optional<std::int64_t> stride;  // default: the kernel size
+  std::int64_t padding = 0;
+};
+Tensor maxPool1d(Tensor x, std::int64_t kernel, Pool1dOptions options = {});
+Tensor avgPool1d(Tensor x, std::int64_t kernel, Pool1dOptions options = {});
 
 // Stochastic and gradient control.
 Tensor dropout(Tensor x, double p);
@@ -872,6 +880,25 @@ class GroupNorm : public Module {
   Tensor weight;  // [C], undefined when affine = false
   Tensor bias;    // [C], undefined when affine = false
   std::int64_t numGroups = 1;
+  double eps = 1e-5;
+};
+
+struct InstanceNormOptions {
+  double eps = 1e-5;
+  bool affine = false;        // PyTorch's default: no weight and bias
+  std::optional<bool> decay;  // default: no decay
+};
+// nn.InstanceNorm2d(channels): each sample's each channel of x [N, C, H, W] normalised over H and
+// W (a group norm of one channel per group); no running statistics, as PyTorch's default.
+class InstanceNorm2d : public Module {
+ public:
+  InstanceNorm2d() = default;
+  InstanceNorm2d(std::string_view name, Size channels, InstanceNormOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  Tensor weight;  // [C], undefined unless affine
+  Tensor bias;    // [C], undefined unless affine
+  Size channels = 0;
   double eps = 1e-5;
 };
 

@@ -1,5 +1,5 @@
 // The built-in layers: Linear, LayerNorm, RMSNorm, Embedding, Conv2d, Conv1d, ConvTranspose2d,
-// Dropout, BatchNorm2d, GroupNorm (MultiheadAttention: attention_layer.cpp; LSTM and GRU:
+// Dropout, BatchNorm2d, GroupNorm, InstanceNorm2d (MultiheadAttention: attention_layer.cpp; LSTM and GRU:
 // recurrent_layers.cpp).
 #include <fmt/format.h>
 
@@ -191,5 +191,23 @@ GroupNorm::GroupNorm(std::string_view name, std::int64_t numGroups_, Size numCha
 }
 
 Tensor GroupNorm::operator()(Tensor x) const { return groupNorm(x, numGroups, weight, bias, eps); }
+
+InstanceNorm2d::InstanceNorm2d(std::string_view name, Size channels_, InstanceNormOptions options)
+    : Module(name), channels(channels_), eps(options.eps) {
+  requirePositive(*this, "InstanceNorm2d", {{"channels", channels_}});
+  if (!options.affine) return;
+  weight = param("weight", {channels_}, {init::ones(), options.decay.value_or(false)});
+  bias = param("bias", {channels_}, {init::zeros(), options.decay.value_or(false)});
+}
+
+Tensor InstanceNorm2d::operator()(Tensor x) const {
+  if (channels <= 0) requireBuilt(Tensor(), "InstanceNorm2d");  // default-constructed, never assigned
+  if (!x.defined() || x.rank() != 4 || x.dim(1) != channels) {
+    tracing::failAtUserLine("InstanceNorm2d", fmt::format("layer '{}': the input must be [N, {}, H, W], got {}", path(),
+                                                          channels.value(),
+                                                          x.defined() ? ir::formatShape(x.shape()) : "an undefined tensor"));
+  }
+  return groupNorm(x, channels, weight, bias, eps);
+}
 
 }  // namespace nndna

@@ -115,6 +115,35 @@ Tensor avgPool2d(Tensor x, Hw kernel, AvgPool2dOptions options) {
                 options.padding);
 }
 
+namespace {
+// x [N, C, L] pooled as [N, C, 1, L] by the 2-d op of the same kind (as conv1d is a conv2d).
+Tensor pool1d(OpKind kind, std::string_view api, Tensor x, std::int64_t kernel, const Pool1dOptions& options) {
+  const std::int64_t stride = options.stride.value_or(kernel);
+  Shape in;
+  {
+    OpBuilder check(kind, api);
+    in = check.input(x).shape;
+    if (in.size() != 3) check.fail("input must be [N, C, L], got {}", ir::formatShape(in));
+    if (kernel <= 0 || stride <= 0 || options.padding < 0) {
+      check.fail("kernel ({}) and stride ({}) must be positive and padding ({}) at least 0", kernel, stride,
+                 options.padding);
+    }
+  }
+  const Tensor y = pool2d(kind, api, reshapeAs(api, x, {in[0], in[1], 1, in[2]}), {1, kernel}, {1, stride},
+                          {0, options.padding});
+  const Shape out = y.shape();
+  return reshapeAs(api, y, {out[0], out[1], out[3]});
+}
+}  // namespace
+
+Tensor maxPool1d(Tensor x, std::int64_t kernel, Pool1dOptions options) {
+  return pool1d(OpKind::max_pool2d, "maxPool1d", x, kernel, options);
+}
+
+Tensor avgPool1d(Tensor x, std::int64_t kernel, Pool1dOptions options) {
+  return pool1d(OpKind::avg_pool2d, "avgPool1d", x, kernel, options);
+}
+
 // PyTorch's adaptive window i spans [floor(i·H/out), ceil((i+1)·H/out)); when out divides H that
 // is the window H/out at stride H/out, one avg_pool2d. Other sizes have windows of two lengths,
 // which no single pooling op expresses: they are an error rather than a silently different op.

@@ -184,6 +184,23 @@ TEST(Modules, SequenceLayersHavePyTorchsParameters) {
   EXPECT_FALSE(p.at("attn.in_proj_bias").decay);
 }
 
+// nn.InstanceNorm2d: no parameters by default, weight and bias [C] with affine.
+TEST(Modules, InstanceNormHasParametersOnlyWhenAffine) {
+  struct Norms : Module {
+    InstanceNorm2d plain{"plain", 8};
+    InstanceNorm2d affine{"affine", 8, {.affine = true}};
+  };
+  detail::SpecBuilder build = [](std::unique_ptr<Module>& m) {
+    m = std::make_unique<Norms>();
+    return detail::ErasedSpec{};
+  };
+  const auto p = paramsByName(loadSpec(RegisteredSpec{"norms.cpp", "norms", build}));
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p.at("affine.weight").shape, (Shape{8}));
+  EXPECT_EQ(p.at("affine.bias").shape, (Shape{8}));
+  EXPECT_FALSE(p.at("affine.weight").decay);
+}
+
 TEST(Modules, SequenceLayerSizesAreChecked) {
   auto errorOf = [](auto make) {
     detail::SpecBuilder build = [make](std::unique_ptr<Module>& m) {

@@ -68,6 +68,18 @@ TEST(ElementwiseShapes, UnaryOpsKeepShape) {
   EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return pow(in["x"], 2.5); }), (Shape{2, 3, 4}));
 }
 
+TEST(PoolingShapes, OneDimensionalPoolingOfNCL) {
+  const std::vector<InputDecl> ncl = {{"x", {2, 3, 10}}};
+  EXPECT_EQ(shapeOf(ncl, [](const Inputs& in) { return maxPool1d(in["x"], 3); }), (Shape{2, 3, 3}));
+  EXPECT_EQ(shapeOf(ncl, [](const Inputs& in) { return maxPool1d(in["x"], 3, {.stride = 2, .padding = 1}); }),
+            (Shape{2, 3, 5}));
+  EXPECT_EQ(shapeOf(ncl, [](const Inputs& in) { return avgPool1d(in["x"], 2); }), (Shape{2, 3, 5}));
+  EXPECT_EQ(errorOf({{"x", {2, 3}}}, [](const Inputs& in) { return maxPool1d(in["x"], 2); }),
+            "maxPool1d: input must be [N, C, L], got [2, 3]");
+  EXPECT_EQ(errorOf(ncl, [](const Inputs& in) { return avgPool1d(in["x"], 0); }),
+            "avgPool1d: kernel (0) and stride (0) must be positive and padding (0) at least 0");
+}
+
 TEST(ElementwiseShapes, PowTakesAFiniteExponentOfAFloatTensor) {
   const ir::Graph g = traceFunction(kX, [](const Inputs& in) { return pow(in["x"], 2); });
   ASSERT_EQ(g.ops.size(), 2u);

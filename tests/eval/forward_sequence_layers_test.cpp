@@ -1,6 +1,7 @@
-// LSTM, GRU, MultiheadAttention and scaledDotProductAttention against references written here
-// in plain loops from PyTorch's equations (gate order i, f, g, o and r, z, n; heads as column
-// blocks), with random parameters: the layers' wiring, not just their shapes.
+// The layers and ops added for PyTorch users: LSTM, GRU, MultiheadAttention and
+// scaledDotProductAttention against references written here in plain loops from PyTorch's
+// equations (gate order i, f, g, o and r, z, n; heads as column blocks), with random parameters
+// (the layers' wiring, not just their shapes); 1-d pooling and InstanceNorm2d by hand.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -204,6 +205,32 @@ TEST(EvalSequenceLayers, ScaledDotProductAttentionOverKeysOfAnotherLength) {
   expectF32(out, {1, 2, 2}, expected, 1e-9);
 }
 
+// 1-d pooling by hand: max pads with -inf (PyTorch), the mean counts padding as zeros.
+TEST(EvalPooling1d, MaxAndAverageOverL) {
+  const Feeds x = {{"x", f32({1, 1, 5}, {1, 3, 2, 5, 4})}};
+  expectF32(run(x, [](const Inputs& in) { return maxPool1d(in["x"], 2); }), {1, 1, 2}, {3, 5});
+  expectF32(run(x, [](const Inputs& in) { return maxPool1d(in["x"], 3, {.stride = 1, .padding = 1}); }), {1, 1, 5},
+            {3, 3, 5, 5, 5});
+  expectF32(run(x, [](const Inputs& in) { return avgPool1d(in["x"], 2); }), {1, 1, 2}, {2, 3.5});
+  expectF32(run(x, [](const Inputs& in) { return avgPool1d(in["x"], 2, {.padding = 1}); }), {1, 1, 3},
+            {0.5, 2.5, 4.5});
+}
+
+// Channel 0 holds 1, 3 (mean 2, variance 1), channel 1 holds 5, 9 (mean 7, variance 4); weight
+// [2, 1] and bias [0, 1] as set here.
+TEST(EvalInstanceNorm, EachSampleAndChannelOverHW) {
+  const Value x = f32({1, 2, 1, 2}, {1, 3, 5, 9});
+  const ir::Graph g = traceLayers({{"x", x.shape}}, [](eval_layers::Layers& m, const Inputs& in) {
+    return m.instanceNorm(in["x"]);
+  }, /*training=*/false);
+  Leaves leaves;
+  leaves.inputs["x"] = x;
+  leaves.params["instance_norm.weight"] = f32({2}, {2, 1});
+  leaves.params["instance_norm.bias"] = f32({2}, {0, 1});
+  const double a = 1 / std::sqrt(1 + 1e-5), b = 2 / std::sqrt(4 + 1e-5);
+  expectF32(evaluate(g, leaves).at(g.outputs.at(0)), {1, 2, 1, 2}, {-2 * a, 2 * a, 1 - b, 1 + b}, 1e-9);
+}
+
 // A call given the wrong input names the layer and what it takes.
 TEST(EvalSequenceLayers, WrongInputsNameTheLayer) {
   auto errorOf = [](const std::vector<InputDecl>& inputs, const LayerFn& fn) {
@@ -226,6 +253,8 @@ TEST(EvalSequenceLayers, WrongInputsNameTheLayer) {
                       return m.attn(in["x"], in["k"], in["k"], {.causal = true});
                     }),
             "scaledDotProductAttention: causal attention needs as many queries as keys, got q [2, 2, 3, 2] and k [2, 2, 5, 2]");
+  EXPECT_EQ(errorOf({{"x", {2, 2, 4}}}, [](eval_layers::Layers& m, const Inputs& in) { return m.instanceNorm(in["x"]); }),
+            "InstanceNorm2d: layer 'instance_norm': the input must be [N, 2, H, W], got [2, 2, 4]");
 }
 
 }  // namespace

@@ -359,6 +359,14 @@ TEST(GradCheck, SequenceLayers) {
                               {"attn.in_proj_weight", "attn.in_proj_bias", "attn.out_proj.weight", "attn.out_proj.bias"}));
 }
 
+TEST(GradCheck, OneDimensionalPoolingAndInstanceNorm) {
+  checkGradients(opProblem(one({2, 2, 7}), [](const Inputs& in) { return maxPool1d(in["x"], 3, {.stride = 2, .padding = 1}); }));
+  checkGradients(opProblem(one({2, 2, 7}), [](const Inputs& in) { return avgPool1d(in["x"], 2, {.padding = 1}); }));
+  checkGradients(layerProblem({{"x", randomF32({2, 2, 3, 3}, 53)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.instanceNorm(in["x"]); },
+                              {"instance_norm.weight", "instance_norm.bias"}));
+}
+
 TEST(GradCheck, LinearEmbeddingConvLayers) {
   checkGradients(layerProblem({{"x", randomF32({2, 4, 3}, 32)}},
                               [](eval_layers::Layers& m, const Inputs& in) { return m.linear(in["x"]); },

@@ -20,6 +20,7 @@ struct Layers : nndna::Module {
   nndna::LSTM lstm{"lstm", 2, 3, {.numLayers = 2}};           // 2 -> 3, two layers
   nndna::GRU gru{"gru", 2, 3};
   nndna::MultiheadAttention attn{"attn", 4, 2};                 // E 4, 2 heads of 2
+  nndna::InstanceNorm2d instanceNorm{"instance_norm", 2, {.affine = true}};
 
   static nndna::BatchNorm2dOptions frozen() {
     nndna::BatchNorm2dOptions options;
