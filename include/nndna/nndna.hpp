@@ -928,8 +928,8 @@ struct RecurrentOptions {
 };
 // nn.LSTM(inputSize, hiddenSize, num_layers, batch_first=True) from a zero state: x [B, T, I] ->
 // the top layer's hidden state at every step, [B, T, H] (PyTorch's `output`; its last step is
-// that layer's h_n). The steps are unrolled in the trace; the diagram folds them into one box
-// ×T. Parameters as PyTorch's (gates i, f, g, o), stored input-first as Linear's: per layer k,
+// that layer's h_n). The steps are unrolled in the trace; the diagram draws the call as the one
+// box of the line that makes it, as any layer. Parameters as PyTorch's (gates i, f, g, o), stored input-first as Linear's: per layer k,
 // weight_ih_l{k} [I (H above the first layer), 4H], weight_hh_l{k} [H, 4H], bias_ih_l{k} and
 // bias_hh_l{k} [4H].
 class LSTM : public Module {

@@ -1,5 +1,6 @@
 // LSTM and GRU: PyTorch's nn.LSTM and nn.GRU (batch_first, from a zero state), unrolled over the
-// sequence in the trace: one step's ops per position, which the diagram folds into one box ×T.
+// sequence in the trace: one step's ops per position, all made by the user's line that calls the
+// layer (the diagram draws them as that line's box).
 #include <fmt/format.h>
 
 #include <string>
