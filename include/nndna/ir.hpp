@@ -101,6 +101,7 @@ struct OpAttrs {
   std::array<std::int64_t, 2> kernel{0, 0};   // conv / pool
   std::array<std::int64_t, 2> stride{1, 1};
   std::array<std::int64_t, 2> padding{0, 0};
+  std::array<std::int64_t, 2> dilation{1, 1};  // conv: the spacing of the kernel's taps
   std::int64_t groups = 1;
   std::uint64_t seed = 0;           // dropout / randn / categorical: which random stream
 

@@ -498,6 +498,9 @@ struct Conv2dOptions {
   Hw stride = 1;
   Hw padding = 0;
   std::int64_t groups = 1;
+  // The spacing of the kernel's taps (PyTorch's dilation): a k-tap kernel spans d·(k - 1) + 1.
+  // Last, so that options written before it existed keep their meaning.
+  Hw dilation = 1;
 };
 Tensor conv2d(Tensor input, Tensor weight, Conv2dOptions options = {});
 // Transposed convolution (PyTorch's conv_transpose2d, the input gradient of conv2d): weight
@@ -515,6 +518,7 @@ struct Conv1dOptions {
   std::int64_t stride = 1;
   std::int64_t padding = 0;
   std::int64_t groups = 1;
+  std::int64_t dilation = 1;  // as Conv2dOptions'
 };
 Tensor conv1d(Tensor input, Tensor weight, Conv1dOptions options = {});
 struct MaxPool2dOptions {
@@ -773,6 +777,7 @@ struct Conv2dLayerOptions {
   bool bias = true;
   Init init = {};
   std::optional<bool> decay;  // weight decay of the kernel (default yes; the bias never)
+  Hw dilation = 1;            // as Conv2dOptions'
 };
 class Conv2d : public Module {
  public:
@@ -793,6 +798,7 @@ struct Conv1dLayerOptions {
   bool bias = true;
   Init init = {};
   std::optional<bool> decay;  // weight decay of the kernel (default yes; the bias never)
+  std::int64_t dilation = 1;  // as Conv2dOptions'
 };
 class Conv1d : public Module {
  public:

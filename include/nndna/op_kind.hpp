@@ -46,9 +46,11 @@ inline constexpr AttrSet groups = 1u << 17;
 inline constexpr AttrSet seed = 1u << 18;
 // Axis names (OpAttrs::names) of `dims` or of `count`: see the kinds that take them.
 inline constexpr AttrSet names = 1u << 19;
+// A convolution's spacing between kernel taps (PyTorch's dilation), per spatial axis.
+inline constexpr AttrSet dilation = 1u << 20;
 // A binary op's number operand (`mul(x, 0.1)`, `sub(1, x)`).
 inline constexpr AttrSet number = scalar | scalar_operand | scalar_left;
-inline constexpr AttrSet conv = kernel | stride | padding | groups;
+inline constexpr AttrSet conv = kernel | stride | padding | dilation | groups;
 inline constexpr AttrSet window = kernel | stride | padding;
 }  // namespace attr
 

@@ -225,10 +225,10 @@ void forEachConvTap(const Shape& x, const Shape& w, const Shape& y, const ir::Op
           for (std::int64_t kx = 0; kx < kw; ++kx) {
             const std::int64_t wAt = ((oc * groupC + cw) * kh + ky) * kw + kx;
             for (std::int64_t yy = 0; yy < oh; ++yy) {
-              const std::int64_t iy = yy * a.stride[0] - a.padding[0] + ky;
+              const std::int64_t iy = yy * a.stride[0] - a.padding[0] + ky * a.dilation[0];
               if (iy < 0 || iy >= h) continue;
               for (std::int64_t xx = 0; xx < ow; ++xx) {
-                const std::int64_t ix = xx * a.stride[1] - a.padding[1] + kx;
+                const std::int64_t ix = xx * a.stride[1] - a.padding[1] + kx * a.dilation[1];
                 if (ix < 0 || ix >= wd) continue;
                 fn(((n * outC + oc) * oh + yy) * ow + xx, ((n * channels + c) * h + iy) * wd + ix,
                    wAt);

@@ -42,7 +42,7 @@ Value evalMatmul(const OpContext& ctx) {
   return out;
 }
 
-// out[n, oc, y, x] = Σ_{c in oc's group, ky, kx} in[n, c, y·s - p + ky, x·s - p + kx] · w[oc, c', ky, kx]
+// out[n, oc, y, x] = Σ_{c in oc's group, ky, kx} in[n, c, y·s - p + ky·d, x·s - p + kx·d] · w[oc, c', ky, kx]
 Value evalConv2d(const OpContext& ctx) {
   const Value& x = ctx.in(0);
   const Value& w = ctx.in(1);
@@ -67,10 +67,10 @@ Value evalConv2d(const OpContext& ctx) {
           for (std::int64_t kx = 0; kx < kw; ++kx) {
             const double wv = kern[ky * kw + kx];
             for (std::int64_t y = 0; y < oh; ++y) {
-              const std::int64_t iy = y * a.stride[0] - a.padding[0] + ky;
+              const std::int64_t iy = y * a.stride[0] - a.padding[0] + ky * a.dilation[0];
               if (iy < 0 || iy >= h) continue;
               for (std::int64_t xx = 0; xx < ow; ++xx) {
-                const std::int64_t ix = xx * a.stride[1] - a.padding[1] + kx;
+                const std::int64_t ix = xx * a.stride[1] - a.padding[1] + kx * a.dilation[1];
                 if (ix < 0 || ix >= wd) continue;
                 plane[y * ow + xx] += wv * in[iy * wd + ix];
               }

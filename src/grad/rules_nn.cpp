@@ -26,6 +26,7 @@ ir::OpAttrs convAttrs(const ir::OpAttrs& forward, Shape dims) {
   attrs.kernel = forward.kernel;
   attrs.stride = forward.stride;
   attrs.padding = forward.padding;
+  attrs.dilation = forward.dilation;
   attrs.groups = forward.groups;
   attrs.dims = std::move(dims);
   return attrs;

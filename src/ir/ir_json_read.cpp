@@ -368,6 +368,7 @@ OpAttrs readAttrs(const Reader& r, const json& j, const Path& path) {
     else if (key == "kernel") a.kernel = pair(v, p);
     else if (key == "stride") a.stride = pair(v, p);
     else if (key == "padding") a.padding = pair(v, p);
+    else if (key == "dilation") a.dilation = pair(v, p);
     else if (key == "groups") a.groups = r.integer(v, p, kMin, kMax);
     else if (key == "seed") a.seed = r.unsignedInteger(v, p);
     else r.fail(p, "unknown attribute");

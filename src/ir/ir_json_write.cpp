@@ -130,6 +130,7 @@ void writeAttrs(JsonWriter& w, const OpAttrs& a) {
   if (a.kernel != d.kernel) { key("kernel"); w.value(std::span<const std::int64_t>(a.kernel)); }
   if (a.stride != d.stride) { key("stride"); w.value(std::span<const std::int64_t>(a.stride)); }
   if (a.padding != d.padding) { key("padding"); w.value(std::span<const std::int64_t>(a.padding)); }
+  if (a.dilation != d.dilation) { key("dilation"); w.value(std::span<const std::int64_t>(a.dilation)); }
   if (a.groups != d.groups) { key("groups"); w.value(a.groups); }
   if (a.seed != d.seed) { key("seed"); w.value(a.seed); }
   if (open) w.endObject();

@@ -814,6 +814,18 @@ void requireConvAttrs(const Call& call) {
   if (a.padding[0] < 0 || a.padding[1] < 0) {
     call.fail("padding must not be negative, got ({}, {})", a.padding[0], a.padding[1]);
   }
+  if (a.dilation[0] <= 0 || a.dilation[1] <= 0) {
+    call.fail("dilation must be positive, got ({}, {})", a.dilation[0], a.dilation[1]);
+  }
+}
+
+// The span a kernel of `taps` taps covers with `dilation` between them: dilation·(taps - 1) + 1.
+std::int64_t dilatedSpan(const Call& c, std::int64_t taps, std::int64_t dilation, std::string_view axis) {
+  std::int64_t span = 0;
+  if (__builtin_mul_overflow(dilation, taps - 1, &span) || __builtin_add_overflow(span, 1, &span)) {
+    c.fail("the dilated {} kernel ({} taps, dilation {}) overflows 64 bits", axis, taps, dilation);
+  }
+  return span;
 }
 
 // The conv attributes, and weight [outC, inC/groups, kH, kW] against input x [N, C, H, W].
@@ -834,11 +846,21 @@ void requireConv(const Call& call, const Shape& x, const Shape& w) {
   }
 }
 
-// [N, outC, H', W'] of a convolution (or a pooling window) over x [N, C, H, W].
+// [N, outC, H', W'] of a convolution over x [N, C, H, W]: its kernel spans its dilated taps.
 Shape convOut(const Call& c, const Shape& x, std::int64_t outChannels) {
   const OpAttrs& a = c.attrs;
-  return {x[0], outChannels, windowOut(c, x[2], a.kernel[0], a.stride[0], a.padding[0], "height"),
-          windowOut(c, x[3], a.kernel[1], a.stride[1], a.padding[1], "width")};
+  auto side = [&](std::size_t i, std::string_view axis) {
+    const std::int64_t in = x[2 + i];
+    const std::int64_t span = dilatedSpan(c, a.kernel[i], a.dilation[i], axis);
+    std::int64_t padded = 0;
+    if (a.dilation[i] > 1 && !__builtin_mul_overflow(a.padding[i], 2, &padded) &&
+        !__builtin_add_overflow(padded, in, &padded) && span > padded) {
+      c.fail("the {} kernel ({} taps at dilation {}: {} wide) is larger than the padded input ({} + 2·{})", axis,
+             a.kernel[i], a.dilation[i], span, in, a.padding[i]);
+    }
+    return windowOut(c, in, span, a.stride[i], a.padding[i], axis);
+  };
+  return {x[0], outChannels, side(0, "height"), side(1, "width")};
 }
 
 // The names of a window's output `out` [N, C', H', W'] over x (input 0) [N, C, H, W], C' named
@@ -1365,6 +1387,7 @@ std::string_view unusedAttribute(OpKind kind, const OpAttrs& a) {
   if (unused(attr::kernel, a.kernel != d.kernel)) return "kernel";
   if (unused(attr::stride, a.stride != d.stride)) return "stride";
   if (unused(attr::padding, a.padding != d.padding)) return "padding";
+  if (unused(attr::dilation, a.dilation != d.dilation)) return "dilation";
   if (unused(attr::groups, a.groups != d.groups)) return "groups";
   if (unused(attr::seed, a.seed != d.seed)) return "seed";
   return {};

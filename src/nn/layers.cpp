@@ -99,7 +99,8 @@ Tensor Embedding::operator()(Tensor indices) const {
 
 Conv2d::Conv2d(std::string_view name, Size inChannels, Size outChannels,
                Hw kernel, Conv2dLayerOptions options)
-    : Module(name), conv{options.stride, options.padding, options.groups} {
+    : Module(name),
+      conv{.stride = options.stride, .padding = options.padding, .groups = options.groups, .dilation = options.dilation} {
   requireConvSizes(*this, "Conv2d", inChannels, outChannels,
                    {{"kernel height", kernel.h}, {"kernel width", kernel.w}}, options.groups);
   const std::int64_t fanIn = inChannels / options.groups * kernel.h * kernel.w;
@@ -118,7 +119,8 @@ Tensor Conv2d::operator()(Tensor x) const {
 
 Conv1d::Conv1d(std::string_view name, Size inChannels, Size outChannels,
                std::int64_t kernel, Conv1dLayerOptions options)
-    : Module(name), conv{options.stride, options.padding, options.groups} {
+    : Module(name),
+      conv{.stride = options.stride, .padding = options.padding, .groups = options.groups, .dilation = options.dilation} {
   requireConvSizes(*this, "Conv1d", inChannels, outChannels, {{"kernel", kernel}}, options.groups);
   const std::int64_t fanIn = inChannels / options.groups * kernel;
   weight = param("weight", {outChannels, perGroup(inChannels, options.groups), kernel},

@@ -26,6 +26,7 @@ Tensor conv2dAs(std::string_view api, Tensor input, Tensor weight, Conv2dOptions
   if (w.shape.size() == 4) attrs.kernel = {w.shape[2], w.shape[3]};
   attrs.stride = {options.stride.h, options.stride.w};
   attrs.padding = {options.padding.h, options.padding.w};
+  attrs.dilation = {options.dilation.h, options.dilation.w};
   attrs.groups = options.groups;
   return op.finish();
 }
@@ -49,7 +50,7 @@ Tensor conv1d(Tensor input, Tensor weight, Conv1dOptions options) {
   const Tensor y = conv2dAs("conv1d", reshapeAs("conv1d", input, {in[0], in[1], 1, in[2]}),
                             reshapeAs("conv1d", weight, {w[0], w[1], 1, w[2]}),
                             {.stride = {1, options.stride}, .padding = {0, options.padding},
-                             .groups = options.groups});
+                             .groups = options.groups, .dilation = {1, options.dilation}});
   const Shape out = y.shape();
   return reshapeAs("conv1d", y, {out[0], out[1], out[3]});
 }

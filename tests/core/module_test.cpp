@@ -232,7 +232,7 @@ TEST(Modules, SequenceLayerSizesAreChecked) {
 TEST(Modules, Conv1dAndDropoutLayers) {
   const LoadedSpec spec = loadSpec(*findSpec("all_ops"));
   const auto p = paramsByName(spec);
-  // Conv1d(D = 8, D, 3, groups 2): weight [outC, inC/groups, K], bias [outC].
+  // Conv1d(D = 8, D, 3, groups 2, dilation 2): weight [outC, inC/groups, K], bias [outC].
   EXPECT_EQ(p.at("conv1.weight").shape, (Shape{8, 4, 3}));
   EXPECT_EQ(p.at("conv1.bias").shape, (Shape{8}));
   EXPECT_TRUE(p.at("conv1.weight").decay);

@@ -341,6 +341,24 @@ TEST(Convolution, Conv1dIsAConv2dOfHeightOne) {
             "conv1d: input must be [N, C, L], got [24, 50]");
 }
 
+// A k-tap kernel with dilation d spans d·(k - 1) + 1 positions.
+TEST(Convolution, DilationWidensTheKernelsSpan) {
+  const std::vector<InputDecl> img = {{"x", {2, 4, 20, 16}}, {"w", {8, 4, 3, 3}}};
+  // H: (20 + 2·2 - (2·2 + 1))/1 + 1 = 20; W: (16 + 0 - (3·2 + 1))/2 + 1 = 5.
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) {
+              return conv2d(in["x"], in["w"], {.stride = Hw(1, 2), .padding = Hw(2, 0), .dilation = Hw(2, 3)});
+            }),
+            (Shape{2, 8, 20, 5}));
+  const std::vector<InputDecl> seq = {{"x", {2, 4, 30}}, {"w", {8, 4, 3}}};
+  // A WaveNet layer: dilation 4, padding 4 keeps the length.
+  EXPECT_EQ(shapeOf(seq, [](const Inputs& in) { return conv1d(in["x"], in["w"], {.padding = 4, .dilation = 4}); }),
+            (Shape{2, 8, 30}));
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return conv2d(in["x"], in["w"], {.dilation = 0}); }),
+            "conv2d: dilation must be positive, got (0, 0)");
+  EXPECT_EQ(errorOf(seq, [](const Inputs& in) { return conv1d(in["x"], in["w"], {.dilation = 15}); }),
+            "conv1d: the width kernel (3 taps at dilation 15: 31 wide) is larger than the padded input (30 + 2·0)");
+}
+
 TEST(Convolution, Conv2dPoolUpsample) {
   const std::vector<InputDecl> img = {{"x", {8, 6, 28, 30}}, {"w", {12, 3, 5, 3}}};
   // H: (28 + 2·2 - 5)/2 + 1 = 14; W: (30 + 2·1 - 3)/2 + 1 = 15.

@@ -217,6 +217,20 @@ TEST(EvalConvolution, Conv2dStridePaddingGroups) {
             {6, 8, 10, 12});
 }
 
+// Taps d apart: with w = [1, 10] and dilation 2, out[i] = x[i] + 10·x[i + 2].
+TEST(EvalConvolution, DilatedTaps) {
+  const Feeds seq = {{"x", f32({1, 1, 5}, {1, 2, 3, 4, 5})}, {"w", f32({1, 1, 2}, {1, 10})}};
+  expectF32(run(seq, [](const Inputs& in) { return conv1d(in["x"], in["w"], {.dilation = 2}); }), {1, 1, 3},
+            {31, 42, 53});
+  // Padding 2 as well: x[-2..6] with zeros outside.
+  expectF32(run(seq, [](const Inputs& in) { return conv1d(in["x"], in["w"], {.padding = 2, .dilation = 2}); }),
+            {1, 1, 7}, {10, 20, 31, 42, 53, 4, 5});
+  const Feeds img = {{"x", iota({1, 1, 3, 3}, 1)}, {"w", f32({1, 1, 2, 2}, {1, 0, 0, -1})}};
+  // Dilation 2 on a 3x3 image: one window, in[0, 0] - in[2, 2].
+  expectF32(run(img, [](const Inputs& in) { return conv2d(in["x"], in["w"], {.dilation = 2}); }), {1, 1, 1, 1},
+            {-8});
+}
+
 TEST(EvalConvolution, MaxPool2dAndUpsample) {
   const Feeds feeds = {{"x", f32({1, 1, 4, 4}, {1, 5, 2, 0,  //
                                                3, 4, 9, 1,  //

@@ -244,6 +244,12 @@ TEST(GradCheck, ConvolutionStridePaddingGroups) {
   checkGradients(opProblem(feeds, [](const Inputs& in) {
     return conv2d(in["x"], in["v"], {.stride = Hw(1, 2), .padding = Hw(0, 1), .groups = 1});
   }));
+  // Dilated: the input and weight gradients visit the same spaced taps.
+  checkGradients(opProblem(feeds, [](const Inputs& in) {
+    return conv2d(in["x"], in["w"], {.padding = Hw(2, 1), .groups = 2, .dilation = Hw(2, 1)});
+  }));
+  const Feeds seq = {{"x", randomF32({2, 2, 9}, 24)}, {"w", randomF32({3, 2, 3}, 25)}};
+  checkGradients(opProblem(seq, [](const Inputs& in) { return conv1d(in["x"], in["w"], {.stride = 2, .dilation = 3}); }));
 }
 
 TEST(GradCheck, TransposedConvolutionStridePaddingOutputPaddingGroups) {

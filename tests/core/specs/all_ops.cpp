@@ -16,7 +16,7 @@ struct AllOps : Module {
   LayerNorm ln{"ln", D};
   RMSNorm rms{"rms", D};
   Conv2d conv{"conv", C, C, 3, {.padding = 1}};
-  Conv1d conv1{"conv1", D, D, 3, {.padding = 1, .groups = 2}};
+  Conv1d conv1{"conv1", D, D, 3, {.padding = 2, .groups = 2, .dilation = 2}};
   Dropout drop{"drop", 0.1};
   BatchNorm2d bn{"bn", C};
   BatchNorm2d frozenBn{"frozen_bn", C, {.frozen = true}};
