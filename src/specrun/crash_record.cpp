@@ -44,9 +44,11 @@ class Record {
   std::size_t size_ = 0;
 };
 
-// A word the handler may read: aligned and on the main thread's stack.
+// A frame the handler may read (two words: the caller's frame pointer and the return address):
+// aligned and on the main thread's stack. Written so that no sum can wrap around.
 bool onStack(std::uintptr_t address) {
-  return address % alignof(std::uintptr_t) == 0 && address >= stackLow && address + 2 * sizeof(std::uintptr_t) <= stackHigh;
+  return address % alignof(std::uintptr_t) == 0 && stackHigh - stackLow >= 2 * sizeof(std::uintptr_t) &&
+         address >= stackLow && address <= stackHigh - 2 * sizeof(std::uintptr_t);
 }
 
 std::uintptr_t wordAt(std::uintptr_t address) { return *reinterpret_cast<const std::uintptr_t*>(address); }
