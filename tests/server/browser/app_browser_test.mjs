@@ -122,6 +122,27 @@ test('typing on while a diagram is made: every key lands, the Code tab stays', {
   assert.match(await page.textContent('#views svg'), /×7 \(inference\)/);
 });
 
+// A cached answer comes at once: the diagram shows before the next key. Keys typed then, with
+// nothing focused, go back into the editor on the Code tab.
+test('keys typed after a diagram hid the editor go into it', { timeout: STEP_TIMEOUT }, async () => {
+  const source = await defaultSource();
+  await setEditorText(source);
+  await page.keyboard.press('Control+End');
+  const before = await diagramsDrawn();
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction((n) => Number(document.body.dataset.diagrams) > n, before);
+  assert.equal(await page.getAttribute('.tab-btn[data-tab="code"]', 'aria-selected'), 'false');
+  assert.equal(await page.evaluate(() => document.activeElement === document.body), true);
+  await page.keyboard.type('// kept', { delay: 20 });
+  assert.equal(await page.getAttribute('.tab-btn[data-tab="code"]', 'aria-selected'), 'true');
+  await page.waitForFunction(() => localStorage.getItem('nndna.source')?.endsWith('// kept'), null, { timeout: 5_000 });
+  // A key on a focused control is the control's: Space on a tab button stays there.
+  await page.click('.tab-btn[data-tab="train"]');
+  await page.keyboard.press('Space');
+  assert.equal(await page.getAttribute('.tab-btn[data-tab="train"]', 'aria-selected'), 'true');
+  assert.ok((await page.evaluate(() => localStorage.getItem('nndna.source'))).endsWith('// kept'));
+});
+
 test('a shape error is marked on its editor line', { timeout: STEP_TIMEOUT }, async () => {
   const source = await defaultSource();
   const bad = source.replace('Linear l2{"l2", HIDDEN, HIDDEN};', 'Linear l2{"l2", HIDDEN + 1, HIDDEN};');

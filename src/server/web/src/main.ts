@@ -84,6 +84,15 @@ class App {
       if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey) && !this.editor.view.hasFocus) {
         ev.preventDefault();
         void this.diagramIt();
+        return;
+      }
+      // A character typed with nothing focused goes to the spec: the diagram drawn (a cached one
+      // comes at once) has hidden the editor while the user kept typing, and the key would be
+      // lost. The editor takes the focus now, before the key's text is inserted.
+      const nothingFocused = document.activeElement === null || document.activeElement === document.body;
+      if (this.tab !== 'code' && nothingFocused && ev.key.length === 1 && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+        this.showTab('code');
+        this.editor.view.focus();
       }
     });
     document.body.dataset.state = 'idle';
