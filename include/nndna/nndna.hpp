@@ -440,6 +440,11 @@ Tensor expand(Tensor x, Sizes shape);
 // repeated for the `repeats` query heads that share it (LLaMA's repeat_kv).
 Tensor repeatKv(Tensor x, Size repeats);
 
+// torch.einsum for one or two operands: `einsum("bhqd,bhkd->bhqk", {q, k})`, `einsum("ij->ji",
+// {x})`; without "->" the output is the letters that appear once, in alphabetical order. Each
+// letter one size in every operand (no broadcasting), at most once per operand (no diagonals),
+// no ellipsis. Lowered to sum, permute, reshape and one matmul.
+Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands);
 // Linear algebra: [..., M, K] · [..., K, N]; the batch axes broadcast as in PyTorch
 // ([B, Hkv, G, T, Dh] · [B, Hkv, 1, Dh, T], [B, M, K] · [K, N]).
 Tensor matmul(Tensor a, Tensor b);

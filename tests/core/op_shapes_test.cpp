@@ -68,6 +68,40 @@ TEST(ElementwiseShapes, UnaryOpsKeepShape) {
   EXPECT_EQ(shapeOf(kX, [](const Inputs& in) { return pow(in["x"], 2.5); }), (Shape{2, 3, 4}));
 }
 
+TEST(Einsum, ShapesOfCommonEquations) {
+  const std::vector<InputDecl> qk = {{"q", {2, 4, 5, 8}}, {"k", {2, 4, 7, 8}}, {"v", {2, 4, 7, 3}}};
+  EXPECT_EQ(shapeOf(qk, [](const Inputs& in) { return einsum("bhqd,bhkd->bhqk", {in["q"], in["k"]}); }), (Shape{2, 4, 5, 7}));
+  EXPECT_EQ(shapeOf(qk, [](const Inputs& in) {
+              return einsum("bhqk,bhkd->bqhd", {einsum("bhqd,bhkd->bhqk", {in["q"], in["k"]}), in["v"]});
+            }),
+            (Shape{2, 5, 4, 3}));
+  const std::vector<InputDecl> m = {{"a", {3, 4}}, {"b", {4, 5}}, {"u", {3}}, {"w", {6}}};
+  EXPECT_EQ(shapeOf(m, [](const Inputs& in) { return einsum("ij,jk->ik", {in["a"], in["b"]}); }), (Shape{3, 5}));
+  EXPECT_EQ(shapeOf(m, [](const Inputs& in) { return einsum("ij,jk", {in["a"], in["b"]}); }), (Shape{3, 5}));  // implicit
+  EXPECT_EQ(shapeOf(m, [](const Inputs& in) { return einsum("ij->ji", {in["a"]}); }), (Shape{4, 3}));
+  EXPECT_EQ(shapeOf(m, [](const Inputs& in) { return einsum("ij->", {in["a"]}); }), (Shape{}));
+  EXPECT_EQ(shapeOf(m, [](const Inputs& in) { return einsum("i,j->ij", {in["u"], in["w"]}); }), (Shape{3, 6}));
+  EXPECT_EQ(shapeOf(m, [](const Inputs& in) { return einsum("ij,i->", {in["a"], in["u"]}); }), (Shape{}));
+}
+
+TEST(Einsum, ErrorsNameTheEquation) {
+  const std::vector<InputDecl> m = {{"a", {3, 4}}, {"b", {5, 6}}};
+  EXPECT_EQ(errorOf(m, [](const Inputs& in) { return einsum("ij,jk->ik", {in["a"], in["b"]}); }),
+            "einsum: \"ij,jk->ik\": 'j' is 4 in one place and 5 in another");
+  EXPECT_EQ(errorOf(m, [](const Inputs& in) { return einsum("ijk->i", {in["a"]}); }),
+            "einsum: \"ijk->i\": operand 0 is [3, 4], of rank 2, but \"ijk\" names 3 axes");
+  EXPECT_EQ(errorOf(m, [](const Inputs& in) { return einsum("ii->i", {in["a"]}); }),
+            "einsum: \"ii->i\": 'i' appears twice in one operand (a diagonal): not supported");
+  EXPECT_EQ(errorOf(m, [](const Inputs& in) { return einsum("ij->iz", {in["a"]}); }),
+            "einsum: \"ij->iz\": the output's 'z' is in no operand");
+  EXPECT_EQ(errorOf(m, [](const Inputs& in) { return einsum("...j->j", {in["a"]}); }),
+            "einsum: \"...j->j\": an ellipsis (...) is not supported: name every axis");
+  EXPECT_EQ(errorOf(m, [](const Inputs& in) { return einsum("ij,jk->ik", {in["a"]}); }),
+            "einsum: \"ij,jk->ik\": it names 2 operand(s), 1 given");
+  EXPECT_EQ(errorOf(m, [](const Inputs& in) { return einsum("i,j,k", {in["a"], in["a"], in["b"]}); }),
+            "einsum: \"i,j,k\": one or two operands are supported, 3 given");
+}
+
 TEST(PoolingShapes, OneDimensionalPoolingOfNCL) {
   const std::vector<InputDecl> ncl = {{"x", {2, 3, 10}}};
   EXPECT_EQ(shapeOf(ncl, [](const Inputs& in) { return maxPool1d(in["x"], 3); }), (Shape{2, 3, 3}));

@@ -231,6 +231,53 @@ TEST(EvalInstanceNorm, EachSampleAndChannelOverHW) {
   expectF32(evaluate(g, leaves).at(g.outputs.at(0)), {1, 2, 1, 2}, {-2 * a, 2 * a, 1 - b, 1 + b}, 1e-9);
 }
 
+// einsum against the same contraction written with loops, and against matmul.
+TEST(EvalEinsum, ContractionsTransposesAndSums) {
+  const Feeds feeds = {{"a", randomF32({2, 3, 4}, 70)}, {"b", randomF32({2, 5, 4}, 71)}, {"u", randomF32({3}, 72)}};
+  const Value& a = feeds[0].second;
+  const Value& b = feeds[1].second;
+  const Value& u = feeds[2].second;
+  // "bij,bkj->bik": out[n, i, k] = Σ_j a[n, i, j] · b[n, k, j].
+  std::vector<double> expected;
+  for (int n = 0; n < 2; ++n) {
+    for (int i = 0; i < 3; ++i) {
+      for (int k = 0; k < 5; ++k) {
+        double s = 0;
+        for (int j = 0; j < 4; ++j) s += a.data[(n * 3 + i) * 4 + j] * b.data[(n * 5 + k) * 4 + j];
+        expected.push_back(s);
+      }
+    }
+  }
+  expectF32(run(feeds, [](const Inputs& in) { return einsum("bij,bkj->bik", {in["a"], in["b"]}); }), {2, 3, 5}, expected, 1e-9);
+  // The output's order is the equation's: "bij,bkj->kbi" permutes the same values.
+  std::vector<double> permuted;
+  for (int k = 0; k < 5; ++k) {
+    for (int n = 0; n < 2; ++n) {
+      for (int i = 0; i < 3; ++i) permuted.push_back(expected[(n * 3 + i) * 5 + k]);
+    }
+  }
+  expectF32(run(feeds, [](const Inputs& in) { return einsum("bij,bkj->kbi", {in["a"], in["b"]}); }), {5, 2, 3}, permuted, 1e-9);
+  // "bij,i->bj": the letter b has alone is kept; "bij,i->j" sums it out first.
+  std::vector<double> weighted(8, 0.0), summed(4, 0.0);
+  for (int n = 0; n < 2; ++n) {
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 4; ++j) {
+        weighted[n * 4 + j] += a.data[(n * 3 + i) * 4 + j] * u.data[i];
+        summed[j] += a.data[(n * 3 + i) * 4 + j] * u.data[i];
+      }
+    }
+  }
+  expectF32(run(feeds, [](const Inputs& in) { return einsum("bij,i->bj", {in["a"], in["u"]}); }), {2, 4}, weighted, 1e-9);
+  expectF32(run(feeds, [](const Inputs& in) { return einsum("bij,i->j", {in["a"], in["u"]}); }), {4}, summed, 1e-9);
+  // One operand: a transpose and a total.
+  double total = 0;
+  for (double v : a.data) total += v;
+  expectF32(run(feeds, [](const Inputs& in) { return einsum("bij->", {in["a"]}); }), {}, {total}, 1e-9);
+  const Value t = run(feeds, [](const Inputs& in) { return einsum("bij->jbi", {in["a"]}); });
+  ASSERT_EQ(t.shape, (Shape{4, 2, 3}));
+  EXPECT_EQ(t.data[(3 * 2 + 1) * 3 + 2], a.data[(1 * 3 + 2) * 4 + 3]);
+}
+
 // A call given the wrong input names the layer and what it takes.
 TEST(EvalSequenceLayers, WrongInputsNameTheLayer) {
   auto errorOf = [](const std::vector<InputDecl>& inputs, const LayerFn& fn) {

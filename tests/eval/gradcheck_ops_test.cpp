@@ -365,6 +365,13 @@ TEST(GradCheck, SequenceLayers) {
                               {"attn.in_proj_weight", "attn.in_proj_bias", "attn.out_proj.weight", "attn.out_proj.bias"}));
 }
 
+TEST(GradCheck, Einsum) {
+  const Feeds feeds = {{"q", randomF32({2, 2, 3, 4}, 54)}, {"k", randomF32({2, 2, 5, 4}, 55)}};
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return einsum("bhqd,bhkd->bhqk", {in["q"], in["k"]}); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return einsum("bhqd,bhkd->qk", {in["q"], in["k"]}); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return einsum("bhqd->dqb", {in["q"]}); }));
+}
+
 TEST(GradCheck, OneDimensionalPoolingAndInstanceNorm) {
   checkGradients(opProblem(one({2, 2, 7}), [](const Inputs& in) { return maxPool1d(in["x"], 3, {.stride = 2, .padding = 1}); }));
   checkGradients(opProblem(one({2, 2, 7}), [](const Inputs& in) { return avgPool1d(in["x"], 2, {.padding = 1}); }));
