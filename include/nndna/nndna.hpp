@@ -933,6 +933,34 @@ class MultiheadAttention : public Module {
   Size numHeads = 1;
 };
 
+struct TransformerEncoderLayerOptions {
+  Size dimFeedforward = 2048;
+  double dropout = 0.1;      // after the attention, inside and after the feed-forward block
+  bool gelu = false;         // the feed-forward activation: relu (PyTorch's default) or gelu
+  bool normFirst = false;    // LayerNorm before each block (pre-norm) instead of after the residual
+  double layerNormEps = 1e-5;
+  bool bias = true;          // of the attention, the linears and the norms
+};
+// nn.TransformerEncoderLayer(dModel, nhead, batch_first=True): x [B, T, D] -> [B, T, D], a
+// self-attention block and a feed-forward block, each with dropout, a residual add and a
+// LayerNorm (after the add, or before the block with normFirst). `{.causal = true}` is a causal
+// mask (is_causal). Parameters as PyTorch's: self_attn (MultiheadAttention), linear1 [D, F],
+// linear2 [F, D], norm1, norm2. nn.TransformerEncoder is a list of them:
+// `list<TransformerEncoderLayer>("layers", N, D, H)`.
+class TransformerEncoderLayer : public Module {
+ public:
+  TransformerEncoderLayer() = default;
+  TransformerEncoderLayer(std::string_view name, Size dModel, Size nhead, TransformerEncoderLayerOptions options = {});
+  Tensor operator()(Tensor x, AttentionOptions options = {}) const;
+
+  MultiheadAttention selfAttn;
+  Linear linear1, linear2;
+  LayerNorm norm1, norm2;
+  Dropout dropout, dropout1, dropout2;
+  bool normFirst = false;
+  bool gelu = false;
+};
+
 struct RecurrentOptions {
   std::int64_t numLayers = 1;  // stacked layers: each reads the sequence of the one below
   bool bias = true;            // bias_ih and bias_hh of every layer

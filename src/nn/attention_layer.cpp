@@ -1,4 +1,5 @@
-// MultiheadAttention: PyTorch's nn.MultiheadAttention (batch_first), composed of the table's ops.
+// MultiheadAttention and TransformerEncoderLayer: PyTorch's nn.MultiheadAttention and
+// nn.TransformerEncoderLayer (batch_first), composed of the table's ops and the other layers.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -46,6 +47,41 @@ Tensor MultiheadAttention::operator()(Tensor query, Tensor key, Tensor value, At
   const Tensor k = splitHeads(project(key, 1), numHeads);
   const Tensor v = splitHeads(project(value, 2), numHeads);
   return outProj(mergeHeads(scaledDotProductAttention(q, k, v, options)));
+}
+
+TransformerEncoderLayer::TransformerEncoderLayer(std::string_view name, Size dModel, Size nhead,
+                                                 TransformerEncoderLayerOptions options)
+    : Module(name), normFirst(options.normFirst), gelu(options.gelu) {
+  layers::requirePositive(*this, "TransformerEncoderLayer",
+                          {{"dModel", dModel}, {"nhead", nhead}, {"dimFeedforward", options.dimFeedforward}});
+  selfAttn = child<MultiheadAttention>("self_attn", dModel, nhead, MultiheadAttentionOptions{.bias = options.bias});
+  LinearOptions linear;
+  linear.bias = options.bias;
+  linear1 = child<Linear>("linear1", dModel, options.dimFeedforward, linear);
+  linear2 = child<Linear>("linear2", options.dimFeedforward, dModel, linear);
+  LayerNormOptions norm;
+  norm.eps = options.layerNormEps;
+  norm.bias = options.bias;
+  norm1 = child<LayerNorm>("norm1", dModel, norm);
+  norm2 = child<LayerNorm>("norm2", dModel, norm);
+  dropout = child<Dropout>("dropout", options.dropout);
+  dropout1 = child<Dropout>("dropout1", options.dropout);
+  dropout2 = child<Dropout>("dropout2", options.dropout);
+}
+
+Tensor TransformerEncoderLayer::operator()(Tensor x, AttentionOptions options) const {
+  layers::requireBuilt(linear1.weight, "TransformerEncoderLayer");
+  auto attend = [&](const Tensor& h) { return dropout1(selfAttn(h, h, h, options)); };
+  auto feedForward = [&](const Tensor& h) {
+    const Tensor hidden = linear1(h);
+    return dropout2(linear2(dropout(gelu ? nndna::gelu(hidden) : relu(hidden))));
+  };
+  if (normFirst) {
+    x = add(x, attend(norm1(x)));
+    return add(x, feedForward(norm2(x)));
+  }
+  x = norm1(add(x, attend(x)));
+  return norm2(add(x, feedForward(x)));
 }
 
 }  // namespace nndna

@@ -201,6 +201,31 @@ TEST(Modules, InstanceNormHasParametersOnlyWhenAffine) {
   EXPECT_FALSE(p.at("affine.weight").decay);
 }
 
+// nn.TransformerEncoderLayer(32, 4, dim_feedforward=64): 8,544 parameters under PyTorch's names.
+TEST(Modules, TransformerEncoderLayerHasPyTorchsParameters) {
+  struct Encoder : Module {
+    std::vector<TransformerEncoderLayer> layers = list<TransformerEncoderLayer>("layers", 2, 32, 4,
+                                                                                 TransformerEncoderLayerOptions{.dimFeedforward = 64});
+  };
+  detail::SpecBuilder build = [](std::unique_ptr<Module>& m) {
+    m = std::make_unique<Encoder>();
+    return detail::ErasedSpec{};
+  };
+  const auto p = paramsByName(loadSpec(RegisteredSpec{"encoder.cpp", "encoder", build}));
+  std::vector<std::string> names;
+  std::int64_t total = 0;
+  for (const auto& [name, param] : p) {
+    if (name.starts_with("layers.1.")) names.push_back(name.substr(9));
+    total += ir::numel(param.shape);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"linear1.bias", "linear1.weight", "linear2.bias", "linear2.weight",
+                                             "norm1.bias", "norm1.weight", "norm2.bias", "norm2.weight",
+                                             "self_attn.in_proj_bias", "self_attn.in_proj_weight",
+                                             "self_attn.out_proj.bias", "self_attn.out_proj.weight"}));
+  EXPECT_EQ(total, 2 * 8544);
+  EXPECT_EQ(p.at("layers.0.linear1.weight").shape, (Shape{32, 64}));
+}
+
 TEST(Modules, SequenceLayerSizesAreChecked) {
   auto errorOf = [](auto make) {
     detail::SpecBuilder build = [make](std::unique_ptr<Module>& m) {

@@ -278,6 +278,31 @@ TEST(EvalEinsum, ContractionsTransposesAndSums) {
   EXPECT_EQ(t.data[(3 * 2 + 1) * 3 + 2], a.data[(1 * 3 + 2) * 4 + 3]);
 }
 
+// TransformerEncoderLayer is PyTorch's formula over its own parts: post-norm
+// norm2(h + ff(h)) with h = norm1(x + sa(x)), and pre-norm h = x + sa(norm1(x)), h + ff(norm2(h)).
+TEST(EvalSequenceLayers, TransformerEncoderLayerPostAndPreNorm) {
+  const Value x = randomF32({2, 3, 4}, 73, -1.0, 1.0);
+  const Prediction post = predictWithRandomParams(x, [](eval_layers::Layers& m, const Inputs& in) { return m.encoder(in["x"]); });
+  const Prediction postByHand = predictWithRandomParams(x, [](eval_layers::Layers& m, const Inputs& in) {
+    const auto& e = m.encoder;
+    const Tensor h = e.norm1(add(in["x"], e.selfAttn(in["x"], in["x"], in["x"])));
+    return e.norm2(add(h, e.linear2(relu(e.linear1(h)))));
+  });
+  expectF32(post.out, {2, 3, 4}, postByHand.out.data, 1e-12);
+  const Prediction pre = predictWithRandomParams(x, [](eval_layers::Layers& m, const Inputs& in) {
+    return m.preNormEncoder(in["x"], {.causal = true});
+  });
+  const Prediction preByHand = predictWithRandomParams(x, [](eval_layers::Layers& m, const Inputs& in) {
+    const auto& e = m.preNormEncoder;
+    const Tensor n1 = e.norm1(in["x"]);
+    const Tensor h = add(in["x"], e.selfAttn(n1, n1, n1, {.causal = true}));
+    return add(h, e.linear2(gelu(e.linear1(e.norm2(h)))));
+  });
+  expectF32(pre.out, {2, 3, 4}, preByHand.out.data, 1e-12);
+  // The two differ: the order matters.
+  EXPECT_NE(post.out.data, pre.out.data);
+}
+
 // A call given the wrong input names the layer and what it takes.
 TEST(EvalSequenceLayers, WrongInputsNameTheLayer) {
   auto errorOf = [](const std::vector<InputDecl>& inputs, const LayerFn& fn) {

@@ -21,6 +21,9 @@ struct Layers : nndna::Module {
   nndna::GRU gru{"gru", 2, 3};
   nndna::MultiheadAttention attn{"attn", 4, 2};                 // E 4, 2 heads of 2
   nndna::InstanceNorm2d instanceNorm{"instance_norm", 2, {.affine = true}};
+  nndna::TransformerEncoderLayer encoder{"encoder", 4, 2, {.dimFeedforward = 6}};
+  nndna::TransformerEncoderLayer preNormEncoder{"pre_norm_encoder", 4, 2,
+                                                {.dimFeedforward = 6, .gelu = true, .normFirst = true}};
 
   static nndna::BatchNorm2dOptions frozen() {
     nndna::BatchNorm2dOptions options;
