@@ -360,17 +360,26 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   // (glibc 2.36's <sys/pidfd.h> lacks extern "C": the system call directly.)
   const UniqueFd pidFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   group.attach(pid);
-  [[maybe_unused]] const ssize_t wrote = ::write(go.write(), "g", 1);
-  go.closeWrite();
-  go.closeRead();
-  output.closeWrite();
-  status.closeWrite();
-
   SandboxResult result;
   auto killAll = [&] {
     if (!setup.namespaces) ::kill(-pid, SIGKILL);
     ::kill(pid, SIGKILL);
   };
+  // A run stopped or out of time before its child is released never starts its program: the
+  // child waits for this byte, and without it exits at the pipe's end.
+  if (std::chrono::steady_clock::now() - start >= limits.wallTime) {
+    result.timedOut = true;
+  } else if (stop.stop_requested()) {
+    result.cancelled = true;
+  } else {
+    [[maybe_unused]] const ssize_t wrote = ::write(go.write(), "g", 1);
+  }
+  if (result.timedOut || result.cancelled) killAll();
+  go.closeWrite();
+  go.closeRead();
+  output.closeWrite();
+  status.closeWrite();
+
   int layers = 0;
   bool executing = false;
   int execErrno = 0;

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stop_token>
 #include <string>
 
 #include "specrun/sandbox.hpp"
@@ -21,10 +22,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-SandboxResult runShell(const std::string& script, const fs::path& dir, SandboxLimits limits = {}) {
+SandboxResult runShell(const std::string& script, const fs::path& dir, SandboxLimits limits = {},
+                       std::stop_token stop = {}) {
   const std::vector<std::string> argv{"/bin/bash", "-c", script};
   const std::vector<std::string> env{"PATH=/usr/bin:/bin", "LANG=C"};
-  return runSandboxed(argv, env, dir, limits);
+  return runSandboxed(argv, env, dir, limits, stop);
 }
 
 TEST(Sandbox, RunsInItsDirectoryWithACleanEnvironment) {
@@ -58,23 +60,31 @@ TEST(Sandbox, WallClockLimitKillsTheProgramAndWhatItStarted) {
   EXPECT_LT(r.wallSeconds, 10.0);
 }
 
-// A run stopped while its sandbox is still being built (a tiny time limit) never started its
-// program: its isolation says so instead of listing the layers not yet set up as missing (which
-// `nndna` printed as a warning that the spec ran without full isolation).
+// A run stopped before its program started (no time at all, or a stop already requested) says
+// so instead of listing the layers not yet set up as missing (which `nndna` printed as a warning
+// that the spec ran without full isolation). The child is never released, so this holds however
+// the two processes are scheduled.
 TEST(Sandbox, ARunStoppedBeforeItsProgramStartedSaysSo) {
   TempDir dir(fs::temp_directory_path(), "sandbox-test-");
   const SandboxResult started = runShell("exit 0", dir.path());
   EXPECT_TRUE(started.isolation.programStarted);
   EXPECT_EQ(started.isolation.describe().find("did not start"), std::string::npos);
+  const std::string notStarted = "the program did not start (stopped or failed while its sandbox was set up)";
+  const std::string marker = (dir.path() / "ran").string();
   SandboxLimits limits;
   limits.wallTime = std::chrono::milliseconds(0);
-  const SandboxResult stopped = runShell("exit 0", dir.path(), limits);
-  EXPECT_TRUE(stopped.timedOut);
-  // With namespaces the minimal root takes milliseconds to build: the stop comes first.
-  if (stopped.isolation.namespaces) {
-    EXPECT_FALSE(stopped.isolation.programStarted);
-    EXPECT_EQ(stopped.isolation.describe(), "the program did not start (stopped or failed while its sandbox was set up)");
-  }
+  const SandboxResult outOfTime = runShell("touch " + marker, dir.path(), limits);
+  EXPECT_TRUE(outOfTime.timedOut);
+  EXPECT_FALSE(outOfTime.isolation.programStarted);
+  EXPECT_EQ(outOfTime.isolation.describe(), notStarted);
+  std::stop_source stop;
+  stop.request_stop();
+  const SandboxResult cancelled = runShell("touch " + marker, dir.path(), {}, stop.get_token());
+  EXPECT_TRUE(cancelled.cancelled);
+  EXPECT_FALSE(cancelled.timedOut);
+  EXPECT_FALSE(cancelled.isolation.programStarted);
+  EXPECT_EQ(cancelled.isolation.describe(), notStarted);
+  EXPECT_FALSE(fs::exists(marker));
 }
 
 TEST(Sandbox, CpuLimitStopsABusyLoop) {
