@@ -971,26 +971,51 @@ struct RecurrentOptions {
 // box of the line that makes it, as any layer. Parameters as PyTorch's (gates i, f, g, o), stored input-first as Linear's: per layer k,
 // weight_ih_l{k} [I (H above the first layer), 4H], weight_hh_l{k} [H, 4H], bias_ih_l{k} and
 // bias_hh_l{k} [4H].
+//
+// With a state, as PyTorch's `output, (h_n, c_n) = lstm(x, (h_0, c_0))`: `auto [out, state] =
+// lstm(x, {h0, c0});`. h and c are [numLayers, B, H], one row per layer (an undefined tensor
+// starts that part from zeros: `lstm(x, {})` gives h_n and c_n from a zero state), and the
+// result's state is the last step's of every layer: an encoder's state is a decoder's start.
+struct LSTMState {
+  Tensor h, c;
+};
+struct LSTMResult {
+  Tensor output;  // [B, T, H]
+  LSTMState state;
+};
 class LSTM : public Module {
  public:
   LSTM() = default;
   LSTM(std::string_view name, Size inputSize, Size hiddenSize, RecurrentOptions options = {});
   Tensor operator()(Tensor x) const;
+  LSTMResult operator()(Tensor x, LSTMState initial) const;
 
   std::vector<Tensor> weightIh, weightHh, biasIh, biasHh;  // one per layer (biases: none without bias)
   Size hiddenSize = 0;
+
+ private:
+  LSTMResult run(const Tensor& x, const LSTMState& initial, bool withState) const;
 };
 
 // nn.GRU, as LSTM with gates r, z, n (3H wide): n = tanh(x·W_in + b_in + r ⊙ (h·W_hn + b_hn)),
-// h' = (1 - z) ⊙ n + z ⊙ h.
+// h' = (1 - z) ⊙ n + z ⊙ h. With a state, `auto [out, h] = gru(x, h0);` as PyTorch's
+// `output, h_n = gru(x, h_0)`: h0 and h_n [numLayers, B, H] (h0 undefined: zeros).
+struct GRUResult {
+  Tensor output;  // [B, T, H]
+  Tensor h;       // h_n
+};
 class GRU : public Module {
  public:
   GRU() = default;
   GRU(std::string_view name, Size inputSize, Size hiddenSize, RecurrentOptions options = {});
   Tensor operator()(Tensor x) const;
+  GRUResult operator()(Tensor x, Tensor initial) const;
 
   std::vector<Tensor> weightIh, weightHh, biasIh, biasHh;
   Size hiddenSize = 0;
+
+ private:
+  GRUResult run(const Tensor& x, const Tensor& initial, bool withState) const;
 };
 
 // ===== Specs ====================================================================================

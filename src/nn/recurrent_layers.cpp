@@ -57,23 +57,56 @@ Tensor affine(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   return bias.defined() ? add(y, bias) : y;
 }
 
-// Runs every layer over the sequence: the input projection of all steps at once, then
-// `makeCell(k)` (a callable holding layer k's state) gives each step's hidden state [B, H] from
-// its projection [B, G]; the next layer reads the stacked states. The top layer's [B, T, H].
-template <class MakeCell>
+// One layer's state between steps: h [B, H], and c for an LSTM.
+struct LayerState {
+  Tensor h, c;
+};
+
+// Layer k's [B, H] row of a state [numLayers, B, H] the user gave, or zeros when none was given.
+Tensor layerRow(const Tensor& given, std::int64_t k, const Tensor& x, const Size& hidden) {
+  if (!given.defined()) return zeros({x.dim(0), hidden});
+  return reshape(narrow(given, 0, k, 1), {x.dim(0), hidden});
+}
+
+// A state the user gave is [numLayers, B, H] or undefined; anything else is named at their line.
+void requireState(const Module& layer, std::string_view kind, std::string_view part, const Tensor& given,
+                  std::int64_t numLayers, const Tensor& x, const Size& hidden) {
+  if (!given.defined()) return;
+  const Shape expected{numLayers, x.dim(0), static_cast<std::int64_t>(hidden)};
+  if (given.shape() != expected) {
+    tracing::failAtUserLine(kind, fmt::format("layer '{}': the initial {} must be [numLayers, B, H] = {}, got {}",
+                                              layer.path(), part, ir::formatShape(expected),
+                                              ir::formatShape(given.shape())));
+  }
+}
+
+// Runs every layer over the sequence: the input projection of all steps at once, then from
+// `initial(k)`, `step(k, projected [B, G], state)` gives layer k's next state from one step's
+// projection; the next layer reads the stacked hidden states. `states` ends with each layer's
+// last state. The top layer's [B, T, H].
+template <class Initial, class Step>
 Tensor unroll(const Tensor& x, const std::vector<Tensor>& weightIh, const std::vector<Tensor>& biasIh,
-              MakeCell makeCell) {
+              std::vector<LayerState>& states, Initial initial, Step step) {
   Tensor sequence = x;
   for (std::size_t k = 0; k < weightIh.size(); ++k) {
     const Tensor projected = affine(sequence, weightIh[k], biasOf(biasIh, k));  // [B, T, G]
-    auto cell = makeCell(k);
-    std::vector<Tensor> states;
+    states.push_back(initial(static_cast<std::int64_t>(k)));
+    std::vector<Tensor> hidden;
     for (std::int64_t t = 0; t < x.dim(1); ++t) {
-      states.push_back(cell(reshape(narrow(projected, 1, t, 1), {projected.dim(0), projected.dim(2)})));
+      const Tensor stepInput = reshape(narrow(projected, 1, t, 1), {projected.dim(0), projected.dim(2)});
+      states[k] = step(k, stepInput, states[k]);
+      hidden.push_back(states[k].h);
     }
-    sequence = stack(states, 1);
+    sequence = stack(hidden, 1);
   }
   return sequence;
+}
+
+// Every layer's last h (or c) stacked: PyTorch's h_n, [numLayers, B, H].
+Tensor stackLayers(const std::vector<LayerState>& states, Tensor LayerState::*part) {
+  std::vector<Tensor> rows;
+  for (const LayerState& s : states) rows.push_back(s.*part);
+  return stack(rows, 0);
 }
 
 }  // namespace
@@ -86,17 +119,26 @@ LSTM::LSTM(std::string_view name, Size inputSize, Size hidden, RecurrentOptions 
               weightHh, biasIh, biasHh);
 }
 
-Tensor LSTM::operator()(Tensor x) const {
+Tensor LSTM::operator()(Tensor x) const { return run(x, {}, /*withState=*/false).output; }
+
+LSTMResult LSTM::operator()(Tensor x, LSTMState initial) const { return run(x, initial, /*withState=*/true); }
+
+LSTMResult LSTM::run(const Tensor& x, const LSTMState& initial, bool withState) const {
   requireSequence(*this, "LSTM", weightIh, x);
   const Size h = hiddenSize;
-  return unroll(x, weightIh, biasIh, [&](std::size_t k) {
-    return [&, k, hidden = zeros({x.dim(0), h}), cell = zeros({x.dim(0), h})](const Tensor& projected) mutable {
-      const std::vector<Tensor> g = split(add(projected, affine(hidden, weightHh[k], biasOf(biasHh, k))), {h, h, h, h}, -1);
-      cell = add(mul(sigmoid(g[1]), cell), mul(sigmoid(g[0]), tanh(g[2])));  // f ⊙ c + i ⊙ g
-      hidden = mul(sigmoid(g[3]), tanh(cell));                                // o ⊙ tanh(c)
-      return hidden;
-    };
+  const auto layers = static_cast<std::int64_t>(weightIh.size());
+  requireState(*this, "LSTM", "h", initial.h, layers, x, h);
+  requireState(*this, "LSTM", "c", initial.c, layers, x, h);
+  auto start = [&](std::int64_t k) { return LayerState{layerRow(initial.h, k, x, h), layerRow(initial.c, k, x, h)}; };
+  std::vector<LayerState> states;
+  LSTMResult result;
+  result.output = unroll(x, weightIh, biasIh, states, start, [&](std::size_t k, const Tensor& projected, const LayerState& s) {
+    const std::vector<Tensor> g = split(add(projected, affine(s.h, weightHh[k], biasOf(biasHh, k))), {h, h, h, h}, -1);
+    const Tensor cell = add(mul(sigmoid(g[1]), s.c), mul(sigmoid(g[0]), tanh(g[2])));  // f ⊙ c + i ⊙ g
+    return LayerState{mul(sigmoid(g[3]), tanh(cell)), cell};                            // o ⊙ tanh(c)
   });
+  if (withState) result.state = {stackLayers(states, &LayerState::h), stackLayers(states, &LayerState::c)};
+  return result;
 }
 
 GRU::GRU(std::string_view name, Size inputSize, Size hidden, RecurrentOptions options)
@@ -107,20 +149,28 @@ GRU::GRU(std::string_view name, Size inputSize, Size hidden, RecurrentOptions op
               weightHh, biasIh, biasHh);
 }
 
-Tensor GRU::operator()(Tensor x) const {
+Tensor GRU::operator()(Tensor x) const { return run(x, Tensor(), /*withState=*/false).output; }
+
+GRUResult GRU::operator()(Tensor x, Tensor initial) const { return run(x, initial, /*withState=*/true); }
+
+GRUResult GRU::run(const Tensor& x, const Tensor& initial, bool withState) const {
   requireSequence(*this, "GRU", weightIh, x);
   const Size h = hiddenSize;
-  return unroll(x, weightIh, biasIh, [&](std::size_t k) {
-    return [&, k, hidden = zeros({x.dim(0), h})](const Tensor& projected) mutable {
-      const std::vector<Tensor> xg = split(projected, {h, h, h}, -1);
-      const std::vector<Tensor> hg = split(affine(hidden, weightHh[k], biasOf(biasHh, k)), {h, h, h}, -1);
-      const Tensor r = sigmoid(add(xg[0], hg[0]));
-      const Tensor z = sigmoid(add(xg[1], hg[1]));
-      const Tensor n = tanh(add(xg[2], mul(r, hg[2])));
-      hidden = add(mul(sub(1.0, z), n), mul(z, hidden));  // (1 - z) ⊙ n + z ⊙ h
-      return hidden;
-    };
+  const auto layers = static_cast<std::int64_t>(weightIh.size());
+  requireState(*this, "GRU", "h", initial, layers, x, h);
+  auto start = [&](std::int64_t k) { return LayerState{layerRow(initial, k, x, h), Tensor()}; };
+  std::vector<LayerState> states;
+  GRUResult result;
+  result.output = unroll(x, weightIh, biasIh, states, start, [&](std::size_t k, const Tensor& projected, const LayerState& s) {
+    const std::vector<Tensor> xg = split(projected, {h, h, h}, -1);
+    const std::vector<Tensor> hg = split(affine(s.h, weightHh[k], biasOf(biasHh, k)), {h, h, h}, -1);
+    const Tensor r = sigmoid(add(xg[0], hg[0]));
+    const Tensor z = sigmoid(add(xg[1], hg[1]));
+    const Tensor n = tanh(add(xg[2], mul(r, hg[2])));
+    return LayerState{add(mul(sub(1.0, z), n), mul(z, s.h)), Tensor()};  // (1 - z) ⊙ n + z ⊙ h
   });
+  if (withState) result.h = stackLayers(states, &LayerState::h);
+  return result;
 }
 
 }  // namespace nndna

@@ -21,21 +21,25 @@ struct Matrix {
 
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
-// The layers' predict graph on x, every parameter random (seeded), with the leaves it used.
+// The layers' predict graph on `feeds` (x first), every parameter random (seeded), with the
+// leaves it used.
 struct Prediction {
   Value out;
   Leaves leaves;
 };
-Prediction predictWithRandomParams(const Value& x, const LayerFn& fn) {
-  const ir::Graph g = traceLayers({{"x", x.shape}}, fn, /*training=*/false);
+Prediction predictWithRandomParams(const std::vector<std::pair<std::string, Value>>& feeds, const LayerFn& fn) {
+  std::vector<InputDecl> decls;
+  for (const auto& [name, value] : feeds) decls.push_back({name, value.shape});
+  const ir::Graph g = traceLayers(decls, fn, /*training=*/false);
   Leaves leaves;
-  leaves.inputs["x"] = x;
+  for (const auto& [name, value] : feeds) leaves.inputs[name] = value;
   std::uint64_t seed = 500;
   for (const ir::Param& p : g.params) leaves.params[p.name] = randomF32(g.tensor(p.tensor).shape, ++seed, -0.8, 0.8);
   for (const ir::Param& s : g.state) leaves.state[s.name] = Value::filled(g.tensor(s.tensor).shape, 0.0);
   Value out = evaluate(g, leaves).at(g.outputs.at(0));
   return {std::move(out), std::move(leaves)};
 }
+Prediction predictWithRandomParams(const Value& x, const LayerFn& fn) { return predictWithRandomParams({{"x", x}}, fn); }
 
 // x·W + b for one row x (W [in, out] as the layers store it), over columns [from, from + n).
 std::vector<double> affineRow(const std::vector<double>& x, const Value& w, const Value* b, std::int64_t from,
@@ -71,27 +75,77 @@ std::vector<double> flat(const Sequence& s) {
   return out;
 }
 
-// One LSTM layer over `in`, PyTorch's equations, from a zero state.
-Sequence lstmLayer(const Sequence& in, const Leaves& l, int layer, std::int64_t h) {
+// Per batch row, one layer's state: h (and c for an LSTM), [B][H].
+using States = std::vector<std::vector<double>>;
+
+// Row `layer` of a state value [numLayers, B, H] as [B][H].
+States statesOf(const Value& v, std::int64_t layer) {
+  const std::int64_t b = v.shape[1], h = v.shape[2];
+  States out(static_cast<std::size_t>(b));
+  for (std::int64_t i = 0; i < b; ++i) {
+    for (std::int64_t j = 0; j < h; ++j) out[i].push_back(v.data.at(static_cast<std::size_t>((layer * b + i) * h + j)));
+  }
+  return out;
+}
+
+// One LSTM layer over `in`, PyTorch's equations, from the state (h, c) it is given, which it
+// leaves at the last step's.
+Sequence lstmLayer(const Sequence& in, const Leaves& l, int layer, States& hs, States& cs) {
   const std::string k = std::to_string(layer);
   const Value& wih = l.params.at("lstm.weight_ih_l" + k);
   const Value& whh = l.params.at("lstm.weight_hh_l" + k);
   const Value& bih = l.params.at("lstm.bias_ih_l" + k);
   const Value& bhh = l.params.at("lstm.bias_hh_l" + k);
+  const auto h = static_cast<std::int64_t>(hs.at(0).size());
   Sequence out = in;
   for (std::size_t b = 0; b < in.size(); ++b) {
-    std::vector<double> hs(static_cast<std::size_t>(h), 0.0), cs(static_cast<std::size_t>(h), 0.0);
     for (std::size_t t = 0; t < in[b].size(); ++t) {
       const std::vector<double> gx = affineRow(in[b][t], wih, &bih, 0, 4 * h);
-      const std::vector<double> gh = affineRow(hs, whh, &bhh, 0, 4 * h);
+      const std::vector<double> gh = affineRow(hs[b], whh, &bhh, 0, 4 * h);
       for (std::int64_t j = 0; j < h; ++j) {
         auto gate = [&](std::int64_t q) { return gx[q * h + j] + gh[q * h + j]; };
         const double i = sigmoid(gate(0)), f = sigmoid(gate(1)), g = std::tanh(gate(2)), o = sigmoid(gate(3));
-        cs[j] = f * cs[j] + i * g;
-        hs[j] = o * std::tanh(cs[j]);
+        cs[b][j] = f * cs[b][j] + i * g;
+        hs[b][j] = o * std::tanh(cs[b][j]);
       }
-      out[b][t] = hs;
+      out[b][t] = hs[b];
     }
+  }
+  return out;
+}
+
+// The same from a zero state.
+Sequence lstmLayer(const Sequence& in, const Leaves& l, int layer, std::int64_t h) {
+  States hs(in.size(), std::vector<double>(static_cast<std::size_t>(h), 0.0)), cs = hs;
+  return lstmLayer(in, l, layer, hs, cs);
+}
+
+// One GRU layer (module `gru`) over `in` from the state it is given, which it leaves at the last
+// step's.
+Sequence gruLayer(const Sequence& in, const Leaves& l, States& hs) {
+  const auto h = static_cast<std::int64_t>(hs.at(0).size());
+  Sequence out = in;
+  for (std::size_t b = 0; b < in.size(); ++b) {
+    for (std::size_t t = 0; t < in[b].size(); ++t) {
+      const std::vector<double> gx = affineRow(in[b][t], l.params.at("gru.weight_ih_l0"), &l.params.at("gru.bias_ih_l0"), 0, 3 * h);
+      const std::vector<double> gh = affineRow(hs[b], l.params.at("gru.weight_hh_l0"), &l.params.at("gru.bias_hh_l0"), 0, 3 * h);
+      for (std::int64_t j = 0; j < h; ++j) {
+        const double rg = sigmoid(gx[j] + gh[j]);
+        const double z = sigmoid(gx[h + j] + gh[h + j]);
+        const double n = std::tanh(gx[2 * h + j] + rg * gh[2 * h + j]);
+        hs[b][j] = (1 - z) * n + z * hs[b][j];
+      }
+      out[b][t] = hs[b];
+    }
+  }
+  return out;
+}
+
+// States of every layer, [numLayers][B][H], flattened as a [numLayers, B, H] value.
+std::vector<double> flatStates(const std::vector<States>& layers) {
+  std::vector<double> out;
+  for (const States& s : layers) {
+    for (const auto& row : s) out.insert(out.end(), row.begin(), row.end());
   }
   return out;
 }
@@ -106,24 +160,61 @@ TEST(EvalSequenceLayers, LstmOfTwoLayersFollowsPyTorchsEquations) {
 TEST(EvalSequenceLayers, GruFollowsPyTorchsEquations) {
   const Value x = randomF32({2, 3, 2}, 62, -1.0, 1.0);
   const Prediction r = predictWithRandomParams(x, [](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"]); });
-  const std::int64_t h = 3;
-  const Leaves& l = r.leaves;
-  Sequence out = sequenceOf(x);
-  for (auto& batch : out) {
-    std::vector<double> hs(static_cast<std::size_t>(h), 0.0);
-    for (auto& step : batch) {
-      const std::vector<double> gx = affineRow(step, l.params.at("gru.weight_ih_l0"), &l.params.at("gru.bias_ih_l0"), 0, 3 * h);
-      const std::vector<double> gh = affineRow(hs, l.params.at("gru.weight_hh_l0"), &l.params.at("gru.bias_hh_l0"), 0, 3 * h);
-      for (std::int64_t j = 0; j < h; ++j) {
-        const double rg = sigmoid(gx[j] + gh[j]);
-        const double z = sigmoid(gx[h + j] + gh[h + j]);
-        const double n = std::tanh(gx[2 * h + j] + rg * gh[2 * h + j]);
-        hs[j] = (1 - z) * n + z * hs[j];
-      }
-      step = hs;
-    }
-  }
-  expectF32(r.out, {2, 3, 3}, flat(out), 1e-9);
+  States hs(2, std::vector<double>(3, 0.0));
+  expectF32(r.out, {2, 3, 3}, flat(gruLayer(sequenceOf(x), r.leaves, hs)), 1e-9);
+}
+
+// PyTorch's `output, (h_n, c_n) = lstm(x, (h_0, c_0))`: each layer starts from its row of the
+// given state, and the result's state is every layer's last step.
+TEST(EvalSequenceLayers, LstmFromAGivenStateGivesItsOutputAndLastState) {
+  const std::vector<std::pair<std::string, Value>> feeds{{"x", randomF32({2, 4, 2}, 63, -1.0, 1.0)},
+                                                         {"h0", randomF32({2, 2, 3}, 64, -1.0, 1.0)},
+                                                         {"c0", randomF32({2, 2, 3}, 65, -1.0, 1.0)}};
+  auto run = [&](auto part) {
+    return predictWithRandomParams(feeds, [part](eval_layers::Layers& m, const Inputs& in) {
+      return part(m.lstm(in["x"], {in["h0"], in["c0"]}));
+    });
+  };
+  const Prediction out = run([](const LSTMResult& r) { return r.output; });
+  const Prediction hn = run([](const LSTMResult& r) { return r.state.h; });
+  const Prediction cn = run([](const LSTMResult& r) { return r.state.c; });
+  // Same parameters in each trace (the same layers, seeded in order).
+  ASSERT_EQ(out.leaves.params.at("lstm.weight_hh_l1").data, cn.leaves.params.at("lstm.weight_hh_l1").data);
+  std::vector<States> h{statesOf(feeds[1].second, 0), statesOf(feeds[1].second, 1)};
+  std::vector<States> c{statesOf(feeds[2].second, 0), statesOf(feeds[2].second, 1)};
+  const Sequence lower = lstmLayer(sequenceOf(feeds[0].second), out.leaves, 0, h[0], c[0]);
+  const Sequence top = lstmLayer(lower, out.leaves, 1, h[1], c[1]);
+  expectF32(out.out, {2, 4, 3}, flat(top), 1e-9);
+  expectF32(hn.out, {2, 2, 3}, flatStates(h), 1e-9);
+  expectF32(cn.out, {2, 2, 3}, flatStates(c), 1e-9);
+  // The state really is the start: from zeros the output differs.
+  const Prediction fromZero = predictWithRandomParams(feeds[0].second, [](eval_layers::Layers& m, const Inputs& in) {
+    return m.lstm(in["x"]);
+  });
+  EXPECT_NE(fromZero.out.data, out.out.data);
+}
+
+// `lstm(x, {})` is the zero state with its last state; `gru(x, h0)` as PyTorch's gru(x, h_0).
+TEST(EvalSequenceLayers, GruFromAGivenStateAndLstmFromZeros) {
+  const std::vector<std::pair<std::string, Value>> feeds{{"x", randomF32({2, 3, 2}, 66, -1.0, 1.0)},
+                                                         {"h0", randomF32({1, 2, 3}, 67, -1.0, 1.0)}};
+  const Prediction out = predictWithRandomParams(feeds, [](eval_layers::Layers& m, const Inputs& in) {
+    return m.gru(in["x"], in["h0"]).output;
+  });
+  const Prediction hn = predictWithRandomParams(feeds, [](eval_layers::Layers& m, const Inputs& in) {
+    return m.gru(in["x"], in["h0"]).h;
+  });
+  std::vector<States> h{statesOf(feeds[1].second, 0)};
+  expectF32(out.out, {2, 3, 3}, flat(gruLayer(sequenceOf(feeds[0].second), out.leaves, h[0])), 1e-9);
+  expectF32(hn.out, {1, 2, 3}, flatStates(h), 1e-9);
+
+  const Value x = feeds[0].second;
+  const Prediction cn = predictWithRandomParams(x, [](eval_layers::Layers& m, const Inputs& in) {
+    return m.lstm(in["x"], {}).state.c;
+  });
+  std::vector<States> hz(2, States(2, std::vector<double>(3, 0.0))), cz = hz;
+  lstmLayer(lstmLayer(sequenceOf(x), cn.leaves, 0, hz[0], cz[0]), cn.leaves, 1, hz[1], cz[1]);
+  expectF32(cn.out, {2, 2, 3}, flatStates(cz), 1e-9);
 }
 
 // Self-attention of one sequence [T, E] through `attn`'s parameters, heads of `e / heads` columns.
@@ -320,6 +411,15 @@ TEST(EvalSequenceLayers, WrongInputsNameTheLayer) {
             "LSTM: layer 'lstm': the input must be [B, T, 2] (batch first), got [2, 3]");
   EXPECT_EQ(errorOf({{"x", {2, 3, 5}}}, [](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"]); }),
             "GRU: layer 'gru': the input must be [B, T, 2] (batch first), got [2, 3, 5]");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 2}}, {"h", {2, 3}}},
+                    [](eval_layers::Layers& m, const Inputs& in) { return m.lstm(in["x"], {in["h"], {}}).output; }),
+            "LSTM: layer 'lstm': the initial h must be [numLayers, B, H] = [2, 2, 3], got [2, 3]");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 2}}, {"c", {2, 2, 4}}},
+                    [](eval_layers::Layers& m, const Inputs& in) { return m.lstm(in["x"], {{}, in["c"]}).output; }),
+            "LSTM: layer 'lstm': the initial c must be [numLayers, B, H] = [2, 2, 3], got [2, 2, 4]");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 2}}, {"h", {2, 2, 3}}},
+                    [](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"], in["h"]).output; }),
+            "GRU: layer 'gru': the initial h must be [numLayers, B, H] = [1, 2, 3], got [2, 2, 3]");
   EXPECT_EQ(errorOf({{"x", {2, 3, 4}}, {"k", {2, 5, 3}}},
                     [](eval_layers::Layers& m, const Inputs& in) { return m.attn(in["x"], in["k"], in["k"]); }),
             "MultiheadAttention: layer 'attn': the key must be [B, T, 4] (batch first), got [2, 5, 3]");

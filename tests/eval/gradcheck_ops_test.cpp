@@ -358,6 +358,17 @@ TEST(GradCheck, SequenceLayers) {
   checkGradients(layerProblem({{"x", randomF32({2, 3, 2}, 51)}},
                               [](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"]); },
                               {"gru.weight_ih_l0", "gru.weight_hh_l0", "gru.bias_ih_l0", "gru.bias_hh_l0"}));
+  // From a given state, through the last state: the gradients reach h0 and c0 too.
+  checkGradients(layerProblem({{"x", randomF32({2, 3, 2}, 56)}, {"h0", randomF32({2, 2, 3}, 57)},
+                               {"c0", randomF32({2, 2, 3}, 58)}},
+                              [](eval_layers::Layers& m, const Inputs& in) {
+                                const LSTMResult r = m.lstm(in["x"], {in["h0"], in["c0"]});
+                                return mul(r.state.h, r.state.c);
+                              },
+                              {"lstm.weight_hh_l0", "lstm.weight_hh_l1"}));
+  checkGradients(layerProblem({{"x", randomF32({2, 3, 2}, 59)}, {"h0", randomF32({1, 2, 3}, 60)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"], in["h0"]).h; },
+                              {"gru.weight_hh_l0"}));
   checkGradients(layerProblem({{"x", randomF32({2, 3, 4}, 52)}},
                               [](eval_layers::Layers& m, const Inputs& in) {
                                 return m.attn(in["x"], in["x"], in["x"], {.causal = true});
