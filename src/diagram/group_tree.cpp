@@ -119,8 +119,65 @@ std::unordered_set<std::string> sideOnlyOneLineHelpers(const ir::Graph& train,
   return helpers;
 }
 
+namespace {
+
+// Per tensor, the list element it is a parameter of: `layers.3.attn.q.weight` has place
+// `layers.#.attn.q.weight` and element `3`. Parameters whose names have no number (not in a
+// list) are not listed.
+struct ListParams {
+  std::vector<TreeNode::ListRead> ofTensor;  // place -1: not a list element's parameter
+};
+
+ListParams listParamsOf(const ir::Graph& graph) {
+  ListParams out;
+  out.ofTensor.resize(graph.tensors.size());
+  std::unordered_map<std::string, int> places, elements;
+  auto intern = [](std::unordered_map<std::string, int>& table, std::string key) {
+    return table.emplace(std::move(key), static_cast<int>(table.size())).first->second;
+  };
+  for (const ir::Param& p : graph.params) {
+    if (p.name.find_first_of("0123456789") == std::string::npos) continue;  // the common case, cheaply
+    std::string place, element;
+    std::size_t start = 0;
+    while (start <= p.name.size()) {
+      const std::size_t dot = std::min(p.name.find('.', start), p.name.size());
+      const std::string_view part = std::string_view(p.name).substr(start, dot - start);
+      const bool number = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!place.empty()) place += '.';
+      place += number ? std::string_view("#") : part;
+      if (number) element.append(part).push_back('.');
+      start = dot + 1;
+    }
+    if (element.empty() || p.tensor < 0 || static_cast<std::size_t>(p.tensor) >= out.ofTensor.size()) continue;
+    out.ofTensor[static_cast<std::size_t>(p.tensor)] = {intern(places, place), intern(elements, element), 0};
+  }
+  return out;
+}
+
+}  // namespace
+
 GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& included,
                          const std::unordered_set<std::string>& inlined) {
+  const ListParams listParams = listParamsOf(graph);
+  // The list elements an op reads at `address`, as its leaf records them.
+  auto listReadsOf = [&](const ir::Op& op, std::uint64_t address) {
+    std::vector<TreeNode::ListRead> reads;
+    for (ir::TensorId in : op.inputs) {
+      const TreeNode::ListRead& r = listParams.ofTensor[static_cast<std::size_t>(in)];
+      if (r.place >= 0) reads.push_back({r.place, r.element, address});
+    }
+    return reads;
+  };
+  // The one call at `address` reads another element of a list it read before in this leaf:
+  // the line ran again, with the list's next layer.
+  auto readsNextElement = [](const TreeNode& leaf, const std::vector<TreeNode::ListRead>& reads) {
+    for (const TreeNode::ListRead& r : reads) {
+      for (const TreeNode::ListRead& seen : leaf.listReads) {
+        if (seen.address == r.address && seen.place == r.place && seen.element != r.element) return true;
+      }
+    }
+    return false;
+  };
   GroupTree tree;
   tree.graph = &graph;
   // At most a leaf per included op, and usually fewer clusters than leaves.
@@ -214,10 +271,18 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
         const bool recurred = address != 0 && address != last.addresses.back() &&
                               std::find(last.addresses.begin(), last.addresses.end(), address) !=
                                   last.addresses.end();
-        if (!recurred) {
+        std::vector<TreeNode::ListRead> reads = address != 0 ? listReadsOf(op, address) : std::vector<TreeNode::ListRead>{};
+        if (!recurred && !readsNextElement(last, reads)) {
           last.ops.push_back(static_cast<ir::OpId>(opIdx));
           last.output = op.out;
           if (address != last.addresses.back()) last.addresses.push_back(address);
+          for (const TreeNode::ListRead& r : reads) {
+            // Kept once each: a loop over steps that reads one layer's weights stays small.
+            const bool known = std::any_of(last.listReads.begin(), last.listReads.end(), [&](const TreeNode::ListRead& seen) {
+              return seen.address == r.address && seen.place == r.place && seen.element == r.element;
+            });
+            if (!known) last.listReads.push_back(r);
+          }
           continue;
         }
         repeatSplit = true;
@@ -231,6 +296,7 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
     leaf.ops = {static_cast<ir::OpId>(opIdx)};
     leaf.output = op.out;
     leaf.addresses = {address};
+    if (address != 0) leaf.listReads = listReadsOf(op, address);
     leaf.repeatSplit = repeatSplit;
     const int idx = static_cast<int>(tree.nodes.size());
     tree.nodes.push_back(std::move(leaf));

@@ -34,8 +34,18 @@ struct TreeNode {
   std::vector<ir::OpId> ops;              // leaf
   ir::TensorId output = ir::kNone;        // leaf: the tensor of its last op (the box's tensor)
   std::vector<std::uint64_t> addresses;   // leaf: call addresses of its line seen so far
-  // Leaf started because its line's call address recurred: the line ran again in a loop whose
-  // body is that one line (`for (...) h = relu(layer(h));`). Such leaves may form period-1 loops.
+  // Leaf: the list elements whose parameters its ops read, one per (element's place in its
+  // list, call address): `fcs.#.weight` read as `fcs.0.weight` from the call at this address.
+  struct ListRead {
+    int place = -1;     // the parameter's name with its numbers as '#', interned
+    int element = -1;   // its numbers, interned
+    std::uint64_t address = 0;
+  };
+  std::vector<ListRead> listReads;
+  // Leaf started because its line ran again in a loop whose body is that one line: its call
+  // address recurred after another (`for (...) h = relu(layer(h));`), or the one call on it
+  // read the next element of a list (`for (const Linear& l : m.fcs) h = l(h);`). Such leaves may
+  // form period-1 loops.
   bool repeatSplit = false;
   // The first line of the enclosing cluster ran again after other lines: a new call of the
   // cluster's function begins here. Consecutive calls made from one line share one cluster (the

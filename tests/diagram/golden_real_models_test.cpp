@@ -610,6 +610,31 @@ TEST(DiagramGoldenRealModels, LoopAtAFunctionsFirstLineFoldsEveryIteration) {
   EXPECT_EQ(d.carriedEdgeCount(), 1u);
 }
 
+// bare_layer_loops: `for (const Linear& l : m.fcs) x = l(x);` over 5 layers and the same over 3
+// TransformerEncoderLayers, each line one call instruction; then `m.pair[1](m.pair[0](x))`.
+TEST(DiagramGoldenRealModels, LoopOfBareLayerCallsFoldsByItsListElements) {
+  const Diagram d = buildDiagram(traced("bare_layer_loops"), {.only = Side::train});
+  EXPECT_EQ(loopLabels(d), (std::vector<std::string>{"×5", "×3"}));
+  // The two loops' lines, the pair's line (both calls: one box), the head, the loss.
+  EXPECT_EQ(d.layerCount(), 5u);
+  // encode's call and the two loops.
+  EXPECT_EQ(d.clusters.size(), 3u);
+  // x→fcs, fcs→fcs (carried), fcs→layers, layers→layers (carried), layers→pair, pair→head,
+  // head→loss.
+  EXPECT_EQ(d.edges.size(), 7u);
+  EXPECT_EQ(d.carriedEdgeCount(), 2u);
+  // The folded boxes carry every layer's parameters: 5·(16·16 + 16); an encoder layer's
+  // attention 4·16·16 + 4·16, its feed-forward 16·2048 + 2048 + 2048·16 + 16, two norms 4·16.
+  std::vector<std::int64_t> loopParams;
+  for (const Node& n : d.nodes) {
+    if (n.cluster >= 0 && d.clusters[static_cast<std::size_t>(n.cluster)].kind == Cluster::Kind::loop && n.cost.train) {
+      loopParams.push_back(n.cost.train->params);
+    }
+  }
+  EXPECT_EQ(loopParams, (std::vector<std::int64_t>{5 * (16 * 16 + 16),
+                                                   3 * ((4 * 16 * 16 + 4 * 16) + (16 * 2048 + 2048 + 2048 * 16 + 16) + 4 * 16)}));
+}
+
 // ---------------------------------------------------------------------------------------------
 // shared_encoder_loops: encode() loops over its 3 layers; training calls it twice (a siamese
 // pair), inference once per step of a 5-step sampling loop. Each call's layer loop folds,
