@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <set>
 #include <cctype>
 
 #include "diagram/text.hpp"
@@ -44,12 +45,34 @@ std::optional<std::string> normalizeColor(std::string_view c) {
 // Definitions may refer to each other (D = H·Dh, Dh = D/H); expansion stops this deep.
 constexpr int kMaxExpansionDepth = 8;
 
+// The dims the model API carried into these graphs: the names on their leaves' axes (inputs,
+// parameters, state, constants), where a `Dim` given to the API first appears.
+std::set<std::string, std::less<>> carriedDims(const std::vector<const ir::Graph*>& graphs) {
+  std::set<std::string, std::less<>> carried;
+  for (const ir::Graph* g : graphs) {
+    for (const ir::Op& op : g->ops) {
+      if (!ir::isLeafKind(op.kind) || op.out == ir::kNone) continue;
+      for (const std::string& name : g->tensor(op.out).names) {
+        if (name.empty()) continue;
+        if (const std::optional<ir::DimTerms> terms = ir::parseDimName(name)) {
+          for (const auto& [dim, power] : terms->powers) carried.insert(dim);
+        }
+      }
+    }
+  }
+  return carried;
+}
+
 }  // namespace
 
 DimResolver::DimResolver(std::vector<DimDecl> declared, const std::vector<const ir::Graph*>& graphs)
     : declared_(std::move(declared)) {
+  // A dim the model API carried names every axis that is it, so an axis without a name that has
+  // its size is some other axis written as a number (`Conv2d(3, 64)` beside a batch `Dim B{64}`):
+  // drawn as its size, not as that dim. Sizes name dims only for dims declared as plain numbers.
+  const std::set<std::string, std::less<>> carried = carriedDims(graphs);
   for (std::size_t i = 0; i < declared_.size(); ++i) {
-    bySize_[declared_[i].size].push_back(i);
+    if (!carried.contains(std::string_view(declared_[i].name))) bySize_[declared_[i].size].push_back(i);
     byName_.try_emplace(std::string(declared_[i].name), i);
   }
   for (std::size_t i = 0; i < declared_.size(); ++i) {

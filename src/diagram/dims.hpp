@@ -1,7 +1,8 @@
 // Names and colours of dims. An axis the spec named (named dims, carried through the shape rules:
 // ir::TensorInfo::names) shows its name, read as a declared dim where its product equals one's
 // definition (`D/H` is Dh when Dh was defined as D / H). An axis without a name falls back to its
-// size: declared dims label their size; when several share a size, the batch heuristic (axis 0 of
+// size: dims declared as plain numbers (not carried by the model API) label their size; when
+// several share a size, the batch heuristic (axis 0 of
 // a tensor of rank >= 2 is the batch dim) resolves the common case and anything still ambiguous
 // joins its candidates with a slash (and is listed as a collision under the legend, for the shapes
 // drawn). Undeclared sizes get automatic colours.

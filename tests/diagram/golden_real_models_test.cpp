@@ -487,6 +487,19 @@ TEST(DiagramGoldenRealModels, Rank1BatchCollisionIsListed) {
   EXPECT_EQ(d.edges.size(), 10u);
 }
 
+// carried_dim_sizes: a batch `Dim B{64}` beside plain 64-channel convolutions of 64×64 images.
+TEST(DiagramGoldenRealModels, SizesOfANamedDimWrittenAsNumbersStayNumbers) {
+  const Diagram d = buildDiagram(traced("carried_dim_sizes"));
+  EXPECT_EQ(boxWithLabel(d, "input: images").shapes, std::vector<std::string>{"[B, 3, 64, 64]"});
+  EXPECT_EQ(boxWithLabel(d, "Tensor h = leakyRelu(m.conv1(images), 0.2);").shapes,
+            std::vector<std::string>{"[B, 64, 32, 32]"});
+  EXPECT_EQ(boxWithLabel(d, "h = leakyRelu(m.conv2(h), 0.2);").shapes, std::vector<std::string>{"[B, 128, 16, 16]"});
+  EXPECT_EQ(boxWithLabel(d, "input: targets").shapes, std::vector<std::string>{"[B, 1]"});
+  EXPECT_TRUE(d.collisions.empty());
+  ASSERT_EQ(d.legend.size(), 1u);
+  EXPECT_EQ(d.legend[0].name, "B");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Named dims (issue 12, point 10): sizes that collide are drawn by the names the spec gave them.
 
