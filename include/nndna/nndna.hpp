@@ -430,6 +430,9 @@ TopK topk(Tensor x, Size k, std::int64_t axis = -1);
 
 // Shape. `reshape` allows one -1; `swapAxes` is PyTorch's transpose.
 Tensor reshape(Tensor x, Sizes shape);
+// torch.flatten: axes startDim..endDim (inclusive, negative from the end) merged into one, a view
+// (`flatten(x, 1)` is nn.Flatten's [N, C, H, W] -> [N, C·H·W]; named axes merge their names).
+Tensor flatten(Tensor x, std::int64_t startDim = 0, std::int64_t endDim = -1);
 Tensor permute(Tensor x, std::vector<std::int64_t> axes);
 Tensor swapAxes(Tensor x, std::int64_t a, std::int64_t b);
 // NumPy broadcasting to `shape` (a view, no copy): `broadcastTo(cls, {B, 1, D})`. `expand` is
@@ -872,6 +875,22 @@ class BatchNorm2d : public Module {
   Tensor runningMean;
   Tensor runningVar;
   BatchNorm2dOptions options;
+};
+
+// nn.BatchNorm1d: BatchNorm2d's statistics over N (and L) of [N, C] or [N, C, L] input, with the
+// same parameters, running statistics and options (the batch-norm ops on a [N, C, L, 1] view).
+using BatchNorm1dOptions = BatchNorm2dOptions;
+class BatchNorm1d : public Module {
+ public:
+  BatchNorm1d() = default;
+  BatchNorm1d(std::string_view name, Size features, BatchNorm1dOptions options = {});
+  Tensor operator()(Tensor x) const;
+
+  Tensor weight;
+  Tensor bias;
+  Tensor runningMean;
+  Tensor runningVar;
+  BatchNorm1dOptions options;
 };
 
 struct GroupNormOptions {

@@ -9,6 +9,7 @@
 #include "nndna/nndna.hpp"
 #include "nn/layer_support.hpp"
 #include "ops/norm_ops.hpp"
+#include "ops/op_builder.hpp"
 #include "trace/tracer.hpp"
 
 namespace nndna {
@@ -175,6 +176,32 @@ Tensor BatchNorm2d::operator()(Tensor x) const {
     return ops::batchNorm2d(x, weight, bias, options.eps, options.momentum);
   }
   return ops::batchNorm2dInference(x, weight, bias, runningMean, runningVar, options.eps);
+}
+
+BatchNorm1d::BatchNorm1d(std::string_view name, Size features, BatchNorm1dOptions opts)
+    : Module(name), options(opts) {
+  requirePositive(*this, "BatchNorm1d", {{"features", features}});
+  weight = param("weight", {features}, {init::ones(), false});
+  bias = param("bias", {features}, {init::zeros(), false});
+  runningMean = state("running_mean", {features}, init::zeros());
+  runningVar = state("running_var", {features}, init::ones());
+}
+
+Tensor BatchNorm1d::operator()(Tensor x) const {
+  requireBuilt(weight, "BatchNorm1d");
+  const std::int64_t features = weight.dim(0);
+  if (!x.defined() || (x.rank() != 2 && x.rank() != 3) || x.dim(1) != features) {
+    tracing::failAtUserLine("BatchNorm1d", fmt::format("layer '{}': the input must be [N, {}] or [N, {}, L], got {}",
+                                                       path(), features, features,
+                                                       x.defined() ? ir::formatShape(x.shape()) : "an undefined tensor"));
+  }
+  // [N, C] and [N, C, L] are NCHW with H = L (or 1) and W = 1: the same statistics per channel.
+  const Shape shape = x.shape();
+  const Tensor nchw = ops::reshapeAs("BatchNorm1d", x, Shape{shape[0], shape[1], x.rank() == 3 ? shape[2] : 1, 1});
+  const Tensor y = isTraining() && !options.frozen
+                       ? ops::batchNorm2d(nchw, weight, bias, options.eps, options.momentum)
+                       : ops::batchNorm2dInference(nchw, weight, bias, runningMean, runningVar, options.eps);
+  return ops::reshapeAs("BatchNorm1d", y, shape);
 }
 
 GroupNorm::GroupNorm(std::string_view name, std::int64_t numGroups_, Size numChannels,

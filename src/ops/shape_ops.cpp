@@ -2,6 +2,7 @@
 // stack, split, heads, repeatKv.
 #include <fmt/ranges.h>
 
+#include <functional>
 #include <numeric>
 
 #include "ops/op_builder.hpp"
@@ -41,6 +42,26 @@ Tensor reshape(Tensor x, Sizes sizes) {
   }
   op.attrs().dims = std::move(shape);
   return op.finish();
+}
+
+Tensor flatten(Tensor x, std::int64_t startDim, std::int64_t endDim) {
+  Shape shape;
+  {
+    OpBuilder check(OpKind::reshape, "flatten");
+    const Shape& in = check.input(x).shape;
+    if (in.empty()) return reshapeAs("flatten", x, Shape{1});  // PyTorch: a 0-d tensor becomes [1]
+    const std::int64_t first = check.axis(startDim, in.size(), "startDim");
+    const std::int64_t last = check.axis(endDim, in.size(), "endDim");
+    if (first > last) {
+      check.fail("startDim {} comes after endDim {} for {} (rank {})", startDim, endDim, ir::formatShape(in), in.size());
+    }
+    shape.assign(in.begin(), in.begin() + first);
+    // The merged axes' product fits: it divides the input's element count.
+    shape.push_back(std::accumulate(in.begin() + first, in.begin() + last + 1, std::int64_t{1}, std::multiplies<>()));
+    shape.insert(shape.end(), in.begin() + last + 1, in.end());
+  }
+  // The reshape's rule names the merged axis by the product of the input's names.
+  return reshapeAs("flatten", x, shape);
 }
 
 Tensor permute(Tensor x, std::vector<std::int64_t> axes) {

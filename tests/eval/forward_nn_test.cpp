@@ -135,6 +135,10 @@ Leaves layerLeaves(Value x) {
   leaves.params["frozen_batch_norm.bias"] = f32({2}, {0, 1});
   leaves.state["frozen_batch_norm.running_mean"] = f32({2}, {1, 0});
   leaves.state["frozen_batch_norm.running_var"] = f32({2}, {4, 1});
+  leaves.params["batch_norm1d.weight"] = f32({2}, {2, 1});
+  leaves.params["batch_norm1d.bias"] = f32({2}, {0, 1});
+  leaves.state["batch_norm1d.running_mean"] = f32({2}, {1, 0});
+  leaves.state["batch_norm1d.running_var"] = f32({2}, {4, 1});
   leaves.params["group_norm.weight"] = f32({4}, {1, 2, 1, 1});
   leaves.params["group_norm.bias"] = f32({4}, {0, 0, 0, 1});
   return leaves;
@@ -165,6 +169,57 @@ TEST(EvalNorms, BatchNormBatchAndRunningStatistics) {
   // Inference: running mean [1, 0], variance [4, 1].
   expectF32(predict(x, [](eval_layers::Layers& m, const Inputs& in) { return m.batchNorm(in["x"]); }),
             {2, 2, 1, 1}, {0, 2.9999900000749995, 1.9999975000046875, 6.999970000224998});
+}
+
+// BatchNorm1d on [N, C] and [N, C, L]: BatchNorm2d's numbers (the same values laid out as
+// [N, C] and as [N, C, L] with the batch split in two) and PyTorch's parameter and state names.
+TEST(EvalNorms, BatchNorm1dOnFeaturesAndSequences) {
+  const double a = 0.9999950000374997, b = 0.9999987500023437;  // 1/sqrt(1+eps), 2/sqrt(4+eps)
+  const Value features = f32({2, 2}, {1, 2, 3, 6});  // channel 0: 1, 3; channel 1: 2, 6
+  const ir::Graph train = traceLayers({{"x", features.shape}}, [](eval_layers::Layers& m, const Inputs& in) {
+    return mean(capture("y", m.batchNorm1d(in["x"])));
+  });
+  expectF32(evaluate(train, layerLeaves(features)).at(train.captures.at(0).tensor), {2, 2},
+            {-2 * a, -b + 1, 2 * a, b + 1});
+  // One sequence of two steps per channel: channel 0 holds 1, 3 and channel 1 holds 2, 6.
+  const Value sequence = f32({1, 2, 2}, {1, 3, 2, 6});
+  const ir::Graph seqTrain = traceLayers({{"x", sequence.shape}}, [](eval_layers::Layers& m, const Inputs& in) {
+    return mean(capture("y", m.batchNorm1d(in["x"])));
+  });
+  expectF32(evaluate(seqTrain, layerLeaves(sequence)).at(seqTrain.captures.at(0).tensor), {1, 2, 2},
+            {-2 * a, 2 * a, -b + 1, b + 1});
+  // Inference: running mean [1, 0], variance [4, 1], as BatchNorm2d's test.
+  expectF32(predict(features, [](eval_layers::Layers& m, const Inputs& in) { return m.batchNorm1d(in["x"]); }),
+            {2, 2}, {0, 2.9999900000749995, 1.9999975000046875, 6.999970000224998});
+  std::vector<std::string> names;
+  for (const ir::Param& p : train.params) {
+    if (p.name.starts_with("batch_norm1d.")) names.push_back(p.name);
+  }
+  for (const ir::Param& p : train.state) {
+    if (p.name.starts_with("batch_norm1d.")) names.push_back(p.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"batch_norm1d.weight", "batch_norm1d.bias", "batch_norm1d.running_mean",
+                                             "batch_norm1d.running_var"}));
+}
+
+// torch.flatten: the merged axes, the default over every axis, negative axes and a 0-d tensor.
+TEST(EvalShapes, FlattenMergesTheAxesItIsGiven) {
+  const Value x = iota({2, 3, 2, 2});
+  auto shapeOf = [&](auto fn) {
+    return traceLayers({{"x", x.shape}}, [fn](eval_layers::Layers&, const Inputs& in) { return fn(in["x"]); },
+                       /*training=*/false);
+  };
+  const ir::Graph g = shapeOf([](Tensor t) { return flatten(t, 1); });
+  EXPECT_EQ(g.tensor(g.outputs.at(0)).shape, (Shape{2, 12}));
+  Leaves leaves;
+  leaves.inputs["x"] = x;
+  expectF32(evaluate(g, leaves).at(g.outputs.at(0)), {2, 12}, x.data);
+  const ir::Graph all = shapeOf([](Tensor t) { return flatten(t); });
+  EXPECT_EQ(all.tensor(all.outputs.at(0)).shape, (Shape{24}));
+  const ir::Graph middle = shapeOf([](Tensor t) { return flatten(t, 1, -2); });
+  EXPECT_EQ(middle.tensor(middle.outputs.at(0)).shape, (Shape{2, 6, 2}));
+  const ir::Graph scalar = shapeOf([](Tensor t) { return flatten(sum(t)); });
+  EXPECT_EQ(scalar.tensor(scalar.outputs.at(0)).shape, (Shape{1}));
 }
 
 // A frozen BatchNorm2d normalises with the running statistics while training too, and its

@@ -428,6 +428,12 @@ TEST(EvalSequenceLayers, WrongInputsNameTheLayer) {
                       return m.attn(in["x"], in["k"], in["k"], {.causal = true});
                     }),
             "scaledDotProductAttention: causal attention needs as many queries as keys, got q [2, 2, 3, 2] and k [2, 2, 5, 2]");
+  EXPECT_EQ(errorOf({{"x", {2, 3}}}, [](eval_layers::Layers& m, const Inputs& in) { return m.batchNorm1d(in["x"]); }),
+            "BatchNorm1d: layer 'batch_norm1d': the input must be [N, 2] or [N, 2, L], got [2, 3]");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 4}}}, [](eval_layers::Layers&, const Inputs& in) { return flatten(in["x"], 2, 1); }),
+            "flatten: startDim 2 comes after endDim 1 for [2, 3, 4] (rank 3)");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 4}}}, [](eval_layers::Layers&, const Inputs& in) { return flatten(in["x"], 3); }),
+            "flatten: startDim 3 is out of range for rank 3 (expected -3..2)");
   EXPECT_EQ(errorOf({{"x", {2, 2, 4}}}, [](eval_layers::Layers& m, const Inputs& in) { return m.instanceNorm(in["x"]); }),
             "InstanceNorm2d: layer 'instance_norm': the input must be [N, 2, H, W], got [2, 2, 4]");
 }

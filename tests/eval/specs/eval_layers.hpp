@@ -14,6 +14,7 @@ struct Layers : nndna::Module {
   nndna::Embedding embedding{"embedding", 5, 3};
   nndna::Conv2d conv{"conv", 2, 4, 3, groupedPadded()};      // 3x3, padding 1, 2 groups
   nndna::BatchNorm2d frozenBatchNorm{"frozen_batch_norm", 2, frozen()};
+  nndna::BatchNorm1d batchNorm1d{"batch_norm1d", 2};                // eps 1e-5, momentum 0.1
   nndna::GroupNorm groupNorm{"group_norm", 2, 4};           // eps 1e-5, affine
   // 4 -> 2 channels, 3x3, stride 2, padding 1, outputPadding 1, 2 groups: doubles H and W.
   nndna::ConvTranspose2d convTranspose{"conv_transpose", 4, 2, 3, upsampling()};
