@@ -26,6 +26,19 @@ std::string commonModule(std::string_view a, std::string_view b) {
   return out;
 }
 
+// Whether `a` and `b` are different elements of one list (`layers.0…` and `layers.1…`): where
+// their paths first differ, both parts are numbers.
+bool otherListElement(std::string_view a, std::string_view b) {
+  const std::vector<std::string_view> pa = split(a, '.'), pb = split(b, '.');
+  auto number = [](std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  for (std::size_t i = 0; i < std::min(pa.size(), pb.size()); ++i) {
+    if (pa[i] != pb[i]) return number(pa[i]) && number(pb[i]);
+  }
+  return false;
+}
+
 void mergeInto(std::optional<std::string>& acc, std::string_view module) {
   acc = acc ? commonModule(*acc, module) : std::string(module);
 }
@@ -108,6 +121,33 @@ std::vector<std::string> moduleOfOps(const ir::Graph& g, const std::vector<char>
     callOfOp[i] = open.empty() ? -1 : open.back();
     if (direct[i] && !open.empty()) mergeInto(calls[static_cast<std::size_t>(open.back())].module, *direct[i]);
   }
+  // One call of the library from a user line (a layer's operator(), an op): the consecutive ops
+  // issued from the same call instruction (the same site: chain and return address). A built-in
+  // layer made of several ops (LSTM's gates, attention's softmax, BatchNorm1d's views) issues
+  // them all from the user's one call, so the parameters some of them read name the module of
+  // all; a parameter-free op on the same line (`relu(m.fc(x))`) is a call of its own. A loop
+  // whose body is that one call (`for (...) x = layer(x);`) calls it again from the same site:
+  // the parameters of the list's next element start the next call.
+  std::vector<std::optional<std::string>> libraryCall(g.ops.size());
+  for (std::size_t i = 0; i < g.ops.size();) {
+    if (!forwardMask[i] || ir::isLeafKind(g.ops[i].kind) || g.ops[i].site == ir::kNone) {
+      ++i;
+      continue;
+    }
+    const ir::SiteId site = g.ops[i].site;
+    std::size_t end = i;
+    std::optional<std::string> module;
+    for (std::size_t j = i; j < g.ops.size(); ++j) {
+      if (!forwardMask[j] || ir::isLeafKind(g.ops[j].kind)) continue;  // a constant made inside the call
+      if (g.ops[j].site != site) break;
+      if (direct[j] && module && otherListElement(*module, *direct[j])) break;
+      if (direct[j]) mergeInto(module, *direct[j]);
+      end = j + 1;
+    }
+    for (std::size_t j = i; j < end; ++j) libraryCall[j] = module;
+    i = end;
+  }
+
   // A call's module covers its sub-calls' parameters: children come after their parent.
   for (std::size_t c = calls.size(); c-- > 0;) {
     const Call& call = calls[c];
@@ -118,6 +158,10 @@ std::vector<std::string> moduleOfOps(const ir::Graph& g, const std::vector<char>
   for (std::size_t i = 0; i < g.ops.size(); ++i) {
     if (direct[i]) {
       out[i] = *direct[i];
+      continue;
+    }
+    if (libraryCall[i]) {
+      out[i] = *libraryCall[i];
       continue;
     }
     for (int c = callOfOp[i]; c >= 0; c = calls[static_cast<std::size_t>(c)].parent) {

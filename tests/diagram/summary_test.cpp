@@ -84,6 +84,41 @@ TEST(Summary, CnnRowsPerLayer) {
   EXPECT_EQ(s.infer->rows.at(0).activationBytes, (trainActs - 32'768 - 1) * 4);
 }
 
+// composite_layer_rows: B = 4, T = 5, E = 8 (2 heads of 4), H = 6. A layer made of several ops
+// keeps all of them in its row: attention's scores and weighted sum, the LSTM's gates and its
+// stacked output, BatchNorm1d's views back to [N, C, L].
+TEST(Summary, LayersOfSeveralOpsHoldAllOfThem) {
+  const Summary s = summarize(traced("composite_layer_rows"));
+  // attn: in_proj 2·(B·T)·E·3E = 7,680; scores and weighted sum 2 · 2·B·heads·T·T·(E/heads) =
+  // 3,200; out_proj 2·(B·T)·E·E = 2,560.
+  EXPECT_EQ(row(s.train, "attn").flops, 7'680 + 3'200 + 2'560);
+  EXPECT_EQ(row(s.train, "attn").output, (Shape{4, 5, 8}));
+  // rnn: the input projection 2·(B·T)·E·4H = 7,680, each of the T steps 2·B·H·4H = 1,152.
+  EXPECT_EQ(row(s.train, "rnn").flops, 7'680 + 5 * 1'152);
+  EXPECT_EQ(row(s.train, "rnn").output, (Shape{4, 5, 6}));
+  EXPECT_EQ(row(s.train, "rnn").params, 4 * 6 * (8 + 6) + 2 * 4 * 6);
+  EXPECT_EQ(row(s.train, "bn").output, (Shape{4, 6, 5}));
+  EXPECT_EQ(row(s.train, "bn").params, 2 * 6);
+  EXPECT_EQ(row(s.train, "head").output, (Shape{4, 5, 1}));
+  EXPECT_EQ(row(s.train, "head").flops, 2 * 20 * 6);
+}
+
+// bare_layer_loops: a loop whose body is one layer call gives each list element its own row.
+TEST(Summary, ALoopOfOneLayerCallGivesEachElementItsRow) {
+  const Summary s = summarize(traced("bare_layer_loops"));
+  // B·T = 24 rows of D = 16: each fcs.k 2·24·16·16.
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(row(s.train, "fcs." + std::to_string(k)).flops, 12'288) << k;
+  // Each encoder layer: in_proj 2·24·16·48 = 36,864, scores and weighted sum 2·(2·4·2·6·6·8) =
+  // 9,216, out_proj 12,288, the feed-forward 2 · 2·24·16·2048 = 3,145,728; its attention's own
+  // row the projections.
+  for (int k = 0; k < 3; ++k) {
+    const std::string layer = "layers." + std::to_string(k);
+    EXPECT_EQ(row(s.train, layer).flops, 36'864 + 9'216 + 12'288 + 3'145'728) << layer;
+    EXPECT_EQ(row(s.train, layer + ".self_attn").flops, 36'864 + 12'288) << layer;
+    EXPECT_EQ(row(s.train, layer).output, (Shape{4, 6, 16})) << layer;
+  }
+}
+
 TEST(Summary, CnnMemoryF32) {
   const Summary s = summarize(traced("cnn_digits"));
   const MemoryEstimate& m = s.memory;
