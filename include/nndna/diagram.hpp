@@ -137,6 +137,9 @@ PerSide<std::vector<Metric>> modelMetrics(const ir::TracedModel& model);
 // stacked bands beyond (docs/diagram.md). The DOT carries Graphviz's speed settings for large
 // diagrams itself, so a `.dot` output renders alike with the `dot` command.
 std::string renderSvg(const Diagram& diagram);
+// The DOT to write as a `.dot` file: Diagram::dot, which the page lays out, with each cluster of a
+// call seen from both sides labelled as the training side's (as renderSvg's standalone view).
+std::string standaloneDot(const Diagram& diagram);
 // The diagram model, metrics and legend as JSON (docs/diagram.md lists the fields).
 std::string toJson(const Diagram& diagram, int indent = 2);
 // One self-contained offline HTML page: header, metrics, legend, the SVG, side toggle, hover,

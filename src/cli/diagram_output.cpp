@@ -67,7 +67,7 @@ DiagramOutput diagramOutput(const std::filesystem::path& path, std::string_view 
 std::string writeDiagram(const diagram::Diagram& d, const DiagramOutput& out) {
   std::string text;
   switch (out.format) {
-    case DiagramFormat::dot: text = d.dot; break;
+    case DiagramFormat::dot: text = diagram::standaloneDot(d); break;
     case DiagramFormat::json: text = diagram::toJson(d); break;
     case DiagramFormat::svg: text = diagram::renderSvg(d); break;
     case DiagramFormat::html: text = diagram::renderHtml(d); break;

@@ -67,6 +67,22 @@ void showTrainingLabels(std::string& svg, const Diagram& diagram) {
 
 }  // namespace
 
+std::string standaloneDot(const Diagram& diagram) {
+  std::string dot = diagram.dot;
+  for (const Cluster& c : diagram.clusters) {
+    if (!c.trainLabel || *c.trainLabel == c.label) continue;
+    // assemble() writes a cluster's id, then its label on the next line.
+    const std::string head = fmt::format("id=\"c{}\"\n", c.id);
+    const auto at = dot.find(head);
+    if (at == std::string::npos) continue;
+    const std::string laidOut = fmt::format("label=\"{}\"", detail::escapeDotString(c.label));
+    const auto label = dot.find(laidOut, at + head.size());
+    if (label == std::string::npos || dot.find('\n', at + head.size()) < label) continue;
+    dot.replace(label, laidOut.size(), fmt::format("label=\"{}\"", detail::escapeDotString(*c.trainLabel)));
+  }
+  return dot;
+}
+
 std::string renderSvg(const Diagram& diagram) {
   // The DOT itself carries a large diagram's speed settings (nslimit, nslimit1, newrank, mclimit:
   // see assemble.cpp), so no layout option is set here.

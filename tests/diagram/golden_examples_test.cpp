@@ -309,6 +309,21 @@ TEST(DiagramGoldenExamples, VaeSharesOnlyTheDecoder) {
   const Cluster& pair = d.clusters[static_cast<std::size_t>(dec.cluster)];
   ASSERT_TRUE(pair.trainLabel && pair.inferLabel);
   EXPECT_EQ(*pair.trainLabel, "Tensor logits = decode(m, sampleLatent(mu, logVar));");
+  // The `.dot` file is the training view too, as the standalone SVG: the pair shows the training
+  // label, where the page's DOT is laid out with the longer of the two.
+  EXPECT_EQ(pair.label, *pair.inferLabel);
+  const std::string dot = standaloneDot(d);
+  EXPECT_NE(dot.find("label=\"Tensor logits = decode(m, sampleLatent(mu, logVar));\""), std::string::npos);
+  EXPECT_EQ(dot.find("label=\"" + *pair.inferLabel), std::string::npos);
+  // Nothing else changed: the page's label put back gives the page's DOT (these labels need only
+  // their quotes escaped).
+  auto quoted = [](std::string s) {
+    for (std::size_t at = s.find('"'); at != std::string::npos; at = s.find('"', at + 2)) s.insert(at, "\\");
+    return "label=\"" + s + "\"";
+  };
+  std::string back = dot;
+  back.replace(back.find(quoted(*pair.trainLabel)), quoted(*pair.trainLabel).size(), quoted(pair.label));
+  EXPECT_EQ(back, d.dot);
   // Training: images→27, 27→28, 28→34 (log_var; mu is inside box 28, not drawn), 33→34, 34→38,
   // 38→45, images→45, 28→47, 45→48, 47→48 (10). Inference: z→38, 38→sigmoid (2). 12.
   EXPECT_EQ(d.edges.size(), 12u);
