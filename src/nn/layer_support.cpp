@@ -25,6 +25,12 @@ void requireBuilt(const Tensor& weight, std::string_view kind) {
                                             kind));
 }
 
+void requireInput(const Module& layer, std::string_view kind, const Tensor& x, bool ok, std::string_view expected) {
+  if (ok && x.defined()) return;
+  tracing::failAtUserLine(kind, fmt::format("layer '{}': the input must be {}, got {}", layer.path(), expected,
+                                            x.defined() ? ir::formatShape(x.shape()) : "an undefined tensor"));
+}
+
 Init fanInUniform(std::int64_t fanIn) {
   const double bound = 1.0 / std::sqrt(static_cast<double>(fanIn));
   return init::uniform(-bound, bound);

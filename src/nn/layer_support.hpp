@@ -19,6 +19,11 @@ void requirePositive(const Module& layer, std::string_view kind,
 // where otherwise its first op would blame an undefined input.
 void requireBuilt(const Tensor& weight, std::string_view kind);
 
+// The input a layer takes, checked at its call so that the error names the layer and what it
+// expects (`Conv2d: layer 'conv1': the input must be [N, 3, H, W], got [8, 1, 224, 224]`), not
+// the op inside it. `ok` says whether `x` fits (false for an undefined tensor).
+void requireInput(const Module& layer, std::string_view kind, const Tensor& x, bool ok, std::string_view expected);
+
 // PyTorch's default for a layer's weight and bias: uniform(±1/√fan_in).
 Init fanInUniform(std::int64_t fanIn);
 

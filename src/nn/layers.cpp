@@ -18,6 +18,7 @@ namespace {
 using layers::fanInUniform;
 using layers::orLayerDefault;
 using layers::requireBuilt;
+using layers::requireInput;
 using layers::requirePositive;
 
 // A convolution layer's sizes: channels, kernel and groups positive, both channel counts
@@ -95,6 +96,10 @@ Embedding::Embedding(std::string_view name, Size vocab, Size dim,
 
 Tensor Embedding::operator()(Tensor indices) const {
   requireBuilt(weight, "Embedding");
+  if (indices.defined() && indices.dtype() != DType::i32) {
+    tracing::failAtUserLine("Embedding", fmt::format("layer '{}': the indices must be i32 (token ids), got {} {}", path(),
+                                                     ir::formatShape(indices.shape()), ir::dtypeName(indices.dtype())));
+  }
   return embedding(weight, indices);
 }
 
@@ -112,6 +117,9 @@ Conv2d::Conv2d(std::string_view name, Size inChannels, Size outChannels,
 
 Tensor Conv2d::operator()(Tensor x) const {
   requireBuilt(weight, "Conv2d");
+  const std::int64_t channels = weight.dim(1) * conv.groups;
+  requireInput(*this, "Conv2d", x, x.defined() && x.rank() == 4 && x.dim(1) == channels,
+               fmt::format("[N, {}, H, W]", channels));
   Tensor y = conv2d(x, weight, conv);
   if (!bias.defined()) return y;
   // [outC] -> [outC, 1, 1] broadcasts over [N, outC, H, W].
@@ -131,6 +139,8 @@ Conv1d::Conv1d(std::string_view name, Size inChannels, Size outChannels,
 
 Tensor Conv1d::operator()(Tensor x) const {
   requireBuilt(weight, "Conv1d");
+  const std::int64_t channels = weight.dim(1) * conv.groups;
+  requireInput(*this, "Conv1d", x, x.defined() && x.rank() == 3 && x.dim(1) == channels, fmt::format("[N, {}, L]", channels));
   Tensor y = conv1d(x, weight, conv);
   if (!bias.defined()) return y;
   // [outC] -> [outC, 1] broadcasts over [N, outC, L].
@@ -143,6 +153,14 @@ ConvTranspose2d::ConvTranspose2d(std::string_view name, Size inChannels, Size ou
     : Module(name), conv{options.stride, options.padding, options.outputPadding, options.groups} {
   requireConvSizes(*this, "ConvTranspose2d", inChannels, outChannels,
                    {{"kernel height", kernel.h}, {"kernel width", kernel.w}}, options.groups);
+  // Said where the layer is declared, not at its first call.
+  const Hw& pad = options.outputPadding;
+  const Hw& stride = options.stride;
+  if (pad.h < 0 || pad.w < 0 || pad.h >= stride.h || pad.w >= stride.w) {
+    tracing::failAtUserLine("ConvTranspose2d", fmt::format("layer '{}': outputPadding ({}, {}) must be >= 0 and smaller "
+                                                           "than the stride ({}, {})",
+                                                           path(), pad.h, pad.w, stride.h, stride.w));
+  }
   // PyTorch computes the fan-in from the weight's axis 1: outC/groups · kH · kW.
   const std::int64_t fanIn = outChannels / options.groups * kernel.h * kernel.w;
   weight = param("weight", {inChannels, perGroup(outChannels, options.groups), kernel.h, kernel.w},
@@ -152,12 +170,20 @@ ConvTranspose2d::ConvTranspose2d(std::string_view name, Size inChannels, Size ou
 
 Tensor ConvTranspose2d::operator()(Tensor x) const {
   requireBuilt(weight, "ConvTranspose2d");
+  const std::int64_t channels = weight.dim(0);
+  requireInput(*this, "ConvTranspose2d", x, x.defined() && x.rank() == 4 && x.dim(1) == channels,
+               fmt::format("[N, {}, H, W]", channels));
   Tensor y = convTranspose2d(x, weight, conv);
   if (!bias.defined()) return y;
   return add(y, reshape(bias, {bias.dim(0), 1, 1}));
 }
 
-Dropout::Dropout(std::string_view name, double p_) : Module(name), p(p_) {}
+Dropout::Dropout(std::string_view name, double p_) : Module(name), p(p_) {
+  // Said where the layer is declared (the dropout op, at the call, only runs in training).
+  if (!(p >= 0.0 && p < 1.0)) {
+    tracing::failAtUserLine("Dropout", fmt::format("layer '{}': p must be in [0, 1), got {}", path(), p));
+  }
+}
 
 Tensor Dropout::operator()(Tensor x) const { return isTraining() ? dropout(x, p) : x; }
 
@@ -172,6 +198,9 @@ BatchNorm2d::BatchNorm2d(std::string_view name, Size channels, BatchNorm2dOption
 
 Tensor BatchNorm2d::operator()(Tensor x) const {
   requireBuilt(weight, "BatchNorm2d");
+  const std::int64_t channels = weight.dim(0);
+  requireInput(*this, "BatchNorm2d", x, x.defined() && x.rank() == 4 && x.dim(1) == channels,
+               fmt::format("[N, {}, H, W]{}", channels, x.defined() && (x.rank() == 2 || x.rank() == 3) ? " (BatchNorm1d takes [N, C] and [N, C, L])" : ""));
   if (isTraining() && !options.frozen) {
     return ops::batchNorm2d(x, weight, bias, options.eps, options.momentum);
   }
@@ -190,11 +219,8 @@ BatchNorm1d::BatchNorm1d(std::string_view name, Size features, BatchNorm1dOption
 Tensor BatchNorm1d::operator()(Tensor x) const {
   requireBuilt(weight, "BatchNorm1d");
   const std::int64_t features = weight.dim(0);
-  if (!x.defined() || (x.rank() != 2 && x.rank() != 3) || x.dim(1) != features) {
-    tracing::failAtUserLine("BatchNorm1d", fmt::format("layer '{}': the input must be [N, {}] or [N, {}, L], got {}",
-                                                       path(), features, features,
-                                                       x.defined() ? ir::formatShape(x.shape()) : "an undefined tensor"));
-  }
+  requireInput(*this, "BatchNorm1d", x, x.defined() && (x.rank() == 2 || x.rank() == 3) && x.dim(1) == features,
+               fmt::format("[N, {0}] or [N, {0}, L]", features));
   // [N, C] and [N, C, L] are NCHW with H = L (or 1) and W = 1: the same statistics per channel.
   const Shape shape = x.shape();
   const Tensor nchw = ops::reshapeAs("BatchNorm1d", x, Shape{shape[0], shape[1], x.rank() == 3 ? shape[2] : 1, 1});
@@ -231,11 +257,8 @@ InstanceNorm2d::InstanceNorm2d(std::string_view name, Size channels_, InstanceNo
 
 Tensor InstanceNorm2d::operator()(Tensor x) const {
   if (channels <= 0) requireBuilt(Tensor(), "InstanceNorm2d");  // default-constructed, never assigned
-  if (!x.defined() || x.rank() != 4 || x.dim(1) != channels) {
-    tracing::failAtUserLine("InstanceNorm2d", fmt::format("layer '{}': the input must be [N, {}, H, W], got {}", path(),
-                                                          channels.value(),
-                                                          x.defined() ? ir::formatShape(x.shape()) : "an undefined tensor"));
-  }
+  requireInput(*this, "InstanceNorm2d", x, x.defined() && x.rank() == 4 && x.dim(1) == channels,
+               fmt::format("[N, {}, H, W]", channels.value()));
   return groupNorm(x, channels, weight, bias, eps);
 }
 

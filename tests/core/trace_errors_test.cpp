@@ -78,7 +78,7 @@ TEST(TraceErrors, ANormLayerBuiltForAnotherSizeNamesBothSizes) {
   EXPECT_EQ(layerError(seq, [](Layers& m, const Inputs& in) { return mean(m.rms(in["x"])); }),
             "RMSNorm: the input's last axis is 6, but the weight is [8]");
   EXPECT_EQ(layerError(img, [](Layers& m, const Inputs& in) { return mean(m.bn(in["x"])); }),
-            "BatchNorm2d: the input's channel axis is 6, but the weight is [8]");
+            "BatchNorm2d: layer 'bn': the input must be [N, 8, H, W], got [2, 6, 4, 4]");
   EXPECT_EQ(layerError(img, [](Layers& m, const Inputs& in) { return mean(m.gn(in["x"])); }),
             "groupNorm: the input's channel axis is 6, but the weight is [8]");
   EXPECT_EQ(layerError({{"x", {2, 4, 8, 8}}}, [](Layers& m, const Inputs& in) { return mean(m.ln(in["x"])); }),

@@ -428,6 +428,15 @@ TEST(EvalSequenceLayers, WrongInputsNameTheLayer) {
                       return m.attn(in["x"], in["k"], in["k"], {.causal = true});
                     }),
             "scaledDotProductAttention: causal attention needs as many queries as keys, got q [2, 2, 3, 2] and k [2, 2, 5, 2]");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 5, 5}}}, [](eval_layers::Layers& m, const Inputs& in) { return m.conv(in["x"]); }),
+            "Conv2d: layer 'conv': the input must be [N, 2, H, W], got [2, 3, 5, 5]");
+  EXPECT_EQ(errorOf({{"x", {2, 5, 5}}}, [](eval_layers::Layers& m, const Inputs& in) { return m.convTranspose(in["x"]); }),
+            "ConvTranspose2d: layer 'conv_transpose': the input must be [N, 4, H, W], got [2, 5, 5]");
+  EXPECT_EQ(errorOf({{"x", {8, 2}}}, [](eval_layers::Layers& m, const Inputs& in) { return m.batchNorm(in["x"]); }),
+            "BatchNorm2d: layer 'batch_norm': the input must be [N, 2, H, W] (BatchNorm1d takes [N, C] and [N, C, L]), "
+            "got [8, 2]");
+  EXPECT_EQ(errorOf({{"x", {8, 3}}}, [](eval_layers::Layers& m, const Inputs& in) { return m.embedding(in["x"]); }),
+            "Embedding: layer 'embedding': the indices must be i32 (token ids), got [8, 3] f32");
   EXPECT_EQ(errorOf({{"x", {2, 3}}}, [](eval_layers::Layers& m, const Inputs& in) { return m.batchNorm1d(in["x"]); }),
             "BatchNorm1d: layer 'batch_norm1d': the input must be [N, 2] or [N, 2, L], got [2, 3]");
   EXPECT_EQ(errorOf({{"x", {2, 3, 4}}}, [](eval_layers::Layers&, const Inputs& in) { return flatten(in["x"], 2, 1); }),

@@ -58,6 +58,14 @@ struct Unnamed : Module { static constexpr int line = __LINE__;
   Linear l{"", 4, 4};
 };
 
+struct BadDropout : Module { static constexpr int line = __LINE__;
+  Dropout drop{"drop", 1.5};
+};
+
+struct BadOutputPadding : Module { static constexpr int line = __LINE__;
+  ConvTranspose2d up{"up", 8, 4, 4, {.stride = 2, .padding = 1, .outputPadding = 2}};
+};
+
 struct Explicit : Module {
   Linear l;
   Explicit() : l("bad.name", 4, 4) {} static constexpr int line = __LINE__;
@@ -93,6 +101,9 @@ std::vector<Case> cases() {
            "layer 'conv': channels 3 -> 4 must be divisible by groups = 3"},
           {registered<Huge>("huge"), Huge::line, "param",
            "parameter 'w' has shape [4294967296, 4294967296]: its element count overflows 64 bits"},
+          {registered<BadDropout>("bad_dropout"), BadDropout::line, "Dropout", "layer 'drop': p must be in [0, 1), got 1.5"},
+          {registered<BadOutputPadding>("bad_output_padding"), BadOutputPadding::line, "ConvTranspose2d",
+           "layer 'up': outputPadding (2, 2) must be >= 0 and smaller than the stride (2, 2)"},
           {registered<Explicit>("explicit"), Explicit::line, "module", "name 'bad.name' must not contain '.'"}};
 }
 
