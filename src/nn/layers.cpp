@@ -35,6 +35,14 @@ void requireConvSizes(const Module& layer, std::string_view kind, std::int64_t i
   }
 }
 
+// Batch statistics while training (their running averages updated by the training step), unless
+// frozen; the running statistics otherwise. x is NCHW.
+Tensor batchNorm(bool training, const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& runningMean,
+                 const Tensor& runningVar, const BatchNorm2dOptions& options) {
+  if (training && !options.frozen) return ops::batchNorm2d(x, weight, bias, options.eps, options.momentum);
+  return ops::batchNorm2dInference(x, weight, bias, runningMean, runningVar, options.eps);
+}
+
 // Channels per group: the channel count itself (and its name) when there is one group.
 Size perGroup(const Size& channels, std::int64_t groups) {
   return groups == 1 ? channels : Size(channels.value() / groups);
@@ -201,10 +209,7 @@ Tensor BatchNorm2d::operator()(Tensor x) const {
   const std::int64_t channels = weight.dim(0);
   requireInput(*this, "BatchNorm2d", x, x.defined() && x.rank() == 4 && x.dim(1) == channels,
                fmt::format("[N, {}, H, W]{}", channels, x.defined() && (x.rank() == 2 || x.rank() == 3) ? " (BatchNorm1d takes [N, C] and [N, C, L])" : ""));
-  if (isTraining() && !options.frozen) {
-    return ops::batchNorm2d(x, weight, bias, options.eps, options.momentum);
-  }
-  return ops::batchNorm2dInference(x, weight, bias, runningMean, runningVar, options.eps);
+  return batchNorm(isTraining(), x, weight, bias, runningMean, runningVar, options);
 }
 
 BatchNorm1d::BatchNorm1d(std::string_view name, Size features, BatchNorm1dOptions opts)
@@ -224,9 +229,7 @@ Tensor BatchNorm1d::operator()(Tensor x) const {
   // [N, C] and [N, C, L] are NCHW with H = L (or 1) and W = 1: the same statistics per channel.
   const Shape shape = x.shape();
   const Tensor nchw = ops::reshapeAs("BatchNorm1d", x, Shape{shape[0], shape[1], x.rank() == 3 ? shape[2] : 1, 1});
-  const Tensor y = isTraining() && !options.frozen
-                       ? ops::batchNorm2d(nchw, weight, bias, options.eps, options.momentum)
-                       : ops::batchNorm2dInference(nchw, weight, bias, runningMean, runningVar, options.eps);
+  const Tensor y = batchNorm(isTraining(), nchw, weight, bias, runningMean, runningVar, options);
   return ops::reshapeAs("BatchNorm1d", y, shape);
 }
 
