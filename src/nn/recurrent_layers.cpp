@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "ir/dim_names.hpp"
 #include "nn/layer_support.hpp"
+#include "ops/op_builder.hpp"
 #include "nndna/nndna.hpp"
 #include "trace/tracer.hpp"
 
@@ -73,33 +75,60 @@ void requireState(const Module& layer, std::string_view kind, std::string_view p
                   std::int64_t numLayers, const Tensor& x, const Size& hidden) {
   if (!given.defined()) return;
   const Shape expected{numLayers, x.dim(0), static_cast<std::int64_t>(hidden)};
-  if (given.shape() != expected) {
-    tracing::failAtUserLine(kind, fmt::format("layer '{}': the initial {} must be [numLayers, B, H] = {}, got {}",
+  if (given.shape() != expected || given.dtype() != DType::f32) {
+    tracing::failAtUserLine(kind, fmt::format("layer '{}': the initial {} must be f32 [numLayers, B, H] = {}, got {} {}",
                                               layer.path(), part, ir::formatShape(expected),
-                                              ir::formatShape(given.shape())));
+                                              ir::formatShape(given.shape()), ir::dtypeName(given.dtype())));
   }
+}
+
+// The output [B, T, H] named as the input's batch and time axes: `stack`'s new axis has no name,
+// so an LSTM's box read [B, 6, H] where its input read [B, T, E]. A view, when there is a name
+// to give.
+Tensor withSequenceNames(const Tensor& output, const Tensor& x, std::string_view kind) {
+  ir::DimNames input;
+  {
+    ops::OpBuilder probe(ir::OpKind::reshape, kind);  // reads x's names; never finished
+    input = probe.input(x).names;
+  }
+  ops::OpBuilder op(ir::OpKind::reshape, kind);
+  const ir::TensorInfo& out = op.input(output);
+  ir::DimNames names = out.names.empty() ? ir::DimNames(out.shape.size()) : out.names;
+  bool renamed = false;
+  for (std::size_t axis : {std::size_t{0}, std::size_t{1}}) {
+    const std::string& given = ir::dimNameAt(input, axis);
+    if (given.empty() || !names[axis].empty()) continue;
+    names[axis] = given;
+    renamed = true;
+  }
+  if (!renamed) return output;
+  op.attrs().dims = out.shape;
+  op.attrs().names = std::move(names);
+  return op.finish();
 }
 
 // Runs every layer over the sequence: the input projection of all steps at once, then from
 // `initial(k)`, `step(k, projected [B, G], state)` gives layer k's next state from one step's
 // projection; the next layer reads the stacked hidden states. `states` ends with each layer's
-// last state. The top layer's [B, T, H].
+// last state. The top layer's hidden states [B, H], one per step, left to the caller to stack
+// (after the last states, so that the output is the call's last tensor).
 template <class Initial, class Step>
-Tensor unroll(const Tensor& x, const std::vector<Tensor>& weightIh, const std::vector<Tensor>& biasIh,
-              std::vector<LayerState>& states, Initial initial, Step step) {
+std::vector<Tensor> unroll(const Tensor& x, const std::vector<Tensor>& weightIh, const std::vector<Tensor>& biasIh,
+                           std::vector<LayerState>& states, Initial initial, Step step) {
   Tensor sequence = x;
+  std::vector<Tensor> hidden;
   for (std::size_t k = 0; k < weightIh.size(); ++k) {
+    if (k > 0) sequence = stack(hidden, 1);
     const Tensor projected = affine(sequence, weightIh[k], biasOf(biasIh, k));  // [B, T, G]
     states.push_back(initial(static_cast<std::int64_t>(k)));
-    std::vector<Tensor> hidden;
+    hidden.clear();
     for (std::int64_t t = 0; t < x.dim(1); ++t) {
       const Tensor stepInput = reshape(narrow(projected, 1, t, 1), {projected.dim(0), projected.dim(2)});
       states[k] = step(k, stepInput, states[k]);
       hidden.push_back(states[k].h);
     }
-    sequence = stack(hidden, 1);
   }
-  return sequence;
+  return hidden;
 }
 
 // Every layer's last h (or c) stacked: PyTorch's h_n, [numLayers, B, H].
@@ -131,13 +160,14 @@ LSTMResult LSTM::run(const Tensor& x, const LSTMState& initial, bool withState) 
   requireState(*this, "LSTM", "c", initial.c, layers, x, h);
   auto start = [&](std::int64_t k) { return LayerState{layerRow(initial.h, k, x, h), layerRow(initial.c, k, x, h)}; };
   std::vector<LayerState> states;
-  LSTMResult result;
-  result.output = unroll(x, weightIh, biasIh, states, start, [&](std::size_t k, const Tensor& projected, const LayerState& s) {
+  const std::vector<Tensor> top = unroll(x, weightIh, biasIh, states, start, [&](std::size_t k, const Tensor& projected, const LayerState& s) {
     const std::vector<Tensor> g = split(add(projected, affine(s.h, weightHh[k], biasOf(biasHh, k))), {h, h, h, h}, -1);
     const Tensor cell = add(mul(sigmoid(g[1]), s.c), mul(sigmoid(g[0]), tanh(g[2])));  // f ⊙ c + i ⊙ g
     return LayerState{mul(sigmoid(g[3]), tanh(cell)), cell};                            // o ⊙ tanh(c)
   });
+  LSTMResult result;
   if (withState) result.state = {stackLayers(states, &LayerState::h), stackLayers(states, &LayerState::c)};
+  result.output = withSequenceNames(stack(top, 1), x, "LSTM");
   return result;
 }
 
@@ -160,8 +190,7 @@ GRUResult GRU::run(const Tensor& x, const Tensor& initial, bool withState) const
   requireState(*this, "GRU", "h", initial, layers, x, h);
   auto start = [&](std::int64_t k) { return LayerState{layerRow(initial, k, x, h), Tensor()}; };
   std::vector<LayerState> states;
-  GRUResult result;
-  result.output = unroll(x, weightIh, biasIh, states, start, [&](std::size_t k, const Tensor& projected, const LayerState& s) {
+  const std::vector<Tensor> top = unroll(x, weightIh, biasIh, states, start, [&](std::size_t k, const Tensor& projected, const LayerState& s) {
     const std::vector<Tensor> xg = split(projected, {h, h, h}, -1);
     const std::vector<Tensor> hg = split(affine(s.h, weightHh[k], biasOf(biasHh, k)), {h, h, h}, -1);
     const Tensor r = sigmoid(add(xg[0], hg[0]));
@@ -169,7 +198,9 @@ GRUResult GRU::run(const Tensor& x, const Tensor& initial, bool withState) const
     const Tensor n = tanh(add(xg[2], mul(r, hg[2])));
     return LayerState{add(mul(sub(1.0, z), n), mul(z, s.h)), Tensor()};  // (1 - z) ⊙ n + z ⊙ h
   });
+  GRUResult result;
   if (withState) result.h = stackLayers(states, &LayerState::h);
+  result.output = withSequenceNames(stack(top, 1), x, "GRU");
   return result;
 }
 

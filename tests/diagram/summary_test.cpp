@@ -86,7 +86,8 @@ TEST(Summary, CnnRowsPerLayer) {
 
 // composite_layer_rows: B = 4, T = 5, E = 8 (2 heads of 4), H = 6. A layer made of several ops
 // keeps all of them in its row: attention's scores and weighted sum, the LSTM's gates and its
-// stacked output, BatchNorm1d's views back to [N, C, L].
+// stacked output (the call's last tensor, after h_n and c_n), BatchNorm1d's views back to
+// [N, C, L].
 TEST(Summary, LayersOfSeveralOpsHoldAllOfThem) {
   const Summary s = summarize(traced("composite_layer_rows"));
   // attn: in_proj 2·(B·T)·E·3E = 7,680; scores and weighted sum 2 · 2·B·heads·T·T·(E/heads) =

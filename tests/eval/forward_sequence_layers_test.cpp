@@ -217,6 +217,21 @@ TEST(EvalSequenceLayers, GruFromAGivenStateAndLstmFromZeros) {
   expectF32(cn.out, {2, 2, 3}, flatStates(cz), 1e-9);
 }
 
+// The recurrent layers' output keeps the input's batch and time names ([B, T, H], not [B, 4, H]:
+// stack's new axis has no name of its own), with a state or without.
+TEST(EvalSequenceLayers, RecurrentOutputsKeepTheSequencesNames) {
+  constexpr Dim B{"B", 2, "batch"}, T{"T", 4, "steps"};
+  auto namesOf = [&](const LayerFn& fn) {
+    const ir::Graph g = traceLayers({{"x", {B, T, 2}}}, fn, /*training=*/false);
+    return g.tensor(g.outputs.at(0)).names;
+  };
+  const ir::DimNames expected{"B", "T", ""};
+  EXPECT_EQ(namesOf([](eval_layers::Layers& m, const Inputs& in) { return m.lstm(in["x"]); }), expected);
+  EXPECT_EQ(namesOf([](eval_layers::Layers& m, const Inputs& in) { return m.lstm(in["x"], {}).output; }), expected);
+  EXPECT_EQ(namesOf([](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"]); }), expected);
+  EXPECT_EQ(namesOf([](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"], {}).output; }), expected);
+}
+
 // Self-attention of one sequence [T, E] through `attn`'s parameters, heads of `e / heads` columns.
 std::vector<std::vector<double>> attentionReference(const std::vector<std::vector<double>>& x, const Leaves& l,
                                                     std::int64_t e, std::int64_t heads, bool causal) {
@@ -413,13 +428,16 @@ TEST(EvalSequenceLayers, WrongInputsNameTheLayer) {
             "GRU: layer 'gru': the input must be [B, T, 2] (batch first), got [2, 3, 5]");
   EXPECT_EQ(errorOf({{"x", {2, 3, 2}}, {"h", {2, 3}}},
                     [](eval_layers::Layers& m, const Inputs& in) { return m.lstm(in["x"], {in["h"], {}}).output; }),
-            "LSTM: layer 'lstm': the initial h must be [numLayers, B, H] = [2, 2, 3], got [2, 3]");
+            "LSTM: layer 'lstm': the initial h must be f32 [numLayers, B, H] = [2, 2, 3], got [2, 3] f32");
   EXPECT_EQ(errorOf({{"x", {2, 3, 2}}, {"c", {2, 2, 4}}},
                     [](eval_layers::Layers& m, const Inputs& in) { return m.lstm(in["x"], {{}, in["c"]}).output; }),
-            "LSTM: layer 'lstm': the initial c must be [numLayers, B, H] = [2, 2, 3], got [2, 2, 4]");
+            "LSTM: layer 'lstm': the initial c must be f32 [numLayers, B, H] = [2, 2, 3], got [2, 2, 4] f32");
   EXPECT_EQ(errorOf({{"x", {2, 3, 2}}, {"h", {2, 2, 3}}},
                     [](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"], in["h"]).output; }),
-            "GRU: layer 'gru': the initial h must be [numLayers, B, H] = [1, 2, 3], got [2, 2, 3]");
+            "GRU: layer 'gru': the initial h must be f32 [numLayers, B, H] = [1, 2, 3], got [2, 2, 3] f32");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 2}}, {"h", {1, 2, 3}, DType::i32}},
+                    [](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"], in["h"]).output; }),
+            "GRU: layer 'gru': the initial h must be f32 [numLayers, B, H] = [1, 2, 3], got [1, 2, 3] i32");
   EXPECT_EQ(errorOf({{"x", {2, 3, 4}}, {"k", {2, 5, 3}}},
                     [](eval_layers::Layers& m, const Inputs& in) { return m.attn(in["x"], in["k"], in["k"]); }),
             "MultiheadAttention: layer 'attn': the key must be [B, T, 4] (batch first), got [2, 5, 3]");

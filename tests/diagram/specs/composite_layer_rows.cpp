@@ -21,7 +21,7 @@ struct Model : Module {
 
 Tensor forward(const Model& m, Tensor x) {
   Tensor a = m.attn(x, x, x);
-  Tensor h = m.rnn(a);
+  auto [h, state] = m.rnn(a, {});  // with its last state: the row still shows the output
   Tensor n = m.bn(swapAxes(h, 1, 2));
   return m.head(swapAxes(n, 1, 2));
 }
