@@ -192,12 +192,13 @@ std::size_t LoopFinder::alignedWithCalls(int cluster, std::size_t lo, std::size_
 }
 
 std::size_t LoopFinder::ownWeightsKeptWithin(int cluster, std::size_t i, std::size_t k,
-                                             std::size_t n) const {
+                                             std::size_t n, LeafScope scope) const {
   const auto& children = tree_.at(cluster).children;
-  // Only readers within this cluster count: the same weights read by another call of the
-  // cluster's code (a siamese network's second branch, the next step of a sampling loop around a
-  // denoiser) are the same code run again, not part of another iteration of this loop.
-  const std::size_t scopeFirst = modules_.firstLeaf(cluster), scopeLast = modules_.lastLeaf(cluster);
+  // Only readers within the scope count: the same weights read by another call of the cluster's
+  // code (a siamese network's second branch, the next step of a sampling loop around a
+  // denoiser) or by the enclosing loop's next iteration (`for (r…) for (l : m.layers) x = l(x);`)
+  // are the same code run again, not part of another iteration of this loop.
+  const std::size_t scopeFirst = scope.first, scopeLast = scope.last;
   auto firstOf = [&](std::size_t it) { return modules_.firstLeaf(children[i + it * k]); };
   auto lastOf = [&](std::size_t it) { return modules_.lastLeaf(children[i + it * k + k - 1]); };
   // Modules each iteration reads, and in how many iterations each is read.
@@ -243,12 +244,12 @@ std::size_t LoopFinder::ownWeightsKeptWithin(int cluster, std::size_t i, std::si
 }
 
 std::size_t LoopFinder::iterationsOfCode(int cluster, std::size_t lo, std::size_t i, std::size_t k,
-                                         std::size_t n) const {
+                                         std::size_t n, LeafScope scope) const {
   n = alignedWithCalls(cluster, lo, i, k, n);
   // Weights shared with iterations past the prefix are not a prefix's own: check again until
   // the prefix holds.
   while (n >= 2) {
-    const std::size_t kept = ownWeightsKeptWithin(cluster, i, k, n);
+    const std::size_t kept = ownWeightsKeptWithin(cluster, i, k, n, scope);
     if (kept == n) break;
     n = kept;
   }
@@ -299,7 +300,7 @@ int LoopFinder::signature(int node, bool loose) {
 
 std::vector<LoopRun> LoopFinder::detectInRange(int cluster, std::size_t lo, std::size_t hi,
                                                const std::vector<int>& exact,
-                                               const std::vector<int>& loose) {
+                                               const std::vector<int>& loose, LeafScope scope) {
   const auto& children = tree_.at(cluster).children;
   std::vector<LoopRun> loops;
   std::size_t i = lo;
@@ -316,7 +317,7 @@ std::vector<LoopRun> LoopFinder::detectInRange(int cluster, std::size_t lo, std:
         if (!couldBeBetter(k, hi - i, bestK, bestN)) continue;
         std::size_t n = repeats(k);
         if (!better(k, n, bestK, bestN)) continue;
-        n = iterationsOfCode(cluster, lo, i, k, n);
+        n = iterationsOfCode(cluster, lo, i, k, n, scope);
         if (better(k, n, bestK, bestN)) {
           bestK = k;
           bestN = n;
@@ -329,7 +330,8 @@ std::vector<LoopRun> LoopFinder::detectInRange(int cluster, std::size_t lo, std:
       run.start = i;
       run.period = bestK;
       run.iterations = bestN;
-      run.nested = detectInRange(cluster, i, i + bestK, exact, loose);
+      run.nested = detectInRange(cluster, i, i + bestK, exact, loose,
+                                 {modules_.firstLeaf(children[i]), modules_.lastLeaf(children[i + bestK - 1])});
       // Foldable: equal leaf counts in every iteration.
       std::size_t first = 0;
       for (std::size_t it = 0; it < bestN; ++it) {
@@ -362,7 +364,12 @@ const std::vector<LoopRun>& LoopFinder::loops(int cluster, std::size_t begin, st
     exact[i] = signature(children[i], false);
     loose[i] = signature(children[i], true);
   }
-  return cache_[key] = detectInRange(cluster, begin, end, exact, loose);
+  // A range that is not the whole cluster is an iteration of a loop around it: only its own
+  // leaves count as outside a loop inside it (LeafScope).
+  const LeafScope scope = begin == 0 && end == children.size()
+                              ? LeafScope{modules_.firstLeaf(cluster), modules_.lastLeaf(cluster)}
+                              : LeafScope{modules_.firstLeaf(children[begin]), modules_.lastLeaf(children[end - 1])};
+  return cache_[key] = detectInRange(cluster, begin, end, exact, loose, scope);
 }
 
 }  // namespace nndna::diagram::detail

@@ -91,15 +91,21 @@ class LoopFinder {
     std::size_t operator()(const std::vector<int>& key) const;
   };
   int intern(std::vector<int> key);
+  // The leaves (ModuleTree's numbering, first and last) whose reads count as outside a loop's
+  // iterations: the cluster's, or for a loop nested in another, the enclosing loop's first
+  // iteration's (its later iterations are the same code run again).
+  struct LeafScope {
+    std::size_t first = 0, last = 0;
+  };
   std::vector<LoopRun> detectInRange(int cluster, std::size_t lo, std::size_t hi,
-                                     const std::vector<int>& exact, const std::vector<int>& loose);
+                                     const std::vector<int>& exact, const std::vector<int>& loose, LeafScope scope);
   // How many of `n` structurally equal iterations of period k at children[i] of `cluster`, within
   // the range that starts at lo, form a loop of the user's code (the rules above): a prefix of them.
   std::size_t iterationsOfCode(int cluster, std::size_t lo, std::size_t i, std::size_t k,
-                               std::size_t n) const;
+                               std::size_t n, LeafScope scope) const;
   std::size_t alignedWithCalls(int cluster, std::size_t lo, std::size_t i, std::size_t k,
                                std::size_t n) const;
-  std::size_t ownWeightsKeptWithin(int cluster, std::size_t i, std::size_t k, std::size_t n) const;
+  std::size_t ownWeightsKeptWithin(int cluster, std::size_t i, std::size_t k, std::size_t n, LeafScope scope) const;
 
   const GroupTree& tree_;
   ModuleTree modules_;

@@ -344,8 +344,11 @@ class SideExtractor {
         const LoopRun& loop = loops[li++];
         const auto first = firstLeafKey(cluster, loop.start, loop.start + loop.period, owner,
                                         frames.size());
-        const std::string base =
+        std::string base =
             "loop(" + first.value_or(std::string(sideName(side_)) + ":" + std::to_string(i)) + ")";
+        // A loop that begins where the loop around it begins (`for (r…) { for (l : m.layers) x =
+        // l(x); … }`) has the same first box: marked, so that the two stay two clusters.
+        while (std::any_of(path.begin(), path.end(), [&](const PathStep& step) { return step.key == base; })) base += "'";
         const std::string n = std::to_string(loop.iterations);
         if (loop.foldable) {
           std::vector<PathStep> inner = path;

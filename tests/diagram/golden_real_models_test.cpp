@@ -487,6 +487,30 @@ TEST(DiagramGoldenRealModels, Rank1BatchCollisionIsListed) {
   EXPECT_EQ(d.edges.size(), 10u);
 }
 
+// nested_layer_loops: `for (round < 2) { for (layer : m.layers) x = layer(x); x = relu(x); }`
+// over 3 Linear layers of 16.
+TEST(DiagramGoldenRealModels, ALoopOverLayersInsideALoopFoldsAtBothLevels) {
+  const Diagram d = buildDiagram(traced("nested_layer_loops"));
+  EXPECT_EQ(loopLabels(d), (std::vector<std::string>{"×2", "×3"}));
+  // The layer line and the relu line; the loss line (training only).
+  EXPECT_EQ(d.layerCount(), 3u);
+  // encode's call, the rounds, the layers within a round.
+  ASSERT_EQ(d.clusters.size(), 3u);
+  EXPECT_EQ(d.clusters[2].parent, d.clusters[1].id);
+  const Node& layer = boxWithLabel(d, "for (const Linear& layer : m.layers) x = layer(x);");
+  EXPECT_EQ(layer.cluster, d.clusters[2].id);
+  EXPECT_EQ(boxWithLabel(d, "x = relu(x);").cluster, d.clusters[1].id);
+  // x→layer, layer→layer (carried: the next layer), layer→relu, relu→layer (carried: the next
+  // round), relu→loss.
+  EXPECT_EQ(d.edges.size(), 5u);
+  EXPECT_EQ(d.carriedEdgeCount(), 2u);
+  // The folded box: the 3 layers' parameters, every application's FLOPs (2 rounds × 3 layers ×
+  // 2·8·16·16).
+  ASSERT_TRUE(layer.cost.train);
+  EXPECT_EQ(layer.cost.train->params, 3 * (16 * 16 + 16));
+  EXPECT_EQ(layer.cost.train->flops, 2 * 3 * 2 * 8 * 16 * 16);
+}
+
 // carried_dim_sizes: a batch `Dim B{64}` beside plain 64-channel convolutions of 64×64 images.
 TEST(DiagramGoldenRealModels, SizesOfANamedDimWrittenAsNumbersStayNumbers) {
   const Diagram d = buildDiagram(traced("carried_dim_sizes"));
