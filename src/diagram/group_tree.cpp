@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "diagram/text.hpp"
 #include "ir/huge_pages.hpp"
 
 namespace nndna::diagram::detail {
@@ -122,15 +123,10 @@ std::unordered_set<std::string> sideOnlyOneLineHelpers(const ir::Graph& train,
 namespace {
 
 // Per tensor, the list element it is a parameter of: `layers.3.attn.q.weight` has place
-// `layers.#.attn.q.weight` and element `3`. Parameters whose names have no number (not in a
-// list) are not listed.
-struct ListParams {
-  std::vector<TreeNode::ListRead> ofTensor;  // place -1: not a list element's parameter
-};
-
-ListParams listParamsOf(const ir::Graph& graph) {
-  ListParams out;
-  out.ofTensor.resize(graph.tensors.size());
+// `layers.#.attn.q.weight` and element `3`. Parameters whose names have no list index are not
+// listed (place -1).
+std::vector<TreeNode::ListRead> listParamsOf(const ir::Graph& graph) {
+  std::vector<TreeNode::ListRead> ofTensor(graph.tensors.size());
   std::unordered_map<std::string, int> places, elements;
   auto intern = [](std::unordered_map<std::string, int>& table, std::string key) {
     return table.emplace(std::move(key), static_cast<int>(table.size())).first->second;
@@ -138,32 +134,28 @@ ListParams listParamsOf(const ir::Graph& graph) {
   for (const ir::Param& p : graph.params) {
     if (p.name.find_first_of("0123456789") == std::string::npos) continue;  // the common case, cheaply
     std::string place, element;
-    std::size_t start = 0;
-    while (start <= p.name.size()) {
-      const std::size_t dot = std::min(p.name.find('.', start), p.name.size());
-      const std::string_view part = std::string_view(p.name).substr(start, dot - start);
-      const bool number = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+    for (std::string_view part : split(p.name, '.')) {
+      const bool index = isListIndex(part);
       if (!place.empty()) place += '.';
-      place += number ? std::string_view("#") : part;
-      if (number) element.append(part).push_back('.');
-      start = dot + 1;
+      place += index ? std::string_view("#") : part;
+      if (index) element.append(part).push_back('.');
     }
-    if (element.empty() || p.tensor < 0 || static_cast<std::size_t>(p.tensor) >= out.ofTensor.size()) continue;
-    out.ofTensor[static_cast<std::size_t>(p.tensor)] = {intern(places, place), intern(elements, element), 0};
+    if (element.empty() || p.tensor < 0 || static_cast<std::size_t>(p.tensor) >= ofTensor.size()) continue;
+    ofTensor[static_cast<std::size_t>(p.tensor)] = {intern(places, place), intern(elements, element), 0};
   }
-  return out;
+  return ofTensor;
 }
 
 }  // namespace
 
 GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& included,
                          const std::unordered_set<std::string>& inlined) {
-  const ListParams listParams = listParamsOf(graph);
+  const std::vector<TreeNode::ListRead> listParams = listParamsOf(graph);
   // The list elements an op reads at `address`, as its leaf records them.
   auto listReadsOf = [&](const ir::Op& op, std::uint64_t address) {
     std::vector<TreeNode::ListRead> reads;
     for (ir::TensorId in : op.inputs) {
-      const TreeNode::ListRead& r = listParams.ofTensor[static_cast<std::size_t>(in)];
+      const TreeNode::ListRead& r = listParams[static_cast<std::size_t>(in)];
       if (r.place >= 0) reads.push_back({r.place, r.element, address});
     }
     return reads;

@@ -330,8 +330,6 @@ std::vector<LoopRun> LoopFinder::detectInRange(int cluster, std::size_t lo, std:
       run.start = i;
       run.period = bestK;
       run.iterations = bestN;
-      run.nested = detectInRange(cluster, i, i + bestK, exact, loose,
-                                 {modules_.firstLeaf(children[i]), modules_.lastLeaf(children[i + bestK - 1])});
       // Foldable: equal leaf counts in every iteration.
       std::size_t first = 0;
       for (std::size_t it = 0; it < bestN; ++it) {
@@ -364,11 +362,10 @@ const std::vector<LoopRun>& LoopFinder::loops(int cluster, std::size_t begin, st
     exact[i] = signature(children[i], false);
     loose[i] = signature(children[i], true);
   }
-  // A range that is not the whole cluster is an iteration of a loop around it: only its own
-  // leaves count as outside a loop inside it (LeafScope).
-  const LeafScope scope = begin == 0 && end == children.size()
-                              ? LeafScope{modules_.firstLeaf(cluster), modules_.lastLeaf(cluster)}
-                              : LeafScope{modules_.firstLeaf(children[begin]), modules_.lastLeaf(children[end - 1])};
+  // The range's own leaves: the cluster's, or, for a range that is an iteration of a loop around
+  // it, that iteration's (LeafScope).
+  if (begin >= end) return cache_[key] = {};
+  const LeafScope scope{modules_.firstLeaf(children[begin]), modules_.lastLeaf(children[end - 1])};
   return cache_[key] = detectInRange(cluster, begin, end, exact, loose, scope);
 }
 

@@ -35,7 +35,6 @@ struct LoopRun {
   std::size_t period = 0;
   std::size_t iterations = 0;
   bool foldable = true;
-  std::vector<LoopRun> nested;  // loops inside the first iteration's range
 };
 
 // Collapses maximal period-k repetitions (k >= 1) of a list to one copy of the period.
@@ -92,8 +91,8 @@ class LoopFinder {
   };
   int intern(std::vector<int> key);
   // The leaves (ModuleTree's numbering, first and last) whose reads count as outside a loop's
-  // iterations: the cluster's, or for a loop nested in another, the enclosing loop's first
-  // iteration's (its later iterations are the same code run again).
+  // iterations: the cluster's, or for a loop inside an iteration of another, that iteration's
+  // (the other iterations are the same code run again).
   struct LeafScope {
     std::size_t first = 0, last = 0;
   };

@@ -30,11 +30,8 @@ std::string commonModule(std::string_view a, std::string_view b) {
 // their paths first differ, both parts are numbers.
 bool otherListElement(std::string_view a, std::string_view b) {
   const std::vector<std::string_view> pa = split(a, '.'), pb = split(b, '.');
-  auto number = [](std::string_view s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
   for (std::size_t i = 0; i < std::min(pa.size(), pb.size()); ++i) {
-    if (pa[i] != pb[i]) return number(pa[i]) && number(pb[i]);
+    if (pa[i] != pb[i]) return isListIndex(pa[i]) && isListIndex(pb[i]);
   }
   return false;
 }
