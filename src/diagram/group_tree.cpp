@@ -122,11 +122,11 @@ std::unordered_set<std::string> sideOnlyOneLineHelpers(const ir::Graph& train,
 
 namespace {
 
-// Per tensor, the list element it is a parameter of: `layers.3.attn.q.weight` has place
-// `layers.#.attn.q.weight` and element `3`. Parameters whose names have no list index are not
-// listed (place -1).
-std::vector<TreeNode::ListRead> listParamsOf(const ir::Graph& graph) {
-  std::vector<TreeNode::ListRead> ofTensor(graph.tensors.size());
+// Per parameter tensor, the list element it is a parameter of: `layers.3.attn.q.weight` has
+// place `layers.#.attn.q.weight` and element `3`. Parameters whose names have no list index are
+// not listed. Keyed by the parameters alone: a graph of a million tensors has few of them.
+std::unordered_map<ir::TensorId, TreeNode::ListRead> listParamsOf(const ir::Graph& graph) {
+  std::unordered_map<ir::TensorId, TreeNode::ListRead> ofTensor;
   std::unordered_map<std::string, int> places, elements;
   auto intern = [](std::unordered_map<std::string, int>& table, std::string key) {
     return table.emplace(std::move(key), static_cast<int>(table.size())).first->second;
@@ -140,8 +140,7 @@ std::vector<TreeNode::ListRead> listParamsOf(const ir::Graph& graph) {
       place += index ? std::string_view("#") : part;
       if (index) element.append(part).push_back('.');
     }
-    if (element.empty() || p.tensor < 0 || static_cast<std::size_t>(p.tensor) >= ofTensor.size()) continue;
-    ofTensor[static_cast<std::size_t>(p.tensor)] = {intern(places, place), intern(elements, element), 0};
+    if (!element.empty()) ofTensor[p.tensor] = {intern(places, place), intern(elements, element), 0};
   }
   return ofTensor;
 }
@@ -150,13 +149,15 @@ std::vector<TreeNode::ListRead> listParamsOf(const ir::Graph& graph) {
 
 GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& included,
                          const std::unordered_set<std::string>& inlined) {
-  const std::vector<TreeNode::ListRead> listParams = listParamsOf(graph);
+  const std::unordered_map<ir::TensorId, TreeNode::ListRead> listParams = listParamsOf(graph);
   // The list elements an op reads at `address`, as its leaf records them.
   auto listReadsOf = [&](const ir::Op& op, std::uint64_t address) {
     std::vector<TreeNode::ListRead> reads;
+    if (listParams.empty()) return reads;
     for (ir::TensorId in : op.inputs) {
-      const TreeNode::ListRead& r = listParams[static_cast<std::size_t>(in)];
-      if (r.place >= 0) reads.push_back({r.place, r.element, address});
+      if (const auto it = listParams.find(in); it != listParams.end()) {
+        reads.push_back({it->second.place, it->second.element, address});
+      }
     }
     return reads;
   };
