@@ -145,6 +145,36 @@ std::unordered_map<ir::TensorId, TreeNode::ListRead> listParamsOf(const ir::Grap
   return ofTensor;
 }
 
+// A call that runs only its first line, followed by calls that run more, leaves no deviation
+// between the first two calls: `blk` of a ResNet-like stage whose first block has no residual add
+// (`h = relu(b.conv(x)); if (b.useRes) h = add(x, h);`) gives conv, conv, add, conv, add, …,
+// where only the third and fourth convs are marked as call starts. When every call from the first
+// marked start on runs the first line exactly once, the first line's earlier repeats are call
+// starts too, and not a one-line loop's next round. A function whose first line is a loop's
+// one-line body runs it several times per call, so its calls are left as they are.
+void markCallsOfOneLine(GroupTree& tree, const TreeNode& cluster) {
+  const std::vector<int>& children = cluster.children;
+  auto child = [&](std::size_t i) -> TreeNode& { return tree.nodes[static_cast<std::size_t>(children[i])]; };
+  std::size_t firstStart = 0;
+  while (firstStart < children.size() && !child(firstStart).invocationStart) ++firstStart;
+  if (firstStart == children.size()) return;
+  const LineRef first = child(0).where;
+  std::size_t runsInCall = 0;
+  for (std::size_t i = firstStart; i < children.size(); ++i) {
+    if (child(i).invocationStart) {
+      if (i != firstStart && runsInCall != 1) return;
+      runsInCall = 0;
+    }
+    if (child(i).where == first) ++runsInCall;
+  }
+  if (runsInCall != 1) return;
+  for (std::size_t i = 1; i < firstStart; ++i) {
+    if (!(child(i).where == first)) continue;
+    child(i).invocationStart = true;
+    child(i).repeatSplit = false;  // a new call, not the line's one-line loop running again
+  }
+}
+
 }  // namespace
 
 GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& included,
@@ -170,6 +200,29 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
       }
     }
     return false;
+  };
+  std::unordered_set<ir::TensorId> params;
+  params.reserve(graph.params.size());
+  for (const ir::Param& p : graph.params) params.insert(p.tensor);
+  // The op's first input that is a parameter, as a leaf's first parameter read.
+  auto paramReadOf = [&](const ir::Op& op, ir::OpId id, std::uint64_t address) {
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+      if (params.contains(op.inputs[i])) return TreeNode::ParamRead{id, i, address};
+    }
+    return TreeNode::ParamRead{};
+  };
+  // The one call at `address` starts again: its op reads the leaf's first parameter as the
+  // leaf's first read did, with the same kind and attributes. A layer shared by every iteration
+  // (`for (...) h = m.layer(h);`) reads no new list element, so only its start repeating says
+  // the line ran again. Within one call, a layer that reads a parameter again reads it
+  // otherwise (attention's q, k and v blocks of in_proj_weight) or reads another one first (an
+  // LSTM's weight_ih before each step's weight_hh).
+  auto startsAgain = [&](const TreeNode& leaf, const ir::Op& op, std::uint64_t address) {
+    const TreeNode::ParamRead& first = leaf.firstParamRead;
+    if (first.op == ir::kNone || address == 0 || first.address != address) return false;
+    const ir::Op& firstOp = graph.op(first.op);
+    return firstOp.kind == op.kind && op.inputs.size() == firstOp.inputs.size() &&
+           op.inputs[first.input] == firstOp.inputs[first.input] && *op.attrs == *firstOp.attrs;
   };
   GroupTree tree;
   tree.graph = &graph;
@@ -265,7 +318,10 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
                               std::find(last.addresses.begin(), last.addresses.end(), address) !=
                                   last.addresses.end();
         std::vector<TreeNode::ListRead> reads = address != 0 ? listReadsOf(op, address) : std::vector<TreeNode::ListRead>{};
-        if (!recurred && !readsNextElement(last, reads)) {
+        if (!recurred && !readsNextElement(last, reads) && !startsAgain(last, op, address)) {
+          if (last.firstParamRead.op == ir::kNone) {
+            last.firstParamRead = paramReadOf(op, static_cast<ir::OpId>(opIdx), address);
+          }
           last.ops.push_back(static_cast<ir::OpId>(opIdx));
           last.output = op.out;
           if (address != last.addresses.back()) last.addresses.push_back(address);
@@ -290,12 +346,16 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
     leaf.output = op.out;
     leaf.addresses = {address};
     if (address != 0) leaf.listReads = listReadsOf(op, address);
+    leaf.firstParamRead = paramReadOf(op, static_cast<ir::OpId>(opIdx), address);
     leaf.repeatSplit = repeatSplit;
     const int idx = static_cast<int>(tree.nodes.size());
     tree.nodes.push_back(std::move(leaf));
     calls.resize(tree.nodes.size());
     lines.resize(tree.nodes.size());
     appendChild(inner, idx);
+  }
+  for (TreeNode& node : tree.nodes) {
+    if (!node.leaf) markCallsOfOneLine(tree, node);
   }
   return tree;
 }

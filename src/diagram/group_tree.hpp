@@ -42,10 +42,19 @@ struct TreeNode {
     std::uint64_t address = 0;
   };
   std::vector<ListRead> listReads;
+  // Leaf: its first op that read a parameter, which input that was, and the call address it came
+  // from (ir::kNone when none of its ops read one).
+  struct ParamRead {
+    ir::OpId op = ir::kNone;
+    std::size_t input = 0;
+    std::uint64_t address = 0;
+  };
+  ParamRead firstParamRead;
   // Leaf started because its line ran again in a loop whose body is that one line: its call
-  // address recurred after another (`for (...) h = relu(layer(h));`), or the one call on it
-  // read the next element of a list (`for (const Linear& l : m.fcs) h = l(h);`). Such leaves may
-  // form period-1 loops.
+  // address recurred after another (`for (...) h = relu(layer(h));`), the one call on it read
+  // the next element of a list (`for (const Linear& l : m.fcs) h = l(h);`), or it began as the
+  // leaf's first parameter read did (`for (...) h = m.layer(h);`). Such leaves may form
+  // period-1 loops.
   bool repeatSplit = false;
   // The first line of the enclosing cluster ran again after other lines: a new call of the
   // cluster's function begins here. Consecutive calls made from one line share one cluster (the

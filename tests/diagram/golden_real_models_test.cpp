@@ -672,6 +672,62 @@ TEST(DiagramGoldenRealModels, LoopOfBareLayerCallsFoldsByItsListElements) {
                                                    3 * ((4 * 16 * 16 + 4 * 16) + (16 * 2048 + 2048 + 2048 * 16 + 16) + 4 * 16)}));
 }
 
+// shared_layer_loops: one layer called again on one line, its weights shared by every iteration
+// (ALBERT's loop): `x = m.fc(x)` ×4, `x = m.layer(x)` ×3 (a TransformerEncoderLayer, whose
+// attention reads in_proj_weight three times per call), `x = m.lstm(x)` ×2 (weight_hh read at
+// every step).
+TEST(DiagramGoldenRealModels, LoopCallingOneSharedLayerFolds) {
+  const Diagram d = buildDiagram(traced("shared_layer_loops"), {.only = Side::train});
+  EXPECT_EQ(loopLabels(d), (std::vector<std::string>{"×4", "×3", "×2"}));
+  // The three loops' lines, the head, the loss.
+  EXPECT_EQ(d.layerCount(), 5u);
+  // encode's call and the three loops.
+  EXPECT_EQ(d.clusters.size(), 4u);
+  // x→fc, fc→fc (carried), fc→layer, layer→layer (carried), layer→lstm, lstm→lstm (carried),
+  // lstm→head, head→loss.
+  EXPECT_EQ(d.edges.size(), 8u);
+  EXPECT_EQ(d.carriedEdgeCount(), 3u);
+  // A folded box holds its layer's parameters once (every iteration reads the same ones) and
+  // every iteration's FLOPs (2 per multiply-add; B·T = 24 rows): fc 16·16 + 16 parameters,
+  // 4 · 24 · 16 · 16 · 2 FLOPs; the encoder layer 4·16·16 + 4·16 (attention) +
+  // 16·2048 + 2048 + 2048·16 + 16 (feed-forward) + 4·16 (norms); the LSTM
+  // 4·16·16 · 2 + 4·16 · 2.
+  std::vector<std::int64_t> loopParams, loopFlops;
+  for (const Node& n : d.nodes) {
+    if (n.cluster >= 0 && d.clusters[static_cast<std::size_t>(n.cluster)].kind == Cluster::Kind::loop && n.cost.train) {
+      loopParams.push_back(n.cost.train->params);
+      loopFlops.push_back(n.cost.train->flops);
+    }
+  }
+  EXPECT_EQ(loopParams, (std::vector<std::int64_t>{16 * 16 + 16,
+                                                   (4 * 16 * 16 + 4 * 16) + (16 * 2048 + 2048 + 2048 * 16 + 16) + 4 * 16,
+                                                   4 * 16 * 16 * 2 + 4 * 16 * 2}));
+  EXPECT_EQ(loopFlops.at(0), 4 * 24 * 16 * 16 * 2);
+}
+
+// first_call_shorter: block 0 runs only `h = relu(b.conv(x));`, blocks 1-3 that line and the
+// residual add. The loop is blocks 1-3, each a whole call; block 0's conv stands before it.
+TEST(DiagramGoldenRealModels, LoopOverCallsAfterAShorterFirstCallFoldsWholeCalls) {
+  const Diagram d = buildDiagram(traced("first_call_shorter"), {.only = Side::train});
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×3"});
+  // Block 0's conv, the loop's conv and add, the loss.
+  EXPECT_EQ(d.layerCount(), 4u);
+  // forward's call, block's calls, the loop.
+  EXPECT_EQ(d.clusters.size(), 3u);
+  // The loop holds one conv box and one add box; block 0's conv is outside it.
+  std::vector<std::string> inLoop, outside;
+  for (const Node& n : d.nodes) {
+    const bool looped = n.cluster >= 0 && d.clusters[static_cast<std::size_t>(n.cluster)].kind == Cluster::Kind::loop;
+    (looped ? inLoop : outside).push_back(n.label);
+  }
+  EXPECT_EQ(inLoop, (std::vector<std::string>{"Tensor h = relu(b.conv(x));", "if (b.residual) h = add(x, h);"}));
+  EXPECT_EQ(std::count(outside.begin(), outside.end(), "Tensor h = relu(b.conv(x));"), 1);
+  // x→conv0, conv0→conv, conv→add, conv0→add (the residual of block 1), add→conv (carried),
+  // add→add (the residual, carried), add→loss.
+  EXPECT_EQ(d.edges.size(), 7u);
+  EXPECT_EQ(d.carriedEdgeCount(), 2u);
+}
+
 // ---------------------------------------------------------------------------------------------
 // shared_encoder_loops: encode() loops over its 3 layers; training calls it twice (a siamese
 // pair), inference once per step of a 5-step sampling loop. Each call's layer loop folds,
