@@ -114,8 +114,12 @@ std::string wrapForLabel(std::string_view text, std::size_t maxChars) {
   std::vector<std::string> tokens;
   std::string buf;
   for (char ch : text) {
+    // A dot after a name (`m.fc`) may end a line, as in the seed; a designated initializer's
+    // (`{.stride = 2, .padding = 1}`) stays with its field's name.
+    // (A token ends at a space, comma or parenthesis, so the buffer is empty after those.)
+    const bool memberDot = ch == '.' && !buf.empty() && buf.back() != '{';
     buf += ch;
-    if (ch == ' ' || ch == ',' || ch == '(' || ch == '.') {
+    if (ch == ' ' || ch == ',' || ch == '(' || memberDot) {
       tokens.push_back(std::move(buf));
       buf.clear();
     }

@@ -85,6 +85,11 @@ TEST(LabelText, WrapsAtBreakCharactersAndEscapes) {
   EXPECT_EQ(wrapForLabel("aaaa(bbbb, cccc)", 10), "aaaa(bbbb,<BR/>cccc)");
   EXPECT_EQ(wrapForLabel("x[0] < y && z > \"w\"", 80),
             "x&#91;0&#93; &lt; y &amp;&amp; z &gt; &quot;w&quot;");
+  // After a name's dot, as the seed does; never between a designated initializer's dot and its
+  // field (a ResNet stem's pool wrapped as `{.stride = 2, .` / `padding = 1}`).
+  EXPECT_EQ(wrapForLabel("x = m.layer(x);", 10), "x = m.<BR/>layer(x);");
+  EXPECT_EQ(wrapForLabel("pool(x, 3, {.stride = 2, .padding = 1});", 30),
+            "pool(x, 3, {.stride = 2,<BR/>.padding = 1});");
 }
 
 // A box shows the whole statement a formatter wrapped, not only its first line.
