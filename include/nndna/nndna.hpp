@@ -399,6 +399,11 @@ Tensor silu(Tensor x);
 Tensor leakyRelu(Tensor x, double alpha = 0.01);
 Tensor softplus(Tensor x);
 Tensor clamp(Tensor x, double lo, double hi);
+// MobileNet's hard activations, as PyTorch's: relu6 = clamp(x, 0, 6) (nn.ReLU6),
+// hardsigmoid = relu6(x + 3) / 6, hardswish = x · hardsigmoid(x) (MobileNetV3).
+Tensor relu6(Tensor x);
+Tensor hardsigmoid(Tensor x);
+Tensor hardswish(Tensor x);
 
 // Reductions. Without an axis: over every element (rank-0 result).
 struct ReduceOptions {
@@ -433,6 +438,10 @@ Tensor reshape(Tensor x, Sizes shape);
 // torch.flatten: axes startDim..endDim (inclusive, negative from the end) merged into one, a view
 // (`flatten(x, 1)` is nn.Flatten's [N, C, H, W] -> [N, C·H·W]; named axes merge their names).
 Tensor flatten(Tensor x, std::int64_t startDim = 0, std::int64_t endDim = -1);
+// torch.squeeze(x, dim) / unsqueeze(x, dim): a size-1 axis removed / inserted (views);
+// `unsqueeze(x, -1)` adds a last axis.
+Tensor squeeze(Tensor x, std::int64_t dim);
+Tensor unsqueeze(Tensor x, std::int64_t dim);
 Tensor permute(Tensor x, std::vector<std::int64_t> axes);
 Tensor swapAxes(Tensor x, std::int64_t a, std::int64_t b);
 // NumPy broadcasting to `shape` (a view, no copy): `broadcastTo(cls, {B, 1, D})`. `expand` is
@@ -475,6 +484,12 @@ Tensor pad(Tensor x, const std::vector<std::int64_t>& amounts, double value = 0.
 Tensor concat(const std::vector<Tensor>& tensors, std::int64_t axis);
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t axis);
 std::vector<Tensor> split(Tensor x, const Sizes& sizes, std::int64_t axis);
+// torch.chunk: `chunks` pieces of ceil(n / chunks) along `axis`, the last one smaller (fewer
+// pieces when n does not allow that many): `auto qkv = chunk(proj, 3, -1);`.
+std::vector<Tensor> chunk(Tensor x, std::int64_t chunks, std::int64_t axis = 0);
+// torch.select / x[:, index]: one position along `dim`, that axis removed (a negative index
+// counts from the end): `select(h, 1, 0)` is BERT's [CLS] state [B, D] from [B, T, D].
+Tensor select(Tensor x, std::int64_t dim, std::int64_t index);
 
 // Fused ML ops. `softmaxCausal` masks the future over the last two axes ([.., T, T]) and
 // normalises; `whereCausal` only fills the future positions with `fill`.
@@ -568,6 +583,11 @@ struct LossOptions {
 };
 Tensor crossEntropy(Tensor logits, Tensor targets, LossOptions options = {});
 Tensor nllLoss(Tensor logProbs, Tensor targets, LossOptions options = {});
+// Element-wise losses of a prediction and an f32 target of the same shape (PyTorch's mse_loss,
+// l1_loss, binary_cross_entropy_with_logits; targets in [0, 1] for the last).
+Tensor mseLoss(Tensor prediction, Tensor target, LossOptions options = {});
+Tensor l1Loss(Tensor prediction, Tensor target, LossOptions options = {});
+Tensor binaryCrossEntropyWithLogits(Tensor logits, Tensor targets, LossOptions options = {});
 
 // True while the training graph is traced, false for the inference graph. Layers with
 // train-only behaviour (BatchNorm2d) read it; specs may too.

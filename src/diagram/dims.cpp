@@ -89,14 +89,28 @@ DimResolver::DimResolver(std::vector<DimDecl> declared, const std::vector<const 
     const auto declaredColor = normalizeColor(d.color);
     colors_.push_back(declaredColor ? *declaredColor : nextColor());
   }
+  // Undeclared sizes, in order of first appearance, with how many axes have them.
+  std::vector<std::int64_t> undeclared;
+  std::map<std::int64_t, std::size_t> axesOfSize;
   for (const ir::Graph* g : graphs) {
     for (const ir::TensorInfo& t : g->tensors) {
       for (std::int64_t size : t.shape) {
-        if (bySize_.contains(size) || autoColors_.contains(size)) continue;
-        autoColors_[size] = nextColor();
+        if (bySize_.contains(size)) continue;
+        if (axesOfSize[size]++ == 0) undeclared.push_back(size);
       }
     }
   }
+  // A colour says "the same axis", so no two sizes share one: with more sizes than colours left
+  // (ResNet-50's 13), the most common sizes get them and the rest are drawn grey.
+  const std::size_t left = kAutoPalette.size() - std::min(next, kAutoPalette.size());
+  if (undeclared.size() > left) {
+    std::vector<std::int64_t> common = undeclared;
+    std::stable_sort(common.begin(), common.end(),
+                     [&](std::int64_t a, std::int64_t b) { return axesOfSize[a] > axesOfSize[b]; });
+    const std::set<std::int64_t> coloured(common.begin(), common.begin() + static_cast<std::ptrdiff_t>(left));
+    std::erase_if(undeclared, [&](std::int64_t size) { return !coloured.contains(size); });
+  }
+  for (std::int64_t size : undeclared) autoColors_[size] = nextColor();
   for (std::size_t i = 0; i < declared_.size(); ++i) {
     const DimDecl& d = declared_[i];
     legend_.push_back({std::string(d.name), std::string(d.desc), d.size, colors_[i]});

@@ -109,4 +109,10 @@ Tensor clamp(Tensor x, double lo, double hi) {
   return op.finish();
 }
 
+// The hard activations of MobileNetV2 and V3, as PyTorch defines them (composites: a clamp, and
+// for the hard ones an add and a division, each drawn in the caller's box).
+Tensor relu6(Tensor x) { return clamp(x, 0.0, 6.0); }
+Tensor hardsigmoid(Tensor x) { return div(clamp(add(x, 3.0), 0.0, 6.0), 6.0); }
+Tensor hardswish(Tensor x) { return mul(x, hardsigmoid(x)); }
+
 }  // namespace nndna

@@ -94,4 +94,49 @@ Tensor nllLoss(Tensor logProbs, Tensor targets, LossOptions options) {
   return loss(OpKind::nll_loss, "nllLoss", logProbs, targets, options);
 }
 
+namespace {
+// The element-wise losses take a prediction and a target of one shape (PyTorch broadcasts with a
+// warning, which hides a forgotten reshape) and f32 targets.
+void requirePair(std::string_view api, std::string_view what, Tensor prediction, Tensor target) {
+  OpBuilder check(OpKind::sub, api);
+  const ir::TensorInfo& p = check.input(prediction);
+  const ir::TensorInfo& t = check.input(target);
+  if (p.shape != t.shape) {
+    check.fail("the {} {} and the target {} must have one shape", what, ir::formatShape(p.shape),
+               ir::formatShape(t.shape));
+  }
+  if (p.dtype != DType::f32 || t.dtype != DType::f32) {
+    check.fail("the {} and the target must be f32, got {} and {}", what, ir::dtypeName(p.dtype),
+               ir::dtypeName(t.dtype));
+  }
+}
+
+Tensor reduced(Tensor perElement, Reduction reduction) {
+  switch (reduction) {
+    case Reduction::mean: return mean(perElement);
+    case Reduction::sum: return sum(perElement);
+    case Reduction::none: return perElement;
+  }
+  return perElement;
+}
+}  // namespace
+
+Tensor mseLoss(Tensor prediction, Tensor target, LossOptions options) {
+  requirePair("mseLoss", "prediction", prediction, target);
+  return reduced(square(sub(prediction, target)), options.reduction);
+}
+
+Tensor l1Loss(Tensor prediction, Tensor target, LossOptions options) {
+  requirePair("l1Loss", "prediction", prediction, target);
+  return reduced(abs(sub(prediction, target)), options.reduction);
+}
+
+// max(x, 0) - x·y + log(1 + e^-|x|): PyTorch's form, which neither overflows for large |x| nor
+// loses the small terms.
+Tensor binaryCrossEntropyWithLogits(Tensor logits, Tensor targets, LossOptions options) {
+  requirePair("binaryCrossEntropyWithLogits", "logits", logits, targets);
+  const Tensor perElement = add(sub(max(logits, 0.0), mul(logits, targets)), softplus(neg(abs(logits))));
+  return reduced(perElement, options.reduction);
+}
+
 }  // namespace nndna

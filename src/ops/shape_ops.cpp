@@ -196,6 +196,72 @@ std::vector<Tensor> split(Tensor x, const Sizes& named, std::int64_t axis) {
   return pieces;
 }
 
+// torch.chunk: pieces of ceil(n / chunks) along the axis, the last one smaller, so fewer than
+// `chunks` pieces when the size does not allow that many (PyTorch's rule).
+std::vector<Tensor> chunk(Tensor x, std::int64_t chunks, std::int64_t axis) {
+  std::int64_t a = 0;
+  std::int64_t size = 0;
+  {
+    OpBuilder check(OpKind::narrow, "chunk");
+    const ir::TensorInfo& in = check.input(x);
+    if (chunks <= 0) check.fail("chunks must be positive, got {}", chunks);
+    a = check.axis(axis, in.shape.size());
+    size = in.shape[static_cast<std::size_t>(a)];
+  }
+  const std::int64_t piece = (size + chunks - 1) / chunks;
+  std::vector<Tensor> pieces;
+  for (std::int64_t start = 0; start < size; start += piece) {
+    pieces.push_back(narrowAs("chunk", x, a, start, std::min(piece, size - start)));
+  }
+  return pieces;
+}
+
+// The input's shape with `dim` removed (squeeze, select) or a 1 inserted there (unsqueeze),
+// checked under the API's name.
+Tensor squeeze(Tensor x, std::int64_t dim) {
+  Shape shape;
+  {
+    OpBuilder check(OpKind::reshape, "squeeze");
+    const Shape& in = check.input(x).shape;
+    const auto a = static_cast<std::size_t>(check.axis(dim, in.size(), "dim"));
+    if (in[a] != 1) check.fail("axis {} of {} has size {}, not 1", a, ir::formatShape(in), in[a]);
+    shape = in;
+    shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
+  }
+  return reshapeAs("squeeze", x, shape);
+}
+
+Tensor unsqueeze(Tensor x, std::int64_t dim) {
+  Shape shape;
+  {
+    OpBuilder check(OpKind::reshape, "unsqueeze");
+    const Shape& in = check.input(x).shape;
+    // Like PyTorch, a new axis may go after the last one: dim in [-rank-1, rank].
+    const auto a = static_cast<std::size_t>(check.axis(dim, in.size() + 1, "dim"));
+    shape = in;
+    shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(a), 1);
+  }
+  return reshapeAs("unsqueeze", x, shape);
+}
+
+Tensor select(Tensor x, std::int64_t dim, std::int64_t index) {
+  std::int64_t a = 0;
+  Shape shape;
+  {
+    OpBuilder check(OpKind::narrow, "select");
+    const Shape& in = check.input(x).shape;
+    a = check.axis(dim, in.size(), "dim");
+    const std::int64_t size = in[static_cast<std::size_t>(a)];
+    if (index < -size || index >= size) {
+      check.fail("index {} is out of range for axis {} of {} (size {})", index, a, ir::formatShape(in), size);
+    }
+    if (index < 0) index += size;
+    shape = in;
+    shape.erase(shape.begin() + a);
+  }
+  return reshapeAs("select", narrowAs("select", x, a, index, 1), shape);
+}
+
 namespace {
 Tensor join(OpKind kind, std::string_view api, const std::vector<Tensor>& tensors,
             std::int64_t axis) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 
 #include "diagram/assemble.hpp"
 #include "diagram/dims.hpp"
@@ -174,6 +175,28 @@ TEST(Dims, ThreeWayCollisionIsExplainedAndAutoColoursFollowDeclaredOnes) {
   EXPECT_EQ(collisions[0].names, (std::vector<std::string>{"B", "T", "D"}));
   // 7 is undeclared: the fourth colour of the palette (three went to B, T, D).
   EXPECT_EQ(dims.resolve(7, 2, 3).color, "#9467bd");
+}
+
+// More undeclared sizes than colours: the most common sizes get one each, the rest grey, and no
+// two sizes share a colour (ResNet-50's 13 sizes drew 7 and 56 alike).
+TEST(Dims, AutoColoursAreNeverSharedBetweenSizes) {
+  // 2 and 3 on two tensors each, 4 … 13 on one: twelve sizes for ten colours.
+  const ir::Graph g = graphWithShapes({{2, 3}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}, {12, 13}});
+  const DimResolver dims({}, {&g});
+  std::set<std::string> colours;
+  for (std::int64_t size = 2; size <= 11; ++size) colours.insert(dims.resolve(size, 0, 1).color);
+  EXPECT_EQ(colours.size(), 10u);
+  EXPECT_FALSE(colours.contains("#666666"));
+  // In order of appearance among the coloured ones.
+  EXPECT_EQ(dims.resolve(2, 0, 1).color, "#1f77b4");
+  EXPECT_EQ(dims.resolve(4, 0, 1).color, "#ff7f0e");
+  EXPECT_EQ(dims.resolve(12, 0, 1).color, "#666666");
+  EXPECT_EQ(dims.resolve(13, 0, 1).color, "#666666");
+  // With a declared dim taking a colour, one more size goes grey: 11, the last to appear among
+  // those seen once.
+  const DimResolver withB({{64, "B", "batch"}}, {&g});
+  EXPECT_EQ(withB.resolve(11, 0, 1).color, "#666666");
+  EXPECT_EQ(withB.resolve(10, 0, 1).color, "#ffbb78");
 }
 
 TEST(Dims, DeclaredColoursAreValidatedAndWidened) {

@@ -1,0 +1,135 @@
+// The PyTorch helpers built from other ops (squeeze, unsqueeze, select, chunk, the hard
+// activations, the element-wise losses): values against hand computations, gradients by finite
+// differences, names kept, and errors that name the helper the user called.
+#include <cmath>
+
+#include "gradcheck.hpp"
+
+namespace nndna::eval::testing {
+namespace {
+
+// The message of the TraceError `fn` raises, without the calls that led to it.
+std::string errorOf(const Feeds& feeds, const Fn& fn) {
+  try {
+    traceFunction(declsOf(feeds), fn);
+  } catch (const TraceError& e) {
+    const std::string message = e.message();
+    return message.substr(0, message.find(" (called from "));
+  }
+  return "no error";
+}
+
+TEST(EvalPytorchHelpers, SqueezeAndUnsqueezeRemoveAndInsertOneAxis) {
+  const Feeds feeds = {{"x", f32({2, 1, 3}, {1, 2, 3, 4, 5, 6})}};
+  expectF32(run(feeds, [](const Inputs& in) { return squeeze(in["x"], 1); }), {2, 3}, {1, 2, 3, 4, 5, 6});
+  expectF32(run(feeds, [](const Inputs& in) { return squeeze(in["x"], -2); }), {2, 3}, {1, 2, 3, 4, 5, 6});
+  expectF32(run(feeds, [](const Inputs& in) { return unsqueeze(in["x"], 0); }), {1, 2, 1, 3}, {1, 2, 3, 4, 5, 6});
+  // After the last axis, as PyTorch allows.
+  expectF32(run(feeds, [](const Inputs& in) { return unsqueeze(in["x"], -1); }), {2, 1, 3, 1}, {1, 2, 3, 4, 5, 6});
+  expectF32(run(feeds, [](const Inputs& in) { return unsqueeze(in["x"], 3); }), {2, 1, 3, 1}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(errorOf(feeds, [](const Inputs& in) { return squeeze(in["x"], 0); }),
+            "squeeze: axis 0 of [2, 1, 3] has size 2, not 1");
+  EXPECT_NE(errorOf(feeds, [](const Inputs& in) { return unsqueeze(in["x"], 4); }).find("unsqueeze: "),
+            std::string::npos);
+}
+
+TEST(EvalPytorchHelpers, SelectTakesOnePositionAndDropsItsAxis) {
+  // [2, 3, 2]: x[:, 0] is BERT's [CLS] state, x[:, -1] the last step's.
+  const Feeds feeds = {{"x", f32({2, 3, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})}};
+  expectF32(run(feeds, [](const Inputs& in) { return select(in["x"], 1, 0); }), {2, 2}, {0, 1, 6, 7});
+  expectF32(run(feeds, [](const Inputs& in) { return select(in["x"], 1, -1); }), {2, 2}, {4, 5, 10, 11});
+  expectF32(run(feeds, [](const Inputs& in) { return select(in["x"], -1, 1); }), {2, 3}, {1, 3, 5, 7, 9, 11});
+  EXPECT_EQ(errorOf(feeds, [](const Inputs& in) { return select(in["x"], 1, 3); }),
+            "select: index 3 is out of range for axis 1 of [2, 3, 2] (size 3)");
+  EXPECT_EQ(errorOf(feeds, [](const Inputs& in) { return select(in["x"], 1, -4); }),
+            "select: index -4 is out of range for axis 1 of [2, 3, 2] (size 3)");
+}
+
+TEST(EvalPytorchHelpers, ChunkCutsEqualPiecesTheLastSmaller) {
+  const Feeds feeds = {{"x", f32({1, 5}, {0, 1, 2, 3, 4})}};
+  auto pieces = [&](std::int64_t chunks) {
+    std::vector<Shape> shapes;
+    traceFunction(declsOf(feeds), [&](const Inputs& in) {
+      for (const Tensor& t : chunk(in["x"], chunks, -1)) shapes.push_back(t.shape());
+      return in["x"];
+    });
+    return shapes;
+  };
+  // ceil(5 / 2) = 3: [3, 2]; ceil(5 / 3) = 2: [2, 2, 1]; ceil(5 / 4) = 2: three pieces, not four
+  // (PyTorch's rule); 5 / 5: five of one.
+  EXPECT_EQ(pieces(2), (std::vector<Shape>{{1, 3}, {1, 2}}));
+  EXPECT_EQ(pieces(3), (std::vector<Shape>{{1, 2}, {1, 2}, {1, 1}}));
+  EXPECT_EQ(pieces(4), (std::vector<Shape>{{1, 2}, {1, 2}, {1, 1}}));
+  EXPECT_EQ(pieces(5).size(), 5u);
+  expectF32(run(feeds, [](const Inputs& in) { return chunk(in["x"], 2, 1)[1]; }), {1, 2}, {3, 4});
+  EXPECT_EQ(errorOf(feeds, [](const Inputs& in) { return chunk(in["x"], 0, 1)[0]; }),
+            "chunk: chunks must be positive, got 0");
+}
+
+// Named axes pass through: unsqueeze's new axis and select's dropped one leave the others' names.
+TEST(EvalPytorchHelpers, ViewsKeepTheAxesNames) {
+  constexpr Dim B{"B", 2, "batch"}, T{"T", 3, "steps"}, D{"D", 4, "width"};
+  auto namesOf = [&](const Fn& fn) {
+    const ir::Graph g = traceFunction({{"x", {B, T, D}}}, fn);
+    return g.tensor(g.outputs.at(0)).names;
+  };
+  EXPECT_EQ(namesOf([](const Inputs& in) { return select(in["x"], 1, 0); }), (ir::DimNames{"B", "D"}));
+  EXPECT_EQ(namesOf([](const Inputs& in) { return squeeze(unsqueeze(in["x"], 1), 1); }), (ir::DimNames{"B", "T", "D"}));
+  EXPECT_EQ(namesOf([](const Inputs& in) { return chunk(in["x"], 2, -1)[0]; }), (ir::DimNames{"B", "T", ""}));
+}
+
+TEST(EvalPytorchHelpers, HardActivationsAsPytorchDefinesThem) {
+  const Feeds feeds = {{"x", f32({6}, {-4, -3, -1.5, 0, 2, 7})}};
+  expectF32(run(feeds, [](const Inputs& in) { return relu6(in["x"]); }), {6}, {0, 0, 0, 0, 2, 6});
+  // relu6(x + 3) / 6
+  expectF32(run(feeds, [](const Inputs& in) { return hardsigmoid(in["x"]); }), {6}, {0, 0, 0.25, 0.5, 5.0 / 6, 1});
+  expectF32(run(feeds, [](const Inputs& in) { return hardswish(in["x"]); }), {6}, {0, 0, -0.375, 0, 10.0 / 6, 7});
+  // Away from the kinks at -3, 0 (relu6) and 3, 6.
+  for (Tensor (*fn)(Tensor) : {relu6, hardsigmoid, hardswish}) {
+    checkGradients(opProblem({{"x", randomF32({2, 3}, 5, -5, 8, {-3, 0, 3, 6})}},
+                             [fn](const Inputs& in) { return fn(in["x"]); }));
+  }
+}
+
+TEST(EvalPytorchHelpers, ElementwiseLossesWithEachReduction) {
+  const Feeds feeds = {{"p", f32({2, 2}, {1, -2, 0.5, 3})}, {"t", f32({2, 2}, {0, 1, 0.5, 1})}};
+  // Differences 1, -3, 0, 2.
+  expectF32(run(feeds, [](const Inputs& in) { return mseLoss(in["p"], in["t"]); }), {}, {(1 + 9 + 0 + 4) / 4.0});
+  expectF32(run(feeds, [](const Inputs& in) { return mseLoss(in["p"], in["t"], {.reduction = Reduction::sum}); }),
+            {}, {14});
+  expectF32(run(feeds, [](const Inputs& in) { return l1Loss(in["p"], in["t"], {.reduction = Reduction::none}); }),
+            {2, 2}, {1, 3, 0, 2});
+  expectF32(run(feeds, [](const Inputs& in) { return l1Loss(in["p"], in["t"]); }), {}, {1.5});
+  // -(t·log σ(x) + (1 - t)·log(1 - σ(x))), element by element.
+  auto bce = [](double x, double t) {
+    const double s = 1 / (1 + std::exp(-x));
+    return -(t * std::log(s) + (1 - t) * std::log(1 - s));
+  };
+  expectF32(run(feeds, [](const Inputs& in) {
+              return binaryCrossEntropyWithLogits(in["p"], in["t"], {.reduction = Reduction::none});
+            }),
+            {2, 2}, {bce(1, 0), bce(-2, 1), bce(0.5, 0.5), bce(3, 1)}, 1e-12);
+  // Large logits neither overflow nor lose the small terms: x = 100, t = 0 costs 100; x = -100,
+  // t = 0 costs log(1 + e^-100).
+  const Feeds big = {{"p", f32({2}, {100, -100})}, {"t", f32({2}, {0, 0})}};
+  expectF32(run(big, [](const Inputs& in) {
+              return binaryCrossEntropyWithLogits(in["p"], in["t"], {.reduction = Reduction::none});
+            }),
+            {2}, {100, std::log1p(std::exp(-100.0))}, 1e-12);
+  for (const Fn& loss : {Fn([](const Inputs& in) { return mseLoss(in["p"], in["t"]); }),
+                         Fn([](const Inputs& in) { return binaryCrossEntropyWithLogits(in["p"], in["t"]); })}) {
+    checkGradients(opProblem({{"p", randomF32({2, 3}, 6)}, {"t", randomF32({2, 3}, 7, 0, 1)}}, loss, {"p"}));
+  }
+}
+
+TEST(EvalPytorchHelpers, LossesNameAMismatchedTarget) {
+  const Feeds wide = {{"p", f32({2, 1}, {0, 0})}, {"t", f32({2}, {0, 0})}};
+  EXPECT_EQ(errorOf(wide, [](const Inputs& in) { return mseLoss(in["p"], in["t"]); }),
+            "mseLoss: the prediction [2, 1] and the target [2] must have one shape");
+  const Feeds ints = {{"p", f32({2}, {0, 0})}, {"t", i32({2}, {0, 1})}};
+  EXPECT_EQ(errorOf(ints, [](const Inputs& in) { return binaryCrossEntropyWithLogits(in["p"], in["t"]); }),
+            "binaryCrossEntropyWithLogits: the logits and the target must be f32, got f32 and i32");
+}
+
+}  // namespace
+}  // namespace nndna::eval::testing
