@@ -1000,6 +1000,28 @@ class TransformerEncoderLayer : public Module {
   bool gelu = false;
 };
 
+using TransformerDecoderLayerOptions = TransformerEncoderLayerOptions;
+// nn.TransformerDecoderLayer(dModel, nhead, batch_first=True): tgt [B, T, D] and memory [B, S, D]
+// (the encoder's output) -> [B, T, D]: a self-attention block, an attention block over the memory
+// and a feed-forward block, each with dropout, a residual add and a LayerNorm (after the add, or
+// before the block with normFirst). `{.causal = true}` masks the self-attention (tgt_is_causal,
+// what a decoder that predicts the next token needs). Parameters as PyTorch's: self_attn and
+// multihead_attn (MultiheadAttention), linear1 [D, F], linear2 [F, D], norm1, norm2, norm3.
+// nn.TransformerDecoder is a list of them: `list<TransformerDecoderLayer>("layers", N, D, H)`.
+class TransformerDecoderLayer : public Module {
+ public:
+  TransformerDecoderLayer() = default;
+  TransformerDecoderLayer(std::string_view name, Size dModel, Size nhead, TransformerDecoderLayerOptions options = {});
+  Tensor operator()(Tensor tgt, Tensor memory, AttentionOptions selfAttention = {}) const;
+
+  MultiheadAttention selfAttn, multiheadAttn;
+  Linear linear1, linear2;
+  LayerNorm norm1, norm2, norm3;
+  Dropout dropout, dropout1, dropout2, dropout3;
+  bool normFirst = false;
+  bool gelu = false;
+};
+
 struct RecurrentOptions {
   std::int64_t numLayers = 1;  // stacked layers: each reads the sequence of the one below
   bool bias = true;            // bias_ih and bias_hh of every layer

@@ -1,5 +1,6 @@
-// MultiheadAttention and TransformerEncoderLayer: PyTorch's nn.MultiheadAttention and
-// nn.TransformerEncoderLayer (batch_first), composed of the table's ops and the other layers.
+// MultiheadAttention, TransformerEncoderLayer and TransformerDecoderLayer: PyTorch's
+// nn.MultiheadAttention, nn.TransformerEncoderLayer and nn.TransformerDecoderLayer (batch_first),
+// composed of the table's ops and the other layers.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -49,21 +50,41 @@ Tensor MultiheadAttention::operator()(Tensor query, Tensor key, Tensor value, At
   return outProj(mergeHeads(scaledDotProductAttention(q, k, v, options)));
 }
 
+namespace {
+
+LinearOptions linearOf(const TransformerEncoderLayerOptions& options) {
+  LinearOptions linear;
+  linear.bias = options.bias;
+  return linear;
+}
+
+LayerNormOptions normOf(const TransformerEncoderLayerOptions& options) {
+  LayerNormOptions norm;
+  norm.eps = options.layerNormEps;
+  norm.bias = options.bias;
+  return norm;
+}
+
+// The feed-forward block of both transformer layers: linear2(dropout(act(linear1(h)))), then
+// the block's own dropout.
+Tensor feedForward(const Linear& linear1, const Linear& linear2, const Dropout& inner, const Dropout& after, bool gelu,
+                   const Tensor& h) {
+  const Tensor hidden = linear1(h);
+  return after(linear2(inner(gelu ? nndna::gelu(hidden) : relu(hidden))));
+}
+
+}  // namespace
+
 TransformerEncoderLayer::TransformerEncoderLayer(std::string_view name, Size dModel, Size nhead,
                                                  TransformerEncoderLayerOptions options)
     : Module(name), normFirst(options.normFirst), gelu(options.gelu) {
   layers::requirePositive(*this, "TransformerEncoderLayer",
                           {{"dModel", dModel}, {"nhead", nhead}, {"dimFeedforward", options.dimFeedforward}});
   selfAttn = child<MultiheadAttention>("self_attn", dModel, nhead, MultiheadAttentionOptions{.bias = options.bias});
-  LinearOptions linear;
-  linear.bias = options.bias;
-  linear1 = child<Linear>("linear1", dModel, options.dimFeedforward, linear);
-  linear2 = child<Linear>("linear2", options.dimFeedforward, dModel, linear);
-  LayerNormOptions norm;
-  norm.eps = options.layerNormEps;
-  norm.bias = options.bias;
-  norm1 = child<LayerNorm>("norm1", dModel, norm);
-  norm2 = child<LayerNorm>("norm2", dModel, norm);
+  linear1 = child<Linear>("linear1", dModel, options.dimFeedforward, linearOf(options));
+  linear2 = child<Linear>("linear2", options.dimFeedforward, dModel, linearOf(options));
+  norm1 = child<LayerNorm>("norm1", dModel, normOf(options));
+  norm2 = child<LayerNorm>("norm2", dModel, normOf(options));
   dropout = child<Dropout>("dropout", options.dropout);
   dropout1 = child<Dropout>("dropout1", options.dropout);
   dropout2 = child<Dropout>("dropout2", options.dropout);
@@ -72,16 +93,48 @@ TransformerEncoderLayer::TransformerEncoderLayer(std::string_view name, Size dMo
 Tensor TransformerEncoderLayer::operator()(Tensor x, AttentionOptions options) const {
   layers::requireBuilt(linear1.weight, "TransformerEncoderLayer");
   auto attend = [&](const Tensor& h) { return dropout1(selfAttn(h, h, h, options)); };
-  auto feedForward = [&](const Tensor& h) {
-    const Tensor hidden = linear1(h);
-    return dropout2(linear2(dropout(gelu ? nndna::gelu(hidden) : relu(hidden))));
-  };
+  auto feedForward = [&](const Tensor& h) { return nndna::feedForward(linear1, linear2, dropout, dropout2, gelu, h); };
   if (normFirst) {
     x = add(x, attend(norm1(x)));
     return add(x, feedForward(norm2(x)));
   }
   x = norm1(add(x, attend(x)));
   return norm2(add(x, feedForward(x)));
+}
+
+TransformerDecoderLayer::TransformerDecoderLayer(std::string_view name, Size dModel, Size nhead,
+                                                 TransformerDecoderLayerOptions options)
+    : Module(name), normFirst(options.normFirst), gelu(options.gelu) {
+  layers::requirePositive(*this, "TransformerDecoderLayer",
+                          {{"dModel", dModel}, {"nhead", nhead}, {"dimFeedforward", options.dimFeedforward}});
+  selfAttn = child<MultiheadAttention>("self_attn", dModel, nhead, MultiheadAttentionOptions{.bias = options.bias});
+  multiheadAttn =
+      child<MultiheadAttention>("multihead_attn", dModel, nhead, MultiheadAttentionOptions{.bias = options.bias});
+  linear1 = child<Linear>("linear1", dModel, options.dimFeedforward, linearOf(options));
+  linear2 = child<Linear>("linear2", options.dimFeedforward, dModel, linearOf(options));
+  norm1 = child<LayerNorm>("norm1", dModel, normOf(options));
+  norm2 = child<LayerNorm>("norm2", dModel, normOf(options));
+  norm3 = child<LayerNorm>("norm3", dModel, normOf(options));
+  dropout = child<Dropout>("dropout", options.dropout);
+  dropout1 = child<Dropout>("dropout1", options.dropout);
+  dropout2 = child<Dropout>("dropout2", options.dropout);
+  dropout3 = child<Dropout>("dropout3", options.dropout);
+}
+
+Tensor TransformerDecoderLayer::operator()(Tensor tgt, Tensor memory, AttentionOptions selfAttention) const {
+  layers::requireBuilt(linear1.weight, "TransformerDecoderLayer");
+  auto attend = [&](const Tensor& h) { return dropout1(selfAttn(h, h, h, selfAttention)); };
+  auto attendMemory = [&](const Tensor& h) { return dropout2(multiheadAttn(h, memory, memory)); };
+  auto feedForward = [&](const Tensor& h) { return nndna::feedForward(linear1, linear2, dropout, dropout3, gelu, h); };
+  Tensor x = tgt;
+  if (normFirst) {
+    x = add(x, attend(norm1(x)));
+    x = add(x, attendMemory(norm2(x)));
+    return add(x, feedForward(norm3(x)));
+  }
+  x = norm1(add(x, attend(x)));
+  x = norm2(add(x, attendMemory(x)));
+  return norm3(add(x, feedForward(x)));
 }
 
 }  // namespace nndna

@@ -409,6 +409,58 @@ TEST(EvalSequenceLayers, TransformerEncoderLayerPostAndPreNorm) {
   EXPECT_NE(post.out.data, pre.out.data);
 }
 
+// TransformerDecoderLayer is PyTorch's formula over its own parts, with a memory of another
+// length (S = 5 against T = 3): post-norm h1 = norm1(x + sa(x)), h2 = norm2(h1 + mha(h1, m, m)),
+// norm3(h2 + ff(h2)); pre-norm the residual stream with each block reading its norm.
+TEST(EvalSequenceLayers, TransformerDecoderLayerPostAndPreNorm) {
+  const std::vector<std::pair<std::string, Value>> feeds = {{"x", randomF32({2, 3, 4}, 74, -1.0, 1.0)},
+                                                            {"m", randomF32({2, 5, 4}, 75, -1.0, 1.0)}};
+  const Prediction post = predictWithRandomParams(
+      feeds, [](eval_layers::Layers& m, const Inputs& in) { return m.decoder(in["x"], in["m"], {.causal = true}); });
+  const Prediction postByHand = predictWithRandomParams(feeds, [](eval_layers::Layers& m, const Inputs& in) {
+    const auto& d = m.decoder;
+    const Tensor h1 = d.norm1(add(in["x"], d.selfAttn(in["x"], in["x"], in["x"], {.causal = true})));
+    const Tensor h2 = d.norm2(add(h1, d.multiheadAttn(h1, in["m"], in["m"])));
+    return d.norm3(add(h2, d.linear2(relu(d.linear1(h2)))));
+  });
+  expectF32(post.out, {2, 3, 4}, postByHand.out.data, 1e-12);
+  const Prediction pre = predictWithRandomParams(
+      feeds, [](eval_layers::Layers& m, const Inputs& in) { return m.preNormDecoder(in["x"], in["m"]); });
+  const Prediction preByHand = predictWithRandomParams(feeds, [](eval_layers::Layers& m, const Inputs& in) {
+    const auto& d = m.preNormDecoder;
+    const Tensor n1 = d.norm1(in["x"]);
+    const Tensor h1 = add(in["x"], d.selfAttn(n1, n1, n1));
+    const Tensor h2 = add(h1, d.multiheadAttn(d.norm2(h1), in["m"], in["m"]));
+    return add(h2, d.linear2(gelu(d.linear1(d.norm3(h2)))));
+  });
+  expectF32(pre.out, {2, 3, 4}, preByHand.out.data, 1e-12);
+  EXPECT_NE(post.out.data, pre.out.data);
+  // The causal mask matters: without it the first step sees the later ones.
+  const Prediction unmasked = predictWithRandomParams(
+      feeds, [](eval_layers::Layers& m, const Inputs& in) { return m.decoder(in["x"], in["m"]); });
+  EXPECT_NE(unmasked.out.data, post.out.data);
+}
+
+// PyTorch's parameters (D = 4, F = 6): two attentions of 4D² + 4D, the feed-forward's
+// D·F + F + F·D + D, three norms of 2D.
+TEST(EvalSequenceLayers, TransformerDecoderLayerHasPytorchsParameters) {
+  const ir::Graph g = traceLayers({{"x", {2, 3, 4}}, {"m", {2, 5, 4}}},
+                                  [](eval_layers::Layers& m, const Inputs& in) { return m.decoder(in["x"], in["m"]); },
+                                  /*training=*/false);
+  std::int64_t total = 0;
+  std::vector<std::string> names;
+  for (const ir::Param& p : g.params) {
+    if (!p.name.starts_with("decoder.")) continue;
+    total += ir::numel(g.tensor(p.tensor).shape);
+    names.push_back(p.name);
+  }
+  EXPECT_EQ(total, 2 * (4 * 4 * 4 + 4 * 4) + (4 * 6 + 6 + 6 * 4 + 4) + 3 * 2 * 4);
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.front(), "decoder.self_attn.in_proj_weight");
+  EXPECT_NE(std::find(names.begin(), names.end(), "decoder.multihead_attn.out_proj.weight"), names.end());
+  EXPECT_EQ(names.back(), "decoder.norm3.bias");
+}
+
 // A call given the wrong input names the layer and what it takes.
 TEST(EvalSequenceLayers, WrongInputsNameTheLayer) {
   // The message without the calls that led to the layer's line: traceLayers' own lambda is one

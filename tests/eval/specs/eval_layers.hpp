@@ -25,6 +25,9 @@ struct Layers : nndna::Module {
   nndna::TransformerEncoderLayer encoder{"encoder", 4, 2, {.dimFeedforward = 6}};
   nndna::TransformerEncoderLayer preNormEncoder{"pre_norm_encoder", 4, 2,
                                                 {.dimFeedforward = 6, .gelu = true, .normFirst = true}};
+  nndna::TransformerDecoderLayer decoder{"decoder", 4, 2, {.dimFeedforward = 6}};
+  nndna::TransformerDecoderLayer preNormDecoder{"pre_norm_decoder", 4, 2,
+                                                {.dimFeedforward = 6, .gelu = true, .normFirst = true}};
 
   static nndna::BatchNorm2dOptions frozen() {
     nndna::BatchNorm2dOptions options;
