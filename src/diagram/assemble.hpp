@@ -18,6 +18,11 @@ namespace nndna::diagram::detail {
 // Fills nodes, clusters, edges, collisions and dot of `out` from one or two side models.
 void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Diagram& out);
 
+// The virtual nodes Graphviz's dot adds for `d`'s edges (an edge spanning k ranks adds k - 1),
+// each box ranked at the longest path of edges into it. They count towards the size at which the
+// DOT asks for a faster, bounded layout.
+std::size_t virtualNodeEstimate(const Diagram& d);
+
 // A two-box DOT in the diagrams' styles (their fonts, label forms and cluster kinds): what
 // warmUpRenderer (warm_up.hpp) lays out.
 std::string warmUpDot();

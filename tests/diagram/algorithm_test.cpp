@@ -80,6 +80,22 @@ TEST(CollapseRepeats, ALongLoopCollapsesToItsBody) {
   EXPECT_EQ(collapseRepeats(items), (std::vector<int>{7, 8, 9, 8, 7, 3}));
 }
 
+// Edges spanning ranks cost Graphviz a virtual node per rank crossed; a cycle's back edge is not
+// ranked (constraint=false).
+TEST(LayoutSize, VirtualNodesOfLongEdges) {
+  Diagram d;
+  d.nodes.resize(6);
+  // A chain 0 → … → 5 (ranks 0 … 5), a skip 0 → 3 (2 virtual nodes), 0 → 5 (4), and a back edge.
+  for (int i = 0; i < 5; ++i) d.edges.push_back({.src = i, .dst = i + 1});
+  d.edges.push_back({.src = 0, .dst = 3});
+  d.edges.push_back({.src = 0, .dst = 5});
+  d.edges.push_back({.src = 5, .dst = 1, .carried = true, .backEdge = true});
+  EXPECT_EQ(virtualNodeEstimate(d), 6u);
+  // A box reached by a longer path sits lower: 1 → 4 spans 3 ranks.
+  d.edges.push_back({.src = 1, .dst = 4});
+  EXPECT_EQ(virtualNodeEstimate(d), 8u);
+}
+
 TEST(LabelText, WrapsAtBreakCharactersAndEscapes) {
   EXPECT_EQ(wrapForLabel("short", 36), "short");
   // Breaks after ", " and "(" when a line would pass 10 characters.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "diagram/assemble.hpp"
 #include "test_support.hpp"
 
 namespace nndna::diagram {
@@ -726,6 +727,19 @@ TEST(DiagramGoldenRealModels, LoopOverCallsAfterAShorterFirstCallFoldsWholeCalls
   // add→add (the residual, carried), add→loss.
   EXPECT_EQ(d.edges.size(), 7u);
   EXPECT_EQ(d.carriedEdgeCount(), 2u);
+}
+
+// fan_out_reads: `bias` is added after each of 40 gelus, every line its own box: 81 boxes in a
+// chain, and 40 edges from `bias` reaching down it. Graphviz's virtual nodes for those edges
+// count towards the size at which the DOT bounds the layout.
+TEST(DiagramGoldenRealModels, LongEdgesAskForTheBoundedLayout) {
+  const Diagram d = buildDiagram(traced("fan_out_reads"), {.only = Side::train});
+  // proj, 40 gelus, 40 adds, the loss.
+  EXPECT_EQ(d.layerCount(), 82u);
+  // Ranks: x and bias 0, proj 1, gelu k (k = 1..40) at 2k, add k at 2k + 1, the loss 82. The
+  // edge into add k from bias spans 2k + 1 ranks (2k virtual nodes): 2·(1 + … + 40) = 1,640.
+  EXPECT_EQ(detail::virtualNodeEstimate(d), 1640u);
+  EXPECT_NE(d.dot.find("nslimit=0.5 nslimit1=0.5 newrank=true"), std::string::npos);
 }
 
 // ---------------------------------------------------------------------------------------------
