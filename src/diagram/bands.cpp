@@ -133,7 +133,7 @@ void appendContinuedHead(const Item& cluster, int piece, std::string& out) {
 
 }  // namespace
 
-Bands cutIntoBands(std::string_view dot, std::size_t budget) {
+Bands cutIntoBands(std::string_view dot, std::size_t budget, bool keepSpeedSettings) {
   std::vector<std::string_view> lines;
   for (std::size_t pos = 0; pos <= dot.size();) {
     auto end = dot.find('\n', pos);
@@ -142,13 +142,14 @@ Bands cutIntoBands(std::string_view dot, std::size_t budget) {
     pos = end + 1;
   }
 
-  // The header: everything before the first box, cluster or edge, minus the speed settings.
+  // The header: everything before the first box, cluster or edge, minus the speed settings unless
+  // they are kept.
   std::string header;
   std::size_t i = 0;
   for (; i < lines.size(); ++i) {
     const std::string_view t = trimmed(lines[i]);
     if (isClusterOpen(t) || t.starts_with('"')) break;
-    if (isSpeedSetting(t)) continue;
+    if (isSpeedSetting(t) && !keepSpeedSettings) continue;
     header += lines[i];
     header += '\n';
   }

@@ -21,7 +21,8 @@ struct Bands {
 // clusters each, in drawing order. A cluster that fits in a band is never cut; a larger one is
 // cut between its children, and its later pieces repeat its style with the label marked
 // "(continued)" and the id `c<N>-<piece>`. The bands drop the large-diagram speed settings
-// (nslimit, nslimit1, mclimit, newrank): each is small enough to lay out at full quality.
-Bands cutIntoBands(std::string_view dot, std::size_t budget);
+// (nslimit, nslimit1, mclimit, newrank): each is small enough to lay out at full quality, unless
+// `keepSpeedSettings` (bands of a diagram whose long edges make even a band costly).
+Bands cutIntoBands(std::string_view dot, std::size_t budget, bool keepSpeedSettings = false);
 
 }  // namespace nndna::diagram::detail

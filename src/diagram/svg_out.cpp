@@ -24,6 +24,12 @@ constexpr std::size_t kBandedAbove = 1000;
 // on the same loop (CPU s at 2,834 / 11,334 items): 100 -> 0.45 / 1.8, 250 -> 0.49 / 2.2,
 // 400 -> 0.56 / 2.3, 1,000 -> 0.86 / 3.6; smaller bands only add seams.
 constexpr std::size_t kBandBudget = 200;
+// Graphviz's virtual nodes (assemble.hpp) above which even a smaller diagram is laid out in bands:
+// Graphviz 2.42's x-placement grows about quadratically with them, whatever nslimit says. An input
+// added after each of 450 activations (901 boxes, about 200,000 virtual nodes) took 127 s in one
+// piece; 150 of them (22,650) 0.71 s. A band holds only its own edges' virtual nodes (edges
+// between bands are nndna's), and keeps the speed settings.
+constexpr std::size_t kBandedAboveVirtualNodes = 30000;
 
 // A standalone SVG (written to a file, pasted into a document) fades what only inference draws,
 // as the page's training view does. The page's own rules win over this one (their selectors are
@@ -87,12 +93,13 @@ std::string renderSvg(const Diagram& diagram) {
   // The DOT itself carries a large diagram's speed settings (nslimit, nslimit1, newrank, mclimit:
   // see assemble.cpp), so no layout option is set here.
   const render::LayoutOptions opts{};
-  if (diagram.nodes.size() + diagram.clusters.size() <= kBandedAbove) {
+  const bool longEdges = detail::virtualNodeEstimate(diagram) > kBandedAboveVirtualNodes;
+  if (diagram.nodes.size() + diagram.clusters.size() <= kBandedAbove && !longEdges) {
     std::string svg = render::renderInlineSvg(diagram.dot, opts);
     showTrainingLabels(svg, diagram);
     return withStandaloneStyle(std::move(svg));
   }
-  const detail::Bands bands = detail::cutIntoBands(diagram.dot, kBandBudget);
+  const detail::Bands bands = detail::cutIntoBands(diagram.dot, kBandBudget, longEdges);
   std::string svg = render::renderStackedBands(bands.dots, bands.crossEdges, opts);
   showTrainingLabels(svg, diagram);
   return withStandaloneStyle(std::move(svg));

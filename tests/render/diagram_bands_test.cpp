@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "diagram/assemble.hpp"
 #include "nndna/diagram.hpp"
 #include "nndna/trace.hpp"
 
@@ -115,6 +116,26 @@ TEST(DiagramBands, LargeDiagramRendersEveryBoxClusterAndEdgeOnce) {
   EXPECT_EQ(ids.size(), total) << "duplicate ids";
   for (const auto& n : d.nodes) EXPECT_TRUE(ids.contains("n" + std::to_string(n.id))) << n.id;
   for (const auto& c : d.clusters) EXPECT_TRUE(ids.contains("c" + std::to_string(c.id))) << c.id;
+}
+
+// 501 boxes whose edges from one input reach down the whole chain: small enough for one piece,
+// but Graphviz's x-placement grows with the virtual nodes of long edges (about 63,000 here:
+// minutes), so it is drawn in bands that keep the speed settings, each with only its own edges.
+TEST(DiagramBands, LongEdgesAreDrawnInBandsAtAnySize) {
+  const nndna::RegisteredSpec* spec = nndna::findSpec("fan_out_reads_250");
+  ASSERT_NE(spec, nullptr);
+  const auto d = nndna::diagram::buildDiagram(nndna::traceModel(nndna::loadSpec(*spec)));
+  EXPECT_LT(d.nodes.size() + d.clusters.size(), 1000u);
+  // Edge into add k from bias: 2k virtual nodes (ranks as in the 40-line golden), k = 1 … 250.
+  EXPECT_EQ(nndna::diagram::detail::virtualNodeEstimate(d), 2u * (250u * 251u / 2u));
+  const std::string svg = nndna::diagram::renderSvg(d);
+  EXPECT_NE(svg.find("class=\"graph stacked-bands\""), std::string::npos);
+  EXPECT_EQ(count(svg, "class=\"node"), d.nodes.size());
+  EXPECT_EQ(count(svg, "class=\"edge"), d.edges.size());
+  const Bands bands = cutIntoBands(d.dot, 200, /*keepSpeedSettings=*/true);
+  ASSERT_GE(bands.dots.size(), 3u);
+  // The whole counts as huge (its virtual nodes): every band keeps the tighter settings.
+  for (const std::string& band : bands.dots) EXPECT_NE(band.find("nslimit=0.2 nslimit1=0.2 mclimit=0.2 newrank=true"), std::string::npos);
 }
 
 }  // namespace
