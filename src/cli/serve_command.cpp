@@ -32,6 +32,7 @@ struct ServeArgs {
   std::size_t maxQueued = 32;
   std::size_t maxConnections = 32;
   int requestTimeout = 180;
+  double stopGrace = 5;
   double timeLimit = 0;
   std::string cacheDir;
   bool quiet = false;
@@ -98,7 +99,8 @@ int serve(const ServeArgs& args) {
   options.design.timeout = std::chrono::seconds(args.designTimeout);
   options.design.perMinute = args.designsPerMinute;
 
-  server::AppServer app(options);
+  auto owned = std::make_unique<server::AppServer>(options);
+  server::AppServer& app = *owned;
   const int port = app.bind();
   const std::string shownHost = args.host.find(':') != std::string::npos ? "[" + args.host + "]" : args.host;
   const std::string url = fmt::format("http://{}:{}/", shownHost, port);
@@ -118,6 +120,23 @@ int serve(const ServeArgs& args) {
     app.stop();
   });
   app.listen();
+  watcher.request_stop();
+  watcher.join();  // it calls app.stop(): done with the server before it goes
+  // Stopping cancels the queued jobs and kills the running specs, but a Graphviz layout cannot be
+  // interrupted: past the grace period the process ends without waiting for it. The specs' sandboxes
+  // die with it (PR_SET_PDEATHSIG), and the compile cache only ever renames finished files in.
+  const auto grace = std::chrono::milliseconds(static_cast<std::int64_t>(args.stopGrace * 1000));
+  std::jthread deadline([grace](std::stop_token stop) {
+    const auto until = std::chrono::steady_clock::now() + grace;
+    while (!stop.stop_requested() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (stop.stop_requested()) return;
+    std::cerr << "nndna serve: stopped; a layout still running was abandoned after the "
+              << std::chrono::duration<double>(grace).count() << " s grace period\n";
+    std::_Exit(0);
+  });
+  owned.reset();  // waits for the running jobs
   return 0;
 }
 
@@ -136,6 +155,9 @@ void addServeCommand(CLI::App& app) {
       ->check(numberFrom(1, 10000, "connections"));
   cmd->add_option("--request-timeout", args->requestTimeout, "Seconds a diagram request may take (default 180)")
       ->check(numberFrom(1, kMaxLimitSeconds, "seconds"));
+  cmd->add_option("--stop-grace", args->stopGrace,
+                  "Seconds a stop (Ctrl+C, SIGTERM) waits for a running layout before exiting anyway (default 5)")
+      ->check(numberFrom(0, kMaxLimitSeconds, "seconds"));
   cmd->add_option("--time-limit", args->timeLimit, "Seconds a spec may run (wall clock; CPU time likewise)")
       ->check(numberFrom(0.001, kMaxLimitSeconds, "seconds"));
   cmd->add_option("--cache-dir", args->cacheDir,
