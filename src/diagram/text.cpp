@@ -7,7 +7,6 @@
 #include <regex>
 #include <stdexcept>
 
-#include "nndna/error.hpp"
 
 namespace nndna::diagram::detail {
 
@@ -170,10 +169,15 @@ std::string stripRedundantShapeComment(const std::string& src,
   return head;
 }
 
+// A legal spec can count past 64 bits (a width of 10^8 gives 10^18 FLOPs per matmul): the user's
+// to fix, so the server answers 422, not 500.
+constexpr std::string_view kTooLargeToCount =
+    ": the model's parameter, FLOP or memory counts pass 2^63 (about 9.2·10^18); draw it with smaller sizes";
+
 std::int64_t checkedAdd(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   if (__builtin_add_overflow(a, b, &r)) {
-    throw Error(Error::Kind::invalid_ir, {}, 0, fmt::format("diagram metrics: {} + {} overflows 64 bits", a, b));
+    throw std::overflow_error(fmt::format("{} + {} overflows 64 bits{}", a, b, kTooLargeToCount));
   }
   return r;
 }
@@ -181,7 +185,7 @@ std::int64_t checkedAdd(std::int64_t a, std::int64_t b) {
 std::int64_t checkedMul(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r)) {
-    throw Error(Error::Kind::invalid_ir, {}, 0, fmt::format("diagram metrics: {} * {} overflows 64 bits", a, b));
+    throw std::overflow_error(fmt::format("{} * {} overflows 64 bits{}", a, b, kTooLargeToCount));
   }
   return r;
 }

@@ -42,7 +42,7 @@ std::string wrapForLabel(std::string_view text, std::size_t maxChars);
 // "x = f(y); // [B, T, D]" -> "x = f(y);" when the comment's dims are the node's shape names.
 std::string stripRedundantShapeComment(const std::string& src, const std::vector<std::string>& names);
 
-// Overflow is an error, never a wrap.
+// Overflow is an error, never a wrap: std::overflow_error, saying the model is too large to count.
 std::int64_t checkedAdd(std::int64_t a, std::int64_t b);
 std::int64_t checkedMul(std::int64_t a, std::int64_t b);
 

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -740,6 +741,19 @@ TEST(DiagramGoldenRealModels, LongEdgesAskForTheBoundedLayout) {
   // edge into add k from bias spans 2k + 1 ranks (2k virtual nodes): 2·(1 + … + 40) = 1,640.
   EXPECT_EQ(detail::virtualNodeEstimate(d), 1640u);
   EXPECT_NE(d.dot.find("nslimit=0.5 nslimit1=0.5 newrank=true"), std::string::npos);
+}
+
+// huge_metrics: a legal model whose FLOPs pass 2^63. The diagram says so as an overflow_error, the
+// server's 422 (the user's to fix), not an internal error.
+TEST(DiagramGoldenRealModels, AModelTooLargeToCountSaysSo) {
+  try {
+    (void)buildDiagram(traced("huge_metrics"));
+    FAIL() << "no error";
+  } catch (const std::overflow_error& e) {
+    EXPECT_NE(std::string(e.what()).find("overflows 64 bits: the model's parameter, FLOP or memory counts pass 2^63"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -302,6 +302,19 @@ TEST_F(ServeHttp, ShapeErrorNamesTheLine) {
   EXPECT_EQ(e["diagnostics"][1]["severity"], "info");
 }
 
+// A legal spec too large to count (the default model 10^6 times wider): the user's to fix, 422
+// with what to do, not a 500.
+TEST_F(ServeHttp, AModelTooLargeToCountIsTheSpecsError) {
+  const std::string huge = replaced(exampleSource("diffusion_denoiser"), "HIDDEN = 128", "HIDDEN = 100000000");
+  auto r = post("/api/diagram", specRequest(huge));
+  ASSERT_EQ(r->status, 422) << r->body;
+  const json e = json::parse(r->body)["error"];
+  EXPECT_EQ(e["kind"], "diagram_error");
+  EXPECT_NE(e["message"].get<std::string>().find("pass 2^63 (about 9.2·10^18); draw it with smaller sizes"),
+            std::string::npos)
+      << e.dump();
+}
+
 TEST_F(ServeHttp, CompileErrorNamesLineAndColumn) {
   const std::string bad = replaced(exampleSource("diffusion_denoiser"), "constexpr int N_STEPS = 12;",
                                    "constexpr int N_STEPS = 12;\nint broken = no_such_name;");
