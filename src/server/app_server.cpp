@@ -254,16 +254,24 @@ struct AppServer::Impl {
         sendError(req, res, 405, "method_not_allowed", fmt::format("this path takes {} only", allowed));
       };
     };
+    // The page's own files (below) are GET paths too. OPTIONS names the methods (no CORS: the
+    // page is served from the same origin).
     const std::string posts = R"(/api/(diagram|page|design))";
     const std::string gets = R"(/api/(health|examples|examples/[A-Za-z0-9_]+))";
+    const std::string files = R"(/[A-Za-z0-9._-]*)";
     http.Get(posts, wrongMethod("POST"));
-    for (const std::string& path : {posts, gets}) {
+    for (const std::string& path : {posts, gets, files}) {
       const char* allowed = path == posts ? "POST" : "GET";
       http.Put(path, wrongMethod(allowed));
       http.Delete(path, wrongMethod(allowed));
       http.Patch(path, wrongMethod(allowed));
+      http.Options(path, [allowed](const httplib::Request&, httplib::Response& res) {
+        res.set_header("Allow", fmt::format("{}, OPTIONS", allowed));
+        res.status = 204;
+      });
     }
     http.Post(gets, wrongMethod("GET"));
+    http.Post(files, wrongMethod("GET"));
     http.Get(R"(/[A-Za-z0-9._-]*)", [this](const httplib::Request& req, httplib::Response& res) {
       const StaticAsset* asset = assets.find(req.path);
       if (asset == nullptr) {

@@ -436,6 +436,24 @@ TEST_F(ServeHttp, TheWrongMethodIs405WithTheRightOne) {
   ASSERT_TRUE(example);
   EXPECT_EQ(example->status, 405);
   EXPECT_EQ(server_->client().Get("/api/nothing")->status, 404);
+  // The page's own files are GET paths as well.
+  for (const char* file : {"/", "/app.js"}) {
+    auto wrong = server_->client().Post(file, "{}", "application/json");
+    ASSERT_TRUE(wrong);
+    EXPECT_EQ(wrong->status, 405) << file;
+    EXPECT_EQ(wrong->get_header_value("Allow"), "GET") << file;
+    auto gone = server_->client().Delete(file);
+    ASSERT_TRUE(gone);
+    EXPECT_EQ(gone->status, 405) << file;
+  }
+  // OPTIONS says what a path takes.
+  auto options = server_->client().Options("/api/diagram");
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->status, 204);
+  EXPECT_EQ(options->get_header_value("Allow"), "POST, OPTIONS");
+  auto fileOptions = server_->client().Options("/app.js");
+  ASSERT_TRUE(fileOptions);
+  EXPECT_EQ(fileOptions->get_header_value("Allow"), "GET, OPTIONS");
 }
 
 TEST_F(ServeHttp, SelfContainedPage) {
