@@ -163,10 +163,13 @@ test('a shape error is marked on its editor line', { timeout: STEP_TIMEOUT }, as
 
 test('reset, tabs and fading', { timeout: STEP_TIMEOUT }, async () => {
   const before = await diagramsDrawn();
+  const sent = page.waitForRequest((r) => r.url().endsWith('/api/diagram') && r.method() === 'POST');
   await page.click('#reset');
+  // Reset draws the default spec; the user's saved edit stays (an example is not an edit).
+  assert.equal((await sent).postDataJSON().source, await defaultSource());
   await waitForState('done', before);
   assert.ok(await page.isHidden('#error'));
-  assert.equal(await editorText(), await defaultSource());
+  assert.match(await editorText(), /HIDDEN \+ 1/);
   const opacity = (cls) => page.$eval(`#views svg .${cls}`, (e) => Number(getComputedStyle(e).opacity));
   assert.ok(await page.$eval('#canvas', (c) => c.classList.contains('show-train')));
   assert.ok((await opacity('only-infer')) < 0.5);
@@ -234,6 +237,26 @@ test('hover and click a box: the panel, its line in the editor, and back', { tim
   assert.equal(await page.locator('#views svg g.node.line-hit').count(), 1);
   assert.match(await page.textContent('#views svg g.node.line-hit'), /Tensor denoise\(/);
   await screenshot('line-highlight');
+});
+
+test('a keyboard reaches the boxes: Enter opens the panel, Escape closes it', { timeout: STEP_TIMEOUT }, async () => {
+  const box = page.locator('#views svg g.node', { hasText: 'Tensor denoise(' });
+  assert.equal(await box.getAttribute('tabindex'), '0');
+  assert.match(await box.getAttribute('aria-label'), /^Tensor denoise\(.* \[B, D\]$/);
+  // Inputs are not boxes to open.
+  assert.equal(await page.locator('#views svg g.node', { hasText: 'input: clean' }).getAttribute('tabindex'), null);
+  await box.focus();
+  assert.ok((await page.locator('#views svg .hi-highlight').count()) >= 2); // as a hover
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#box-panel:not([hidden])');
+  assert.equal(await page.textContent('#box-panel .box-shapes'), '[B, D]');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#box-panel', { state: 'hidden' });
+  assert.equal(await page.locator('#views svg g.node.selected').count(), 0);
+  // Tab moves on to the next box.
+  await box.focus();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.matches('g.node')), true);
 });
 
 test('opening an example by its URL, in another tab, leaves the saved work alone', { timeout: STEP_TIMEOUT }, async () => {
@@ -444,6 +467,30 @@ test('a new Diagram it cancels the running one and kills its process', { timeout
   assert.deepEqual(foreignRequests, []);
   assert.deepEqual(consoleErrors, []);
   await screenshot('after-cancel');
+});
+
+// Loading an example (the menu, Reset, an arrow key on the focused menu) is not an edit: the
+// user's saved spec stays, and the menu's "Your spec" brings it back.
+test('an example keeps the saved spec, and the menu brings it back', { timeout: STEP_TIMEOUT }, async () => {
+  await setEditorText((await defaultSource()).replace('N_STEPS = 12', 'N_STEPS = 7'));
+  await page.waitForFunction(() => localStorage.getItem('nndna.source')?.includes('N_STEPS = 7'), null, { timeout: 5_000 });
+  let before = await diagramsDrawn();
+  await page.selectOption('#examples', 'mlp_sin');
+  await waitForState('done', before);
+  assert.equal(await page.textContent('#model-title'), 'MLP fits sin(x)');
+  assert.ok((await editorText()).includes('N_STEPS = 7'));
+  before = await diagramsDrawn();
+  await page.click('#reset');
+  await waitForState('done', before);
+  assert.ok((await editorText()).includes('N_STEPS = 7'));
+  before = await diagramsDrawn();
+  await page.selectOption('#examples', 'saved-spec');
+  await waitForState('done', before);
+  assert.doesNotMatch(page.url(), /example=/);
+  assert.equal(await page.$eval('#examples', (s) => s.value), '');
+  await page.click('.tab-btn[data-tab="train"]');
+  assert.match(await page.textContent('#views svg'), /×7 \(inference\)/);
+  await screenshot('saved-spec-restored');
 });
 
 test('an example that cannot be fetched says so', { timeout: STEP_TIMEOUT }, async () => {

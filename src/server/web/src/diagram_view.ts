@@ -133,7 +133,33 @@ export class DiagramView {
     this.attachHover(svg);
     const view: View = { element, svg, model, inferOnly, fit: () => {}, zoomBy: () => {} };
     this.attachPanZoomAndClicks(view);
+    this.attachKeys(view);
     this.views.push(view);
+  }
+
+  // Boxes a keyboard can reach: Tab moves between them (in drawing order), Enter or Space opens
+  // one as a click does, Escape closes it; a focused box lights up as a hovered one.
+  private attachKeys(view: View): void {
+    for (const g of view.svg.querySelectorAll<SVGGElement>('g.node')) {
+      const node = view.model.nodes[Number(g.id.slice(1))];
+      if (!node || node.input) continue;
+      g.setAttribute('tabindex', '0');
+      g.setAttribute('role', 'button');
+      g.setAttribute('aria-label', `${node.label} ${node.shapes.join(', ')}`);
+      g.addEventListener('focus', () => g.dispatchEvent(new MouseEvent('mouseenter')));
+      g.addEventListener('blur', () => g.dispatchEvent(new MouseEvent('mouseleave')));
+      g.addEventListener('keydown', (ev) => {
+        if (ev.key !== 'Enter' && ev.key !== ' ') return;
+        ev.preventDefault();
+        this.select(node.id);
+        this.handlers.onSelect(node, view.model);
+      });
+    }
+    view.svg.addEventListener('keydown', (ev) => {
+      if (ev.key !== 'Escape' || this.selectedId === null) return;
+      this.select(null);
+      this.handlers.onSelect(null, null);
+    });
   }
 
   // Hovering a box or an edge lights up everything that shares its `ti-` class.

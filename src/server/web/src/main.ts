@@ -14,6 +14,7 @@ import { setUpTheme } from './theme';
 import type { DesignAnswer, DesignErrorAnswer, DiagramAnswer, ErrorAnswer, Side } from './types';
 
 const SOURCE_KEY = 'nndna.source';
+const SAVED_OPTION = 'saved-spec'; // the examples menu's entry for the user's own spec (no example has this name)
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
 type Tab = 'train' | 'infer' | 'code' | 'info';
@@ -44,6 +45,7 @@ class App {
   private saveTimer = 0;
   private unsaved: string | null = null; // the editor's text, edited and not saved yet
   private stateBeforeDesign = 'idle'; // body's data-state when the running design began
+  private placingText = false; // the page, not the user, is changing the editor's text
 
   constructor(initialText: string) {
     this.editor = new SpecEditor($('editor'), initialText, {
@@ -65,7 +67,8 @@ class App {
     $('reset').addEventListener('click', () => this.openExample(this.examples.default));
     $<HTMLSelectElement>('examples').addEventListener('change', (ev) => {
       const name = (ev.target as HTMLSelectElement).value;
-      if (name) this.openExample(name);
+      if (name === SAVED_OPTION) this.restoreSaved();
+      else if (name) this.openExample(name);
     });
     this.setUpDownloads();
     // An edit made just before a reload or a closed tab would wait for the save's timer in vain.
@@ -106,7 +109,36 @@ class App {
     select.textContent = '';
     const placeholder = new Option('Load an example…', '');
     select.appendChild(placeholder);
+    // An example never replaces the user's saved spec (only edits are saved): this brings it back.
+    select.appendChild(new Option('Your spec (the last edit)', SAVED_OPTION));
     for (const e of list.examples) select.appendChild(new Option(e.label ? `${e.label} (${e.name})` : e.name, e.name));
+    this.updateSavedOption();
+  }
+
+  private updateSavedOption(): void {
+    const option = $<HTMLSelectElement>('examples').querySelector<HTMLOptionElement>(`option[value="${SAVED_OPTION}"]`);
+    if (option) option.disabled = localStorage.getItem(SOURCE_KEY) === null;
+  }
+
+  // Text the page puts in the editor (an example, the saved spec) is not an edit: it is not
+  // saved over the user's work.
+  private placeText(text: string): void {
+    this.placingText = true;
+    try {
+      this.editor.text = text;
+    } finally {
+      this.placingText = false;
+    }
+  }
+
+  // The user's last edit, back in the editor after an example (the menu's "Your spec").
+  private restoreSaved(): void {
+    $<HTMLSelectElement>('examples').value = '';
+    const saved = localStorage.getItem(SOURCE_KEY);
+    if (saved === null) return;
+    this.placeText(saved);
+    this.holdsExample(null, '');
+    void this.diagramIt();
   }
 
   // The editor holds example `name`'s source, unchanged (the URL says so until it is edited).
@@ -121,7 +153,7 @@ class App {
 
   async loadExample(name: string): Promise<void> {
     const source = name === this.examples.default && this.defaultSource ? this.defaultSource : (await fetchExample(name)).source;
-    this.editor.text = source;
+    this.placeText(source);
     this.holdsExample(name, source);
     $<HTMLSelectElement>('examples').value = '';
     await this.diagramIt();
@@ -147,6 +179,7 @@ class App {
   }
 
   private edited(text: string): void {
+    if (this.placingText) return;
     // A design's result replaces the editor's text: it must not overwrite what the user wrote since.
     this.designer.cancel('Design cancelled: the spec in the editor changed, and the design would have replaced it.');
     if (this.exampleName && text !== this.exampleSource) this.holdsExample(null, '');
@@ -162,6 +195,7 @@ class App {
     if (this.unsaved === null) return;
     localStorage.setItem(SOURCE_KEY, this.unsaved);
     this.unsaved = null;
+    this.updateSavedOption();
   }
 
   showTab(tab: Tab): void {
