@@ -75,6 +75,20 @@ TEST(OfflineDesigner, SizesAndChoicesATemplateHasNoPlaceFor) {
             mlm.choice.unusedWords.end());
 }
 
+// The recurrent template forecasts: asked for a classifier, it says it did not make one.
+TEST(OfflineDesigner, AForecasterAskedToClassifySaysSo) {
+  const OfflineDesign d = designOffline("an LSTM that classifies sentences");
+  EXPECT_EQ(d.choice.templateName, "rnn");
+  EXPECT_EQ(d.choice.unusedWords, (std::vector<std::string>{"classification", "sentences"}));
+  EXPECT_NE(std::find(d.choice.notes.begin(), d.choice.notes.end(),
+                      "this recurrent template forecasts the next step of a series: it does not classify"),
+            d.choice.notes.end());
+  // Asked to forecast, nothing is said.
+  const OfflineDesign forecast = designOffline("an LSTM that forecasts a time series");
+  EXPECT_EQ(forecast.choice.templateName, "rnn");
+  EXPECT_TRUE(forecast.choice.notes.empty());
+}
+
 TEST(OfflineDesigner, AdjustmentsAreSaid) {
   const OfflineDesign unet = designOffline("a U-Net for 100x100 images");
   ASSERT_EQ(unet.choice.notes.size(), 1u);

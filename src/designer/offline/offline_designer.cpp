@@ -248,6 +248,7 @@ OfflineDesign designOffline(std::string_view text) {
   for (std::string_view flag : kChoiceFlags) {
     if (d.has(flag) && !usedFlags.contains(flag)) unused.push_back(std::string(flag));
   }
+  for (std::string& w : draft.unusedPhrases) unused.push_back(std::move(w));
   for (std::string& w : d.unusedWords()) unused.push_back(std::move(w));
   for (std::string& w : unused) {
     if (std::find(c.unusedWords.begin(), c.unusedWords.end(), w) == c.unusedWords.end()) c.unusedWords.push_back(w);

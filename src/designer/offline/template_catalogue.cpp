@@ -112,7 +112,12 @@ void rnnCell(Draft& d, Description& description) {
     d.notes.push_back("both GRU and LSTM named: used an LSTM cell");
   }
   if (d.options.contains("gru") || d.options.contains("lstm")) d.options.erase("rnn");
-  (void)description;
+  // The template forecasts a series; asked to classify ("an LSTM that classifies sentences"), it
+  // says so rather than answer another question in silence.
+  if (description.has("classification")) {
+    d.unusedPhrases.emplace_back("classification");
+    d.notes.emplace_back("this recurrent template forecasts the next step of a series: it does not classify");
+  }
 }
 
 void encoderDecoderLayers(Draft& d, Description& description) {
