@@ -1,5 +1,7 @@
 #include "server/job_pool.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iostream>
 
@@ -17,6 +19,7 @@ struct JobState {
   std::optional<JobOutcome> outcome;
   int tickets = 0;
   bool started = false;
+  std::optional<std::chrono::steady_clock::time_point> queuedAt;  // set when it had to wait
 };
 
 }  // namespace detail
@@ -84,6 +87,11 @@ std::optional<JobTicket> JobPool::submit(const std::string& key, JobFn fn) {
   job->key = key;
   job->fn = std::move(fn);
   job->tickets = 1;
+  // Every worker busy: the stream says it waits, and behind how many, until a worker takes it.
+  if (running_ + queue_.size() >= workers_.size()) {
+    job->queuedAt = std::chrono::steady_clock::now();
+    job->events.push_back(fmt::format(R"({{"type":"stage","stage":"queue","state":"start","ahead":{}}})", queue_.size()));
+  }
   queue_.push_back(job);
   byKey_[key] = job;
   wake_.notify_one();
@@ -117,6 +125,11 @@ void JobPool::workerLoop(std::stop_token stop) {
       std::lock_guard jobLock(job->mutex);
       job->started = true;
       ++running_;
+      if (job->queuedAt) {
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - *job->queuedAt).count();
+        job->events.push_back(fmt::format(R"({{"type":"stage","stage":"queue","state":"done","seconds":{:.3f}}})", waited));
+        job->changed.notify_all();
+      }
     }
     const ProgressFn progress = [&job](std::string event) {
       {

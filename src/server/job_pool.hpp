@@ -1,6 +1,9 @@
 // The bounded pool that runs compile-and-draw jobs: at most `workers` at once, at most
 // `maxQueued` waiting, and one job per key — a request for a source that is already queued or
-// running joins that job instead of starting another (the seed's single flight).
+// running joins that job instead of starting another (the seed's single flight). A job that must
+// wait for a worker has the stage `queue` as its first progress events:
+// `{"type":"stage","stage":"queue","state":"start","ahead":N}` (N jobs queued before it), then
+// `..."state":"done","seconds":S}` when a worker takes it.
 //
 // Thread-safety: every member is safe to call from any thread. A JobTicket must not outlive its
 // JobPool. A job is cancelled (its stop token triggered; a queued job never starts) as soon as the

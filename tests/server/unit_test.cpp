@@ -229,6 +229,28 @@ TEST(JobPool, QueueBoundRefusesBeyondIt) {
   EXPECT_EQ(waitFor(*q2, events)->body, "q2");
 }
 
+// A job that waits for a worker says so first: how many are ahead of it, then how long it waited.
+TEST(JobPool, AQueuedJobReportsItsWait) {
+  JobPool pool(1, 4);
+  BusyWorker busy(pool);
+  auto first = pool.submit("first", [](std::stop_token, const ProgressFn& progress) {
+    progress("ran");
+    return answer(200, "first");
+  });
+  auto second = pool.submit("second", [](std::stop_token, const ProgressFn&) { return answer(200, "second"); });
+  ASSERT_TRUE(first && second);
+  busy.release();
+  std::vector<std::string> events;
+  ASSERT_TRUE(waitFor(*first, events));
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0], R"({"type":"stage","stage":"queue","state":"start","ahead":0})");
+  EXPECT_TRUE(events[1].starts_with(R"({"type":"stage","stage":"queue","state":"done","seconds":)")) << events[1];
+  EXPECT_EQ(events[2], "ran");
+  std::vector<std::string> secondEvents;
+  ASSERT_TRUE(waitFor(*second, secondEvents));
+  EXPECT_EQ(secondEvents.at(0), R"({"type":"stage","stage":"queue","state":"start","ahead":1})");
+}
+
 TEST(JobPool, LastTicketGoneCancelsTheRunningJob) {
   JobPool pool(1, 4);
   std::latch started(1);

@@ -493,6 +493,45 @@ test('an example keeps the saved spec, and the menu brings it back', { timeout: 
   await screenshot('saved-spec-restored');
 });
 
+// A request waiting for a worker shows "queued" before the other stages: the server's stream is
+// replayed with the queue's events in front (the real answer, so only the wait is made up).
+test('a request that waits for a worker says so', { timeout: STEP_TIMEOUT }, async () => {
+  const source = await defaultSource();
+  const answer = await (
+    await fetch(`${base}api/diagram`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ source }) })
+  ).json();
+  const stream = (events) => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+  const waiting = { type: 'stage', stage: 'queue', state: 'start', ahead: 2 };
+  // Still waiting when the stream ends: the count ahead is shown.
+  await page.route('**/api/diagram', (route) =>
+    route.fulfill({ status: 200, contentType: 'application/x-ndjson', body: stream([waiting]) }),
+  );
+  await page.click('#diagram-it');
+  await page.waitForSelector('#progress li[data-stage="queued"]');
+  await page.waitForFunction(() => document.body.dataset.state !== 'running');
+  assert.match(await page.textContent('#progress li[data-stage="queued"]'), /^queued \d+ ms \(2 ahead\)$/);
+  await page.unroute('**/api/diagram');
+  // Taken by a worker after 1.5 s, then drawn.
+  const before = await diagramsDrawn();
+  await page.route('**/api/diagram', (route) =>
+    route.fulfill({
+      status: 200,
+      contentType: 'application/x-ndjson',
+      body: stream([waiting, { type: 'stage', stage: 'queue', state: 'done', seconds: 1.5 }, { type: 'result', status: 200, body: answer }]),
+    }),
+  );
+  await page.click('#diagram-it');
+  await waitForState('done', before);
+  assert.equal(await page.textContent('#progress li[data-stage="queued"]'), 'queued 1.50 s');
+  assert.equal(await page.locator('#progress li').first().getAttribute('data-stage'), 'queued');
+  await page.unroute('**/api/diagram');
+  // Without a wait there is no such stage.
+  const again = await diagramsDrawn();
+  await page.click('#diagram-it');
+  await waitForState('done', again);
+  assert.equal(await page.locator('#progress li[data-stage="queued"]').count(), 0);
+});
+
 test('an example that cannot be fetched says so', { timeout: STEP_TIMEOUT }, async () => {
   await page.route('**/api/examples/vae', (route) => route.abort('connectionrefused'));
   const errorsBefore = consoleErrors.length;

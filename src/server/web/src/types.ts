@@ -107,6 +107,7 @@ export interface StageEvent {
   state: 'start' | 'done';
   seconds?: number;
   cache_hit?: boolean;
+  ahead?: number; // the queue stage's start: requests queued before this one
 }
 
 // One step of a design as the designer reports it (designer::toJson, docs/design.md).
