@@ -532,6 +532,43 @@ test('a request that waits for a worker says so', { timeout: STEP_TIMEOUT }, asy
   assert.equal(await page.locator('#progress li[data-stage="queued"]').count(), 0);
 });
 
+// A spec that ran out of time (an endless loop) is remembered, and a reload opens on it without
+// running it for the whole time limit again.
+test('a saved spec that ran out of time is not run again on opening', { timeout: STEP_TIMEOUT }, async () => {
+  const looping = `${await defaultSource()}\n// runs out of time`;
+  await setEditorText(looping);
+  await page.waitForFunction((t) => localStorage.getItem('nndna.source') === t, looping, { timeout: 5_000 });
+  // The server's answer to a spec past its time limit (replayed: the real one takes a minute).
+  await page.route('**/api/diagram', (route) =>
+    route.fulfill({
+      status: 422,
+      contentType: 'application/json',
+      body: JSON.stringify({ ok: false, error: { kind: 'timeout', message: 'the spec ran past its 60 s limit', diagnostics: [] } }),
+    }),
+  );
+  await page.click('#diagram-it');
+  await page.waitForFunction(() => document.body.dataset.state === 'error');
+  await page.unroute('**/api/diagram');
+  assert.equal(await page.evaluate(() => localStorage.getItem('nndna.timedOutSource')), looping);
+  let posts = 0;
+  const count = (r) => {
+    if (r.url().endsWith('/api/diagram') && r.method() === 'POST') posts++;
+  };
+  page.on('request', count);
+  await page.goto(base);
+  await page.waitForSelector('#error:not([hidden])');
+  assert.match(await page.textContent('#error'), /ran out of time when it was last drawn, so it was not run on opening/);
+  assert.equal(await page.getAttribute('.tab-btn[data-tab="code"]', 'aria-selected'), 'true');
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(posts, 0);
+  // Asked, it runs; drawn, it is no longer marked.
+  await page.click('#diagram-it');
+  await waitForState('done', 0);
+  page.off('request', count);
+  assert.equal(posts, 1);
+  assert.equal(await page.evaluate(() => localStorage.getItem('nndna.timedOutSource')), null);
+});
+
 test('an example that cannot be fetched says so', { timeout: STEP_TIMEOUT }, async () => {
   await page.route('**/api/examples/vae', (route) => route.abort('connectionrefused'));
   const errorsBefore = consoleErrors.length;

@@ -14,6 +14,8 @@ import { setUpTheme } from './theme';
 import type { DesignAnswer, DesignErrorAnswer, DiagramAnswer, ErrorAnswer, Side } from './types';
 
 const SOURCE_KEY = 'nndna.source';
+// The saved spec whose last request ran out of time: not run again when the page opens.
+const TIMED_OUT_KEY = 'nndna.timedOutSource';
 const SAVED_OPTION = 'saved-spec'; // the examples menu's entry for the user's own spec (no example has this name)
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -169,6 +171,14 @@ class App {
     });
   }
 
+  // The saved spec ran out of time when last drawn: the page opens on it, with the Code tab and
+  // a word on why nothing is drawn, until the user asks.
+  notRunOnOpening(): void {
+    this.showTab('code');
+    this.showMessage('timed_out', 'Your spec ran out of time when it was last drawn, so it was not run on opening: Diagram it runs it again.');
+    document.body.dataset.state = 'error';
+  }
+
   // A message of the page's own (not about the spec) in the error box.
   private showMessage(kind: string, message: string): void {
     const box = $('error');
@@ -232,6 +242,7 @@ class App {
     try {
       const result = await requestDiagram(source, this.client, (e) => this.progress.stage(e), controller.signal);
       if (this.running !== controller) return;
+      rememberTimeout(source, result.body.ok ? null : result.body.error.kind);
       if (result.body.ok) this.drawn(source, result.body);
       else this.failed(result.status, result.body);
     } catch (e) {
@@ -380,6 +391,13 @@ class App {
   }
 }
 
+// A spec that ran out of time (an endless loop) would, run again on every reload, show nothing
+// for the whole time limit: the page remembers it, and opens on it without running it.
+function rememberTimeout(source: string, errorKind: string | null): void {
+  if (errorKind === 'timeout' || errorKind === 'deadline') localStorage.setItem(TIMED_OUT_KEY, source);
+  else if (errorKind !== 'cancelled' && errorKind !== 'network') localStorage.removeItem(TIMED_OUT_KEY);
+}
+
 async function start(): Promise<void> {
   setUpTheme($<HTMLButtonElement>('theme-toggle'));
   const list = await fetchExamples();
@@ -395,6 +413,10 @@ async function start(): Promise<void> {
   const app = new App(text);
   app.setExamples(list, defaultSource);
   app.holdsExample(example, example ? text : '');
+  if (example === null && text === localStorage.getItem(TIMED_OUT_KEY)) {
+    app.notRunOnOpening();
+    return;
+  }
   await app.diagramIt();
 }
 
