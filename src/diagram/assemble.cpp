@@ -246,7 +246,10 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
       if (from.flops[s]) into.flops[s] = checkedAdd(into.flops[s].value_or(0), *from.flops[s]);
     }
   };
-  auto emitChildren = [&](auto&& self, std::size_t cn, int parentId, const std::string& indent) -> Agg {
+  // `insideOneSide`: an enclosing cluster has an only-<side> class, which DOT hands down to the
+  // clusters inside as a default: a cluster both sides draw must then set its class itself.
+  auto emitChildren = [&](auto&& self, std::size_t cn, int parentId, const std::string& indent,
+                          bool insideOneSide) -> Agg {
     Agg agg;
     for (const auto& [isCluster, idx] : cnodes[cn].children) {
       if (!isCluster) {
@@ -300,10 +303,9 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
       lines.push_back(fmt::format("{}id=\"c{}\"", in, id));
       lines.push_back(fmt::format("{}label=\"{}\"", in, escapeDotString(cluster.label)));
       lines.push_back(in + std::string(c.step.loop ? kLoopClusterAttrs : kUserClusterAttrs));
-      if (const std::string only = onlyClass(sides); !only.empty()) {
-        lines.push_back(fmt::format("{}class=\"{}\"", in, only));
-      }
-      const Agg inner = self(self, idx, id, in);
+      const std::string only = onlyClass(sides);
+      if (!only.empty() || insideOneSide) lines.push_back(fmt::format("{}class=\"{}\"", in, only));
+      const Agg inner = self(self, idx, id, in, insideOneSide || !only.empty());
       lines.push_back(indent + "}");
       Cluster& stored = out.clusters[static_cast<std::size_t>(id)];
       for (Side s : sides) {
@@ -314,7 +316,7 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
     }
     return agg;
   };
-  emitChildren(emitChildren, 0, -1, "  ");
+  emitChildren(emitChildren, 0, -1, "  ", false);
 
   // Edges, merged across sides. Loop-carried ones are dashed back edges kept out of ranking.
   struct EdgeAcc {

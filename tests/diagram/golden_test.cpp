@@ -1,5 +1,6 @@
 // Golden diagrams of the examples. Every expected value is derived by hand from the spec's source
 // (the derivation is next to it), never copied from a run.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,6 +82,11 @@ TEST(DiagramGolden, DiffusionDenoiserCostsPerNodeAndCluster) {
   ASSERT_TRUE(loop.cost.infer);
   EXPECT_EQ(loop.cost.infer->params, 24'864);
   EXPECT_EQ(loop.cost.infer->flops, 12 * 12'582'912LL);
+  // Only the loop is inference's: the pair, which both sides draw, is not faded with it (DOT
+  // hands a cluster's class down to the clusters inside unless they set their own).
+  const std::string svg = renderSvg(d);
+  EXPECT_NE(svg.find(fmt::format("<g id=\"c{}\" class=\"cluster only&#45;infer\"", loop.id)), std::string::npos);
+  EXPECT_NE(svg.find(fmt::format("<g id=\"c{}\" class=\"cluster\"", pair.id)), std::string::npos);
 }
 
 // A paired wrapper is laid out with the longer of its labels (the training side's in the
