@@ -509,8 +509,13 @@ struct RopeOptions {
 // Scaled dot-product attention (F.scaled_dot_product_attention): softmax(q · kᵀ / √D) · v for
 // q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv] -> [..., Tq, Dv] (the leading axes broadcast as
 // matmul's: [B, H, T, Dh] per head). `causal` masks the future (is_causal; Tq = Tk).
+// The masks are PyTorch MultiheadAttention's, boolean, true = masked: `keyPaddingMask` [B, Tk]
+// marks each sequence's padding (key_padding_mask); `mask` broadcasts to the scores [..., Tq, Tk]
+// (attn_mask). A query whose every key is masked attends to them all alike (PyTorch: NaN).
 struct AttentionOptions {
   bool causal = false;
+  Tensor keyPaddingMask;
+  Tensor mask;
 };
 Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, AttentionOptions options = {});
 // Rotary position embedding on a query/key pair [.., T, Dh]; returns both rotated.
@@ -1012,7 +1017,9 @@ class TransformerDecoderLayer : public Module {
  public:
   TransformerDecoderLayer() = default;
   TransformerDecoderLayer(std::string_view name, Size dModel, Size nhead, TransformerDecoderLayerOptions options = {});
-  Tensor operator()(Tensor tgt, Tensor memory, AttentionOptions selfAttention = {}) const;
+  // `memoryAttention`: the attention over the memory (its keyPaddingMask: the source's padding).
+  Tensor operator()(Tensor tgt, Tensor memory, AttentionOptions selfAttention = {},
+                    AttentionOptions memoryAttention = {}) const;
 
   MultiheadAttention selfAttn, multiheadAttn;
   Linear linear1, linear2;

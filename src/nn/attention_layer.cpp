@@ -121,10 +121,11 @@ TransformerDecoderLayer::TransformerDecoderLayer(std::string_view name, Size dMo
   dropout3 = child<Dropout>("dropout3", options.dropout);
 }
 
-Tensor TransformerDecoderLayer::operator()(Tensor tgt, Tensor memory, AttentionOptions selfAttention) const {
+Tensor TransformerDecoderLayer::operator()(Tensor tgt, Tensor memory, AttentionOptions selfAttention,
+                                           AttentionOptions memoryAttention) const {
   layers::requireBuilt(linear1.weight, "TransformerDecoderLayer");
   auto attend = [&](const Tensor& h) { return dropout1(selfAttn(h, h, h, selfAttention)); };
-  auto attendMemory = [&](const Tensor& h) { return dropout2(multiheadAttn(h, memory, memory)); };
+  auto attendMemory = [&](const Tensor& h) { return dropout2(multiheadAttn(h, memory, memory, memoryAttention)); };
   auto feedForward = [&](const Tensor& h) { return nndna::feedForward(linear1, linear2, dropout, dropout3, gelu, h); };
   Tensor x = tgt;
   if (normFirst) {

@@ -131,5 +131,42 @@ TEST(EvalPytorchHelpers, LossesNameAMismatchedTarget) {
             "binaryCrossEntropyWithLogits: the logits and the target must be f32, got f32 and i32");
 }
 
+// A masked key gets no weight: attention with key 2 of 3 masked is attention over keys 0 and 1.
+// keyPaddingMask marks it per sequence ([B, Tk]), mask for every query ([Tq, Tk], broadcast).
+TEST(EvalPytorchHelpers, AttentionMasksDropTheMaskedKeys) {
+  const Feeds feeds = {{"q", randomF32({2, 2, 3}, 11)},
+                       {"k", randomF32({2, 3, 3}, 12)},
+                       {"v", randomF32({2, 3, 2}, 13)},
+                       {"pad", Value({2, 3}, DType::boolean, {0, 0, 1, 0, 0, 1})},
+                       {"late", Value({2, 3}, DType::boolean, {0, 0, 1, 0, 0, 1})}};
+  const Value twoKeys = run(feeds, [](const Inputs& in) {
+    return scaledDotProductAttention(in["q"], narrow(in["k"], 1, 0, 2), narrow(in["v"], 1, 0, 2));
+  });
+  const Value padded = run(feeds, [](const Inputs& in) {
+    return scaledDotProductAttention(in["q"], in["k"], in["v"], {.keyPaddingMask = in["pad"]});
+  });
+  expectF32(padded, {2, 2, 2}, twoKeys.data, 1e-12);
+  // The same key masked for both queries by an attention mask [Tq, Tk] = [2, 3].
+  const Value byMask = run(feeds, [](const Inputs& in) {
+    return scaledDotProductAttention(in["q"], in["k"], in["v"], {.mask = narrow(in["late"], 0, 0, 1)});
+  });
+  expectF32(byMask, {2, 2, 2}, twoKeys.data, 1e-12);
+  // Without a mask the third key counts.
+  const Value all = run(feeds, [](const Inputs& in) { return scaledDotProductAttention(in["q"], in["k"], in["v"]); });
+  EXPECT_NE(all.data, twoKeys.data);
+  // Gradients flow to q, k and v around the masked key.
+  checkGradients(opProblem(feeds, [](const Inputs& in) {
+    return scaledDotProductAttention(in["q"], in["k"], in["v"], {.keyPaddingMask = in["pad"]});
+  }, {"q", "k", "v"}));
+  EXPECT_EQ(errorOf(feeds, [](const Inputs& in) {
+              return scaledDotProductAttention(in["q"], in["k"], in["v"], {.keyPaddingMask = in["q"]});
+            }),
+            "scaledDotProductAttention: keyPaddingMask must be boolean (true: masked), got f32");
+  EXPECT_EQ(errorOf(feeds, [](const Inputs& in) {
+              return scaledDotProductAttention(in["q"], in["k"], in["v"], {.keyPaddingMask = narrow(in["pad"], 1, 0, 2)});
+            }),
+            "scaledDotProductAttention: keyPaddingMask must be [B, Tk] = [2, 3] for the scores [2, 2, 3], got [2, 2]");
+}
+
 }  // namespace
 }  // namespace nndna::eval::testing

@@ -461,6 +461,27 @@ TEST(EvalSequenceLayers, TransformerDecoderLayerHasPytorchsParameters) {
   EXPECT_EQ(names.back(), "decoder.norm3.bias");
 }
 
+// MultiheadAttention with PyTorch's key_padding_mask: the padded keys count for nothing, so the
+// answer is attention over the unpadded ones; the encoder and decoder layers pass it on.
+TEST(EvalSequenceLayers, KeyPaddingMaskIgnoresThePaddedKeys) {
+  const std::vector<std::pair<std::string, Value>> feeds = {{"x", randomF32({2, 2, 4}, 76, -1.0, 1.0)},
+                                                            {"m", randomF32({2, 3, 4}, 77, -1.0, 1.0)}};
+  const Prediction unpadded = predictWithRandomParams(feeds, [](eval_layers::Layers& m, const Inputs& in) {
+    const Tensor kept = narrow(in["m"], 1, 0, 2);
+    return m.attn(in["x"], kept, kept);
+  });
+  const Prediction padded = predictWithRandomParams(feeds, [](eval_layers::Layers& m, const Inputs& in) {
+    // [B, Tk] = [2, 3], true at the last key: a constant mask from a comparison.
+    const Tensor pad = greater(reshape(arange(0, 6, 1, DType::f32), {2, 3}), reshape(add(mul(arange(0, 2, 1, DType::f32), 3.0), 1.5), {2, 1}));
+    return m.attn(in["x"], in["m"], in["m"], {.keyPaddingMask = pad});
+  });
+  expectF32(padded.out, {2, 2, 4}, unpadded.out.data, 1e-12);
+  const Prediction all = predictWithRandomParams(feeds, [](eval_layers::Layers& m, const Inputs& in) {
+    return m.attn(in["x"], in["m"], in["m"]);
+  });
+  EXPECT_NE(all.out.data, padded.out.data);
+}
+
 // A call given the wrong input names the layer and what it takes.
 TEST(EvalSequenceLayers, WrongInputsNameTheLayer) {
   // The message without the calls that led to the layer's line: traceLayers' own lambda is one
