@@ -10,6 +10,7 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -115,28 +116,36 @@ int serve(const ServeArgs& args) {
 
   std::signal(SIGINT, onStopSignal);
   std::signal(SIGTERM, onStopSignal);
-  std::jthread watcher([&app](std::stop_token stop) {
-    while (!stop.stop_requested() && !g_stopRequested) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    app.stop();
-  });
-  app.listen();
-  watcher.request_stop();
-  watcher.join();  // it calls app.stop(): done with the server before it goes
-  // Stopping cancels the queued jobs and kills the running specs, but a Graphviz layout cannot be
-  // interrupted: past the grace period the process ends without waiting for it. The specs' sandboxes
-  // die with it (PR_SET_PDEATHSIG), and the compile cache only ever renames finished files in.
+  // A stop (Ctrl+C, SIGTERM) closes the port, cancels the queued jobs and kills the running specs,
+  // but a Graphviz layout cannot be interrupted, and the server's teardown waits for the request
+  // whose layout runs. So from the stop on, the process has the grace period to end; past it, it
+  // ends without the layout. The specs' sandboxes die with it (PR_SET_PDEATHSIG), and the compile
+  // cache only ever renames finished files in.
   const auto grace = std::chrono::milliseconds(static_cast<std::int64_t>(args.stopGrace * 1000));
-  std::jthread deadline([grace](std::stop_token stop) {
-    const auto until = std::chrono::steady_clock::now() + grace;
-    while (!stop.stop_requested() && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::mutex serverMutex;     // held while the watcher stops the server, so it is not gone then
+  bool serverGone = false;    // guarded by serverMutex
+  std::atomic<bool> finished{false};
+  std::jthread watcher([&](std::stop_token stop) {
+    while (!stop.stop_requested() && !g_stopRequested) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!g_stopRequested) return;  // the server ended on its own
+    {
+      std::lock_guard lock(serverMutex);
+      if (!serverGone) app.stop();
     }
-    if (stop.stop_requested()) return;
+    const auto until = std::chrono::steady_clock::now() + grace;
+    while (!finished && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (finished) return;
     std::cerr << "nndna serve: stopped; a layout still running was abandoned after the "
               << std::chrono::duration<double>(grace).count() << " s grace period\n";
     std::_Exit(0);
   });
+  app.listen();
+  {
+    std::lock_guard lock(serverMutex);
+    serverGone = true;
+  }
   owned.reset();  // waits for the running jobs
+  finished = true;
   return 0;
 }
 
