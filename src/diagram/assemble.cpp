@@ -360,7 +360,8 @@ void assemble(const std::vector<SideModel>& models, const DimResolver& dims, Dia
   // the CPU time again (6,000 boxes: 20.7 s -> 11.5 s) with the same drawing extent.
   // An edge spanning k ranks costs Graphviz k - 1 virtual nodes, in every pass: a tensor read by
   // many boxes far below it (an input added at each of 140 lines) took 4.5 s to lay out at 147
-  // boxes and minutes at 200; with the limits, 0.44 s and 1.25 s. So they count towards the size.
+  // boxes and minutes at 200; the `dot` command with the limits, 0.44 s and 1.25 s. So they count
+  // towards the size.
   const std::size_t size = out.nodes.size() + out.clusters.size() + virtualNodeEstimate(out);
   if (size > kHugeDiagram) {
     lines.insert(lines.begin() + 5, "  nslimit=0.2 nslimit1=0.2 mclimit=0.2 newrank=true");

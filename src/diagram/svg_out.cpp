@@ -27,7 +27,7 @@ constexpr std::size_t kBandBudget = 200;
 // Graphviz's virtual nodes (assemble.hpp) above which even a smaller diagram is laid out in bands:
 // Graphviz 2.42's x-placement grows about quadratically with them, whatever nslimit says. An input
 // added after each of 450 activations (901 boxes, about 200,000 virtual nodes) took 127 s in one
-// piece; 150 of them (22,650) 0.71 s. A band holds only its own edges' virtual nodes (edges
+// piece; 150 of them (22,651) 0.71 s. A band holds only its own edges' virtual nodes (edges
 // between bands are nndna's), and keeps the speed settings.
 constexpr std::size_t kBandedAboveVirtualNodes = 30000;
 

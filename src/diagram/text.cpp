@@ -7,7 +7,6 @@
 #include <regex>
 #include <stdexcept>
 
-
 namespace nndna::diagram::detail {
 
 std::string trim(std::string_view s) {

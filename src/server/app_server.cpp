@@ -272,7 +272,7 @@ struct AppServer::Impl {
     }
     http.Post(gets, wrongMethod("GET"));
     http.Post(files, wrongMethod("GET"));
-    http.Get(R"(/[A-Za-z0-9._-]*)", [this](const httplib::Request& req, httplib::Response& res) {
+    http.Get(files, [this](const httplib::Request& req, httplib::Response& res) {
       const StaticAsset* asset = assets.find(req.path);
       if (asset == nullptr) {
         sendError(req, res, 404, "not_found", "no such page");

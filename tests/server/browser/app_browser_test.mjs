@@ -247,6 +247,7 @@ test('a keyboard reaches the boxes: Enter opens the panel, Escape closes it', { 
   assert.equal(await page.locator('#views svg g.node', { hasText: 'input: clean' }).getAttribute('tabindex'), null);
   await box.focus();
   assert.ok((await page.locator('#views svg .hi-highlight').count()) >= 2); // as a hover
+  await screenshot('box-focused-by-keyboard');
   await page.keyboard.press('Enter');
   await page.waitForSelector('#box-panel:not([hidden])');
   assert.equal(await page.textContent('#box-panel .box-shapes'), '[B, D]');
@@ -510,6 +511,7 @@ test('a request that waits for a worker says so', { timeout: STEP_TIMEOUT }, asy
   await page.waitForSelector('#progress li[data-stage="queued"]');
   await page.waitForFunction(() => document.body.dataset.state !== 'running');
   assert.match(await page.textContent('#progress li[data-stage="queued"]'), /^queued \d+ ms \(2 ahead\)$/);
+  await screenshot('queued-two-ahead');
   await page.unroute('**/api/diagram');
   // Taken by a worker after 1.5 s, then drawn.
   const before = await diagramsDrawn();
@@ -559,6 +561,7 @@ test('a saved spec that ran out of time is not run again on opening', { timeout:
   await page.waitForSelector('#error:not([hidden])');
   assert.match(await page.textContent('#error'), /ran out of time when it was last drawn, so it was not run on opening/);
   assert.equal(await page.getAttribute('.tab-btn[data-tab="code"]', 'aria-selected'), 'true');
+  await screenshot('timed-out-spec-not-run');
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(posts, 0);
   // Asked, it runs; drawn, it is no longer marked.
