@@ -175,6 +175,43 @@ void markCallsOfOneLine(GroupTree& tree, const TreeNode& cluster) {
   }
 }
 
+// A call whose first run skips the function's first line (`if (b.hasExpand) h = expand(h);` false
+// in the first block only, as in MobileNetV2) makes the tracker take its second line for the
+// function's first, so every call looks cut in two where that line runs. Within one function, the
+// source lines only go back at a new call or at a loop's next round. When the cluster's children
+// all lie in one function, every step back lands on one line S, and the first child comes after S
+// in the source, the first call began past S and each step back is a call start: a single call
+// with a loop inside would have reached S before the loop came round (its lines before the loop
+// precede the loop's body). A function running a loop whose first line is skipped in its first
+// round (`for (…) { if (i) a(); b(); }`) is marked at each round instead, which keeps the rounds
+// whole as loops (loops.hpp) need. Returns whether it marked the calls.
+bool markCallsThatSkipTheFirstLine(GroupTree& tree, const TreeNode& cluster) {
+  const std::vector<int>& children = cluster.children;
+  if (children.size() < 3) return false;
+  auto child = [&](std::size_t i) -> TreeNode& { return tree.nodes[static_cast<std::size_t>(children[i])]; };
+  auto functionOf = [&](const TreeNode& node) {
+    return node.frame == ir::kNone ? std::string_view() : std::string_view(tree.frame(node.frame).function);
+  };
+  const LineRef first = child(0).where;
+  const std::string_view function = functionOf(child(0));
+  if (function.empty()) return false;
+  std::optional<std::int32_t> landing;
+  for (std::size_t i = 1; i < children.size(); ++i) {
+    const LineRef where = child(i).where;
+    if (where.file != first.file || functionOf(child(i)) != function) return false;
+    if (where.line >= child(i - 1).where.line) continue;
+    if (landing && *landing != where.line) return false;
+    landing = where.line;
+  }
+  if (!landing || first.line <= *landing) return false;
+  for (std::size_t i = 1; i < children.size(); ++i) {
+    TreeNode& c = child(i);
+    c.invocationStart = c.where.line < child(i - 1).where.line;
+    if (c.invocationStart) c.repeatSplit = false;  // a new call, not the line's one-line loop running again
+  }
+  return true;
+}
+
 }  // namespace
 
 GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& included,
@@ -355,7 +392,9 @@ GroupTree buildGroupTree(const ir::Graph& graph, const std::vector<char>& includ
     appendChild(inner, idx);
   }
   for (TreeNode& node : tree.nodes) {
-    if (!node.leaf) markCallsOfOneLine(tree, node);
+    if (node.leaf) continue;
+    node.callsAreWhole = markCallsThatSkipTheFirstLine(tree, node);
+    markCallsOfOneLine(tree, node);
   }
   return tree;
 }

@@ -61,6 +61,10 @@ struct TreeNode {
   // seed's rule), so this is where one call ends and the next begins; loops there must not cut
   // a call in two (loops.hpp).
   bool invocationStart = false;
+  // Cluster: its children's call starts were read from their lines going back (a first call that
+  // skipped the function's first line), so each call is a whole unit: a loop's iterations end
+  // where a call ends, not only begin there.
+  bool callsAreWhole = false;
   std::vector<int> children;              // cluster: tree node indices in trace order
 };
 

@@ -186,8 +186,13 @@ std::size_t LoopFinder::alignedWithCalls(int cluster, std::size_t lo, std::size_
   // a call start; the bottleneck after the last level is not one). In a cluster of true calls,
   // an iteration of whole calls is followed by the next call's start anyway.
   auto boundary = [&](std::size_t p) { return p == lo || callStart(p); };
+  // Calls read from their lines going back are known to be whole (group_tree.hpp): an iteration
+  // must end where the next call begins, or a stride block followed by a residual one folds as
+  // two rounds of their shared lines with the residual add left after the loop.
+  const bool endsToo = tree_.at(cluster).callsAreWhole;
+  auto ends = [&](std::size_t p) { return !endsToo || p == children.size() || callStart(p); };
   std::size_t whole = 0;
-  while (whole < n && boundary(i + whole * k)) ++whole;
+  while (whole < n && boundary(i + whole * k) && ends(i + (whole + 1) * k)) ++whole;
   return std::max(within, whole);
 }
 

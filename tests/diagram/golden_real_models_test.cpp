@@ -730,6 +730,36 @@ TEST(DiagramGoldenRealModels, LoopOverCallsAfterAShorterFirstCallFoldsWholeCalls
   EXPECT_EQ(d.carriedEdgeCount(), 2u);
 }
 
+// skipped_first_line: MobileNetV2's blocks, whose first block skips the block's first line. Each
+// call is drawn whole: b0 (dw, project), b1 (expand, dw, project), the residual blocks b2 and b3 as
+// one ×2, b4 (a stride: no add), b5 (with its add). Before, the calls were cut where the second
+// line ran, and nothing folded.
+TEST(DiagramGoldenRealModels, CallsWhoseFirstSkipsTheFirstLineFoldWhole) {
+  const Diagram d = buildDiagram(traced("skipped_first_line"), {.only = Side::train});
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×2"});
+  // 2 + 3 + 4 (the loop) + 3 + 4 block boxes, and the loss.
+  EXPECT_EQ(d.layerCount(), 17u);
+  // forward's call, block's calls, the loop.
+  EXPECT_EQ(d.clusters.size(), 3u);
+  const std::string expand = "if (b.hasExpand) h = relu(b.expand(h));", dw = "h = relu(b.dw(h));",
+                    project = "h = b.project(h);", residual = "if (b.useRes) h = add(x, h);";
+  std::vector<std::string> inLoop, outside;
+  for (const Node& n : d.nodes) {
+    const bool looped = n.cluster >= 0 && d.clusters[static_cast<std::size_t>(n.cluster)].kind == Cluster::Kind::loop;
+    (looped ? inLoop : outside).push_back(n.label);
+  }
+  EXPECT_EQ(inLoop, (std::vector<std::string>{expand, dw, project, residual}));
+  // The input, b0, b1, b4, b5 in order, the loss.
+  EXPECT_EQ(outside, (std::vector<std::string>{"input: x", dw, project, expand, dw, project, expand, dw, project, expand,
+                                               dw, project, residual,
+                                               "Tensor lossFn(Net& m, const Inputs& in) { return mean(forward(m, in[\"x\"])); }"}));
+  // The chain x → b0 (2) → b1 (3) → loop (exp → dw → project → add, and b1's project → add)
+  // → b4 (3) → b5 (4, and b4's project → add) → loss: 21 edges, of which add → expand and
+  // add → add carried into the next round.
+  EXPECT_EQ(d.edges.size(), 21u);
+  EXPECT_EQ(d.carriedEdgeCount(), 2u);
+}
+
 // fan_out_reads: `bias` is added after each of 40 gelus, every line its own box: 81 boxes in a
 // chain, and 40 edges from `bias` reaching down it. Graphviz's virtual nodes for those edges
 // count towards the size at which the DOT bounds the layout.
