@@ -260,6 +260,87 @@ test('a keyboard reaches the boxes: Enter opens the panel, Escape closes it', { 
   assert.equal(await page.evaluate(() => document.activeElement?.matches('g.node')), true);
 });
 
+// The tab bar as the WAI-ARIA tabs pattern has it: one Tab stop (the active tab), arrows, Home
+// and End move among the shown tabs and show the one reached, as its click does.
+test('tab bar by keyboard', { timeout: STEP_TIMEOUT }, async () => {
+  // Every tab and the panel it controls.
+  const bar = () => page.$$eval('[role="tab"]', (tabs) => tabs.map((t) => {
+    const panel = document.getElementById(t.getAttribute('aria-controls'));
+    return {
+      tab: t.dataset.tab, id: t.id, hidden: t.hidden, selected: t.getAttribute('aria-selected'), tabindex: t.getAttribute('tabindex'),
+      panel: panel && { id: panel.id, role: panel.getAttribute('role'), labelledBy: panel.getAttribute('aria-labelledby'), shown: panel.checkVisibility() },
+    };
+  }));
+  const focused = () => page.evaluate(() => document.activeElement?.getAttribute('role') === 'tab' ? document.activeElement.dataset.tab : null);
+  // `tab` has the focus, is the one selected and the one Tab stops at; its panel shows, named by
+  // it, and no other panel does.
+  const on = async (tab) => {
+    assert.equal(await focused(), tab);
+    const tabs = await bar();
+    for (const t of tabs) {
+      assert.ok(t.panel, `${t.tab}'s aria-controls names no element`);
+      assert.equal(t.panel.role, 'tabpanel', t.panel.id);
+    }
+    assert.deepEqual(tabs.filter((t) => t.selected === 'true').map((t) => t.tab), [tab]);
+    assert.deepEqual(tabs.filter((t) => t.tabindex === '0').map((t) => t.tab), [tab]);
+    assert.deepEqual(tabs.filter((t) => t.tab !== tab).map((t) => t.tabindex), tabs.filter((t) => t.tab !== tab).map(() => '-1'));
+    const active = tabs.find((t) => t.tab === tab);
+    assert.equal(active.panel.labelledBy, active.id);
+    assert.deepEqual([...new Set(tabs.filter((t) => t.panel.shown).map((t) => t.panel.id))], [active.panel.id]);
+  };
+  const press = async (key, tab) => {
+    await page.keyboard.press(key);
+    await on(tab);
+  };
+  const shownTabs = async () => (await bar()).filter((t) => !t.hidden).map((t) => t.tab);
+
+  // The default model has both graph tabs; the bar is entered at its active tab.
+  assert.deepEqual(await shownTabs(), ['train', 'infer', 'code', 'info']);
+  await page.click('.tab-btn[data-tab="train"]');
+  await page.focus('#download-toggle');
+  await press('Tab', 'train');
+  await press('ArrowRight', 'infer');
+  assert.ok(await page.$eval('#canvas', (c) => c.classList.contains('show-infer'))); // shown as a click shows it
+  await screenshot('tab-bar-keyboard');
+  await press('ArrowLeft', 'train');
+  assert.ok(await page.$eval('#canvas', (c) => c.classList.contains('show-train')));
+  await press('End', 'info');
+  await press('Home', 'train');
+  await press('ArrowLeft', 'info'); // round the ends, both ways
+  await press('ArrowRight', 'train');
+  await press('ArrowRight', 'infer');
+  await press('ArrowRight', 'code');
+  // Tab leaves the bar at once, Shift+Tab comes back to the active tab.
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), null);
+  await page.keyboard.press('Shift+Tab');
+  await on('code');
+
+  // A spec without predict: no inference tab, and the keys pass it by.
+  const source = await defaultSource();
+  const trainOnly = source.replace(/\/\/ Inference:[^]*?\n}\n\n/, '').replace(/ *\.predict(Inputs)? = .*\n/g, '');
+  assert.doesNotMatch(trainOnly, /predictFn/);
+  await setEditorText(trainOnly);
+  let before = await diagramsDrawn();
+  await page.keyboard.press('Control+Enter');
+  await waitForState('done', before);
+  assert.deepEqual(await shownTabs(), ['train', 'code', 'info']);
+  await page.focus('.tab-btn[aria-selected="true"]');
+  await on('train');
+  await press('ArrowRight', 'code');
+  await press('ArrowLeft', 'train');
+  await press('ArrowLeft', 'info');
+  await press('ArrowRight', 'train');
+  await press('End', 'info');
+  await press('ArrowLeft', 'code');
+  await press('Home', 'train');
+  await screenshot('tab-bar-keyboard-no-inference');
+  before = await diagramsDrawn();
+  await page.click('#reset');
+  await waitForState('done', before);
+  assert.ok(await page.isVisible('.tab-btn[data-tab="infer"]'));
+});
+
 test('opening an example by its URL, in another tab, leaves the saved work alone', { timeout: STEP_TIMEOUT }, async () => {
   const mine = `// MY WORK\n${await defaultSource()}`;
   await setEditorText(mine);

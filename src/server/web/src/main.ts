@@ -65,6 +65,7 @@ class App {
     for (const b of document.querySelectorAll<HTMLButtonElement>('.tab-btn')) {
       b.addEventListener('click', () => this.showTab(b.dataset.tab as Tab));
     }
+    moveAmongTabsByKeys(document.querySelector<HTMLElement>('[role="tablist"]')!);
     $('diagram-it').addEventListener('click', () => void this.diagramIt());
     $('reset').addEventListener('click', () => this.openExample(this.examples.default));
     $<HTMLSelectElement>('examples').addEventListener('change', (ev) => {
@@ -210,11 +211,15 @@ class App {
 
   showTab(tab: Tab): void {
     this.tab = tab;
-    for (const b of document.querySelectorAll<HTMLButtonElement>('.tab-btn')) {
-      b.classList.toggle('active', b.dataset.tab === tab);
-      b.setAttribute('aria-selected', String(b.dataset.tab === tab));
-    }
     const graph = tab === 'train' || tab === 'infer';
+    for (const b of document.querySelectorAll<HTMLButtonElement>('.tab-btn')) {
+      const active = b.dataset.tab === tab;
+      b.classList.toggle('active', active);
+      b.setAttribute('aria-selected', String(active));
+      b.tabIndex = active ? 0 : -1; // Tab stops at the active tab only
+      // Both graph tabs control the one graph panel: it is named by the side it shows.
+      if (active && graph) $('tab-graph').setAttribute('aria-labelledby', b.id);
+    }
     $('tab-graph').hidden = !graph;
     $('tab-code').hidden = tab !== 'code';
     $('tab-info').hidden = tab !== 'info';
@@ -389,6 +394,39 @@ class App {
       });
     }
   }
+}
+
+// The tab bar's keys, as the WAI-ARIA tabs pattern has them: ArrowRight and ArrowLeft go to the
+// next and previous shown tab (past the last comes the first), Home and End to the first and the
+// last; the tab reached takes the focus and is clicked, so it shows as a clicked one does. Only
+// the active tab is in the Tab order (showTab sets it): Tab enters and leaves the bar at one stop.
+function moveAmongTabsByKeys(bar: HTMLElement): void {
+  bar.addEventListener('keydown', (ev) => {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey) return; // Alt+ArrowLeft is the browser's Back
+    const tabs = Array.from(bar.querySelectorAll<HTMLButtonElement>('[role="tab"]:not([hidden])'));
+    const at = tabs.indexOf(ev.target as HTMLButtonElement);
+    if (at < 0) return;
+    let to: number;
+    switch (ev.key) {
+      case 'ArrowRight':
+        to = (at + 1) % tabs.length;
+        break;
+      case 'ArrowLeft':
+        to = (at - 1 + tabs.length) % tabs.length;
+        break;
+      case 'Home':
+        to = 0;
+        break;
+      case 'End':
+        to = tabs.length - 1;
+        break;
+      default:
+        return;
+    }
+    ev.preventDefault();
+    tabs[to]!.focus();
+    tabs[to]!.click();
+  });
 }
 
 // A spec that ran out of time (an endless loop) would, run again on every reload, show nothing
