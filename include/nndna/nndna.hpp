@@ -764,14 +764,21 @@ struct LayerNormOptions {
   bool bias = true;
   std::optional<bool> decay;  // default: no decay
 };
+// nn.LayerNorm: over the last axis (`LayerNorm("ln", D)`), or over the last axes of a
+// normalized shape (`LayerNorm("ln", {C, H, W})`, PyTorch's `LayerNorm([C, H, W])`: weight and
+// bias of that shape, one mean and variance per sample over all of it). `{D}` is `D`.
 class LayerNorm : public Module {
  public:
   LayerNorm() = default;
   LayerNorm(std::string_view name, Size dim, LayerNormOptions options = {});
+  // A braced list picks this one (`{D}` too): a list converting to an initializer_list ranks
+  // above one converting to Size.
+  LayerNorm(std::string_view name, std::initializer_list<Size> normalizedShape, LayerNormOptions options = {});
+  LayerNorm(std::string_view name, Sizes normalizedShape, LayerNormOptions options = {});
   Tensor operator()(Tensor x) const;
 
-  Tensor weight;
-  Tensor bias;
+  Tensor weight;  // the normalized shape
+  Tensor bias;    // the normalized shape, undefined when bias = false
   double eps = 1e-5;
 };
 
@@ -959,19 +966,28 @@ class InstanceNorm2d : public Module {
 
 struct MultiheadAttentionOptions {
   bool bias = true;  // in_proj_bias and out_proj's bias
+  // PyTorch's kdim and vdim: the features of the key and the value (default: embedDim).
+  std::optional<Size> kdim;
+  std::optional<Size> vdim;
 };
-// nn.MultiheadAttention(embedDim, numHeads, batch_first=True): query [B, Tq, E], key and value
-// [B, Tk, E] -> [B, Tq, E]; self-attention is `attn(x, x, x)`, causal self-attention
+// nn.MultiheadAttention(embedDim, numHeads, batch_first=True): query [B, Tq, E], key [B, Tk, kdim]
+// and value [B, Tk, vdim] -> [B, Tq, E]; self-attention is `attn(x, x, x)`, causal self-attention
 // `attn(x, x, x, {.causal = true})`. Parameters as PyTorch's (4E² + 4E with biases), stored
 // input-first as Linear's: in_proj_weight [E, 3E] (the q, k and v projections side by side),
-// in_proj_bias [3E], out_proj (a Linear E -> E). E must be divisible by numHeads.
+// in_proj_bias [3E], out_proj (a Linear E -> E). With a kdim or vdim other than E, PyTorch's three
+// separate weights instead of in_proj_weight: q_proj_weight [E, E], k_proj_weight [kdim, E],
+// v_proj_weight [vdim, E] (2E² + (kdim + vdim)·E + 4E with biases). E must be divisible by
+// numHeads.
 class MultiheadAttention : public Module {
  public:
   MultiheadAttention() = default;
   MultiheadAttention(std::string_view name, Size embedDim, Size numHeads, MultiheadAttentionOptions options = {});
   Tensor operator()(Tensor query, Tensor key, Tensor value, AttentionOptions options = {}) const;
 
-  Tensor inProjWeight;  // [E, 3E]
+  Tensor inProjWeight;  // [E, 3E], undefined with a kdim or vdim other than E
+  Tensor qProjWeight;   // [E, E]     } only with a kdim or vdim other than E
+  Tensor kProjWeight;   // [kdim, E]  }
+  Tensor vProjWeight;   // [vdim, E]  }
   Tensor inProjBias;    // [3E], undefined when bias = false
   Linear outProj;
   Size numHeads = 1;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "nn/layer_support.hpp"
 #include "nndna/nndna.hpp"
@@ -14,15 +15,28 @@ namespace nndna {
 MultiheadAttention::MultiheadAttention(std::string_view name, Size embedDim, Size heads,
                                        MultiheadAttentionOptions options)
     : Module(name), numHeads(heads) {
-  layers::requirePositive(*this, "MultiheadAttention", {{"embedDim", embedDim}, {"numHeads", heads}});
+  const Size kdim = options.kdim.value_or(embedDim);
+  const Size vdim = options.vdim.value_or(embedDim);
+  layers::requirePositive(*this, "MultiheadAttention",
+                          {{"embedDim", embedDim}, {"numHeads", heads}, {"kdim", kdim}, {"vdim", vdim}});
   if (embedDim % heads != 0) {
     tracing::failAtUserLine("MultiheadAttention",
                             fmt::format("layer '{}': embedDim {} must be divisible by numHeads {}", path(),
                                         embedDim.value(), heads.value()));
   }
-  // PyTorch: xavier_uniform_ on in_proj_weight ([3E, E]: fan_in E, fan_out 3E), zero biases.
-  const double bound = std::sqrt(6.0 / static_cast<double>(4 * embedDim.value()));
-  inProjWeight = param("in_proj_weight", {embedDim, layers::timesSize(3, embedDim)}, {init::uniform(-bound, bound)});
+  // PyTorch: xavier_uniform_ on each projection weight ([out, in]: bound sqrt(6 / (in + out))),
+  // zero biases. in_proj_weight is [3E, E] there.
+  auto xavier = [](std::int64_t in, std::int64_t out) {
+    const double bound = std::sqrt(6.0 / static_cast<double>(in + out));
+    return init::uniform(-bound, bound);
+  };
+  if (kdim.value() == embedDim.value() && vdim.value() == embedDim.value()) {
+    inProjWeight = param("in_proj_weight", {embedDim, layers::timesSize(3, embedDim)}, {xavier(embedDim, 3 * embedDim)});
+  } else {
+    qProjWeight = param("q_proj_weight", {embedDim, embedDim}, {xavier(embedDim, embedDim)});
+    kProjWeight = param("k_proj_weight", {kdim, embedDim}, {xavier(kdim, embedDim)});
+    vProjWeight = param("v_proj_weight", {vdim, embedDim}, {xavier(vdim, embedDim)});
+  }
   if (options.bias) inProjBias = param("in_proj_bias", {layers::timesSize(3, embedDim)}, {init::zeros()});
   LinearOptions out;
   out.bias = options.bias;
@@ -30,18 +44,24 @@ MultiheadAttention::MultiheadAttention(std::string_view name, Size embedDim, Siz
 }
 
 Tensor MultiheadAttention::operator()(Tensor query, Tensor key, Tensor value, AttentionOptions options) const {
-  layers::requireBuilt(inProjWeight, "MultiheadAttention");
-  const std::int64_t e = inProjWeight.dim(0);
-  for (const auto& [what, t] : {std::pair{"query", &query}, std::pair{"key", &key}, std::pair{"value", &value}}) {
-    if (!t->defined() || t->rank() != 3 || t->dim(-1) != e) {
+  const bool separate = qProjWeight.defined();
+  layers::requireBuilt(separate ? qProjWeight : inProjWeight, "MultiheadAttention");
+  const std::int64_t e = separate ? qProjWeight.dim(0) : inProjWeight.dim(0);
+  const std::int64_t kdim = separate ? kProjWeight.dim(0) : e;
+  const std::int64_t vdim = separate ? vProjWeight.dim(0) : e;
+  for (const auto& [what, t, features] :
+       {std::tuple{"query", &query, e}, std::tuple{"key", &key, kdim}, std::tuple{"value", &value, vdim}}) {
+    if (!t->defined() || t->rank() != 3 || t->dim(-1) != features) {
       tracing::failAtUserLine("MultiheadAttention",
-                              fmt::format("layer '{}': the {} must be [B, T, {}] (batch first), got {}", path(), what, e,
-                                          t->defined() ? ir::formatShape(t->shape()) : "an undefined tensor"));
+                              fmt::format("layer '{}': the {} must be [B, T, {}] (batch first), got {}", path(), what,
+                                          features, t->defined() ? ir::formatShape(t->shape()) : "an undefined tensor"));
     }
   }
-  // The q, k and v projections: the three column blocks of in_proj_weight (and of its bias).
+  // The q, k and v projections: the three column blocks of in_proj_weight, or the three weights
+  // of their own; the three blocks of in_proj_bias either way.
   auto project = [&](Tensor x, std::int64_t block) {
-    Tensor y = matmul(x, narrow(inProjWeight, 1, block * e, e));
+    const Tensor& own = block == 0 ? qProjWeight : block == 1 ? kProjWeight : vProjWeight;
+    Tensor y = matmul(x, separate ? own : narrow(inProjWeight, 1, block * e, e));
     return inProjBias.defined() ? add(y, narrow(inProjBias, 0, block * e, e)) : y;
   };
   const Tensor q = splitHeads(project(query, 0), numHeads);  // [B, H, Tq, Dh]

@@ -3,6 +3,7 @@
 // recurrent_layers.cpp).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -77,9 +78,37 @@ LayerNorm::LayerNorm(std::string_view name, Size dim, LayerNormOptions options)
   if (options.bias) bias = param("bias", {dim}, {init::zeros(), decay});
 }
 
+LayerNorm::LayerNorm(std::string_view name, std::initializer_list<Size> normalizedShape, LayerNormOptions options)
+    : LayerNorm(name, Sizes(normalizedShape), options) {}
+
+LayerNorm::LayerNorm(std::string_view name, Sizes normalizedShape, LayerNormOptions options)
+    : Module(name), eps(options.eps) {
+  if (normalizedShape.all().empty()) {
+    tracing::failAtUserLine("LayerNorm", fmt::format("layer '{}': the normalized shape is empty (give at least one axis)", path()));
+  }
+  for (const Size& dim : normalizedShape.all()) requirePositive(*this, "LayerNorm", {{"normalizedShape", dim}});
+  const bool decay = options.decay.value_or(false);
+  weight = param("weight", normalizedShape, {init::ones(), decay});
+  if (options.bias) bias = param("bias", normalizedShape, {init::zeros(), decay});
+}
+
 Tensor LayerNorm::operator()(Tensor x) const {
   requireBuilt(weight, "LayerNorm");
-  return ops::layerNorm(x, weight, bias, eps);
+  const std::int64_t axes = weight.rank();
+  if (axes == 1) return ops::layerNorm(x, weight, bias, eps);
+  // Over several axes: the same statistics as over their product, so the input's last axes and the
+  // weights are flattened into one, normalized, and the input's shape restored.
+  const Shape normalized = weight.shape();
+  const bool fits = x.defined() && x.rank() >= axes &&
+                    std::equal(normalized.begin(), normalized.end(), x.shape().end() - axes);
+  if (!fits) {
+    tracing::failAtUserLine("LayerNorm", fmt::format("layer '{}': the input's last {} axes must be {}, got {}", path(), axes,
+                                                     ir::formatShape(normalized),
+                                                     x.defined() ? ir::formatShape(x.shape()) : "an undefined tensor"));
+  }
+  const Tensor y = ops::layerNorm(flatten(x, x.rank() - axes, -1), flatten(weight, 0, -1),
+                                  bias.defined() ? flatten(bias, 0, -1) : bias, eps);
+  return ops::reshapeLike("LayerNorm", y, x);
 }
 
 RMSNorm::RMSNorm(std::string_view name, Size dim, RMSNormOptions options)

@@ -82,6 +82,18 @@ Tensor viewAs(ir::OpKind kind, std::string_view api, Tensor x, const Sizes& shap
 Tensor reshapeAs(std::string_view api, Tensor x, const Sizes& shape) {
   return viewAs(ir::OpKind::reshape, api, x, shape);
 }
+Tensor reshapeLike(std::string_view api, Tensor x, Tensor like) {
+  ir::TensorInfo target;
+  {
+    OpBuilder probe(ir::OpKind::reshape, api);  // only reads `like`'s type; never finished
+    target = probe.input(like);
+  }
+  OpBuilder op(ir::OpKind::reshape, api);
+  op.input(x);
+  op.attrs().dims = std::move(target.shape);
+  op.attrs().names = std::move(target.names);
+  return op.finish();
+}
 Tensor broadcastAs(std::string_view api, Tensor x, const Sizes& shape) {
   return viewAs(ir::OpKind::broadcast_to, api, x, shape);
 }

@@ -56,6 +56,9 @@ class OpBuilder {
 // A reshape or a broadcast_to (both views) issued by a composite op under its own API name
 // (`repeatKv`, `conv1d`, `mean` over several axes), so that errors name what the user called.
 Tensor reshapeAs(std::string_view api, Tensor x, const Sizes& shape);
+// A reshape of `x` to the shape of `like`, its axes keeping `like`'s names: a composite that
+// flattened axes to compute restores them as they were (`LayerNorm` over several axes).
+Tensor reshapeLike(std::string_view api, Tensor x, Tensor like);
 Tensor broadcastAs(std::string_view api, Tensor x, const Sizes& shape);
 
 }  // namespace nndna::ops

@@ -127,6 +127,8 @@ Leaves layerLeaves(Value x) {
   leaves.params["layer_norm.weight"] = f32({4}, {1, 2, 1, 1});
   leaves.params["layer_norm.bias"] = f32({4}, {0, 0, 0, 1});
   leaves.params["rms_norm.weight"] = f32({4}, {1, 2, 1, 1});
+  leaves.params["layer_norm_axes.weight"] = f32({2, 1, 2}, {1, 2, 1, 1});
+  leaves.params["layer_norm_axes.bias"] = f32({2, 1, 2}, {0, 0, 0, 1});
   leaves.params["batch_norm.weight"] = f32({2}, {2, 1});
   leaves.params["batch_norm.bias"] = f32({2}, {0, 1});
   leaves.state["batch_norm.running_mean"] = f32({2}, {1, 0});
@@ -155,6 +157,30 @@ TEST(EvalNorms, LayerNormAndRmsNormOverTheLastAxis) {
             {1, 4}, {-1.3416354199689269, -0.894423613312618, 0.447211806656309, 2.341635419968927});
   expectF32(predict(x, [](eval_layers::Layers& m, const Inputs& in) { return m.rmsNorm(in["x"]); }),
             {1, 4}, {0.3651483473268884, 1.4605933893075536, 1.0954450419806652, 1.4605933893075536});
+}
+
+// PyTorch's LayerNorm([2, 1, 2]): one mean and variance per sample over its last three axes. The
+// first sample is the one above; the second is constant, so it normalizes to 0 and gives the bias.
+TEST(EvalNorms, LayerNormOverSeveralAxes) {
+  const Value x = f32({2, 2, 1, 2}, {1, 2, 3, 4, 5, 5, 5, 5});
+  expectF32(predict(x, [](eval_layers::Layers& m, const Inputs& in) { return m.layerNormOverAxes(in["x"]); }),
+            {2, 2, 1, 2},
+            {-1.3416354199689269, -0.894423613312618, 0.447211806656309, 2.341635419968927, 0, 0, 0, 1});
+  const ir::Graph g = traceLayers(
+      {{"x", x.shape}}, [](eval_layers::Layers& m, const Inputs& in) { return m.layerNormOverAxes(in["x"]); },
+      /*training=*/false);
+  std::vector<std::pair<std::string, Shape>> params;
+  for (const ir::Param& p : g.params) {
+    if (p.name.starts_with("layer_norm_axes.")) params.emplace_back(p.name, g.tensor(p.tensor).shape);
+  }
+  EXPECT_EQ(params, (std::vector<std::pair<std::string, Shape>>{{"layer_norm_axes.weight", {2, 1, 2}},
+                                                                {"layer_norm_axes.bias", {2, 1, 2}}}));
+  // The axes flattened inside keep their names outside: the picture shows [B, C, H, W].
+  static constexpr Dim kB{"B", 2, "batch"}, kC{"C", 2, "channels"}, kH{"H", 1, "height"}, kW{"W", 2, "width"};
+  const ir::Graph named = traceLayers(
+      {{"x", {kB, kC, kH, kW}}}, [](eval_layers::Layers& m, const Inputs& in) { return m.layerNormOverAxes(in["x"]); },
+      /*training=*/false);
+  EXPECT_EQ(named.tensor(named.outputs.at(0)).names, (ir::DimNames{"B", "C", "H", "W"}));
 }
 
 TEST(EvalNorms, BatchNormBatchAndRunningStatistics) {

@@ -232,24 +232,35 @@ TEST(EvalSequenceLayers, RecurrentOutputsKeepTheSequencesNames) {
   EXPECT_EQ(namesOf([](eval_layers::Layers& m, const Inputs& in) { return m.gru(in["x"], {}).output; }), expected);
 }
 
-// Self-attention of one sequence [T, E] through `attn`'s parameters, heads of `e / heads` columns.
-std::vector<std::vector<double>> attentionReference(const std::vector<std::vector<double>>& x, const Leaves& l,
-                                                    std::int64_t e, std::int64_t heads, bool causal) {
-  const Value& w = l.params.at("attn.in_proj_weight");
-  const Value& b = l.params.at("attn.in_proj_bias");
+// Attention of one query sequence [Tq, E] over keys [Tk, kdim] and values [Tk, vdim] through the
+// parameters of layer `layer`, heads of `e / heads` columns: in_proj_weight's column blocks, or
+// the separate q, k and v weights when the layer has them.
+std::vector<std::vector<double>> attentionReference(const std::vector<std::vector<double>>& x,
+                                                    const std::vector<std::vector<double>>& keys,
+                                                    const std::vector<std::vector<double>>& values, const Leaves& l,
+                                                    std::int64_t e, std::int64_t heads, bool causal,
+                                                    const std::string& layer = "attn") {
+  const Value& b = l.params.at(layer + ".in_proj_bias");
+  const bool separate = l.params.contains(layer + ".q_proj_weight");
+  // Projection `block` (0 q, 1 k, 2 v) of one row.
+  auto project = [&](const std::vector<double>& row, std::int64_t block) {
+    static constexpr const char* kOwn[] = {".q_proj_weight", ".k_proj_weight", ".v_proj_weight"};
+    if (!separate) return affineRow(row, l.params.at(layer + ".in_proj_weight"), &b, block * e, e);
+    std::vector<double> y = affineRow(row, l.params.at(layer + kOwn[block]), nullptr, 0, e);
+    for (std::int64_t c = 0; c < e; ++c) y[static_cast<std::size_t>(c)] += b.data.at(static_cast<std::size_t>(block * e + c));
+    return y;
+  };
   const std::int64_t dh = e / heads;
-  const std::size_t t = x.size();
+  const std::size_t t = x.size(), tk = keys.size();
   std::vector<std::vector<double>> q, k, v, mixed(t, std::vector<double>(static_cast<std::size_t>(e)));
-  for (const auto& row : x) {
-    q.push_back(affineRow(row, w, &b, 0, e));
-    k.push_back(affineRow(row, w, &b, e, e));
-    v.push_back(affineRow(row, w, &b, 2 * e, e));
-  }
+  for (const auto& row : x) q.push_back(project(row, 0));
+  for (const auto& row : keys) k.push_back(project(row, 1));
+  for (const auto& row : values) v.push_back(project(row, 2));
   for (std::int64_t hd = 0; hd < heads; ++hd) {
     for (std::size_t i = 0; i < t; ++i) {
-      std::vector<double> weights(t, 0.0);
+      std::vector<double> weights(tk, 0.0);
       double top = -1e300;
-      for (std::size_t j = 0; j < t; ++j) {
+      for (std::size_t j = 0; j < tk; ++j) {
         if (causal && j > i) continue;
         double s = 0;
         for (std::int64_t c = 0; c < dh; ++c) s += q[i][hd * dh + c] * k[j][hd * dh + c];
@@ -257,19 +268,21 @@ std::vector<std::vector<double>> attentionReference(const std::vector<std::vecto
         top = std::max(top, weights[j]);
       }
       double total = 0;
-      for (std::size_t j = 0; j < t; ++j) {
+      for (std::size_t j = 0; j < tk; ++j) {
         weights[j] = causal && j > i ? 0.0 : std::exp(weights[j] - top);
         total += weights[j];
       }
       for (std::int64_t c = 0; c < dh; ++c) {
         double s = 0;
-        for (std::size_t j = 0; j < t; ++j) s += weights[j] / total * v[j][hd * dh + c];
+        for (std::size_t j = 0; j < tk; ++j) s += weights[j] / total * v[j][hd * dh + c];
         mixed[i][hd * dh + c] = s;
       }
     }
   }
   std::vector<std::vector<double>> out;
-  for (const auto& row : mixed) out.push_back(affineRow(row, l.params.at("attn.out_proj.weight"), &l.params.at("attn.out_proj.bias"), 0, e));
+  for (const auto& row : mixed) {
+    out.push_back(affineRow(row, l.params.at(layer + ".out_proj.weight"), &l.params.at(layer + ".out_proj.bias"), 0, e));
+  }
   return out;
 }
 
@@ -280,9 +293,42 @@ TEST(EvalSequenceLayers, MultiheadSelfAttentionPlainAndCausal) {
       return m.attn(in["x"], in["x"], in["x"], {.causal = causal});
     });
     Sequence expected;
-    for (const auto& batch : sequenceOf(x)) expected.push_back(attentionReference(batch, r.leaves, 4, 2, causal));
+    for (const auto& batch : sequenceOf(x)) expected.push_back(attentionReference(batch, batch, batch, r.leaves, 4, 2, causal));
     expectF32(r.out, {2, 3, 4}, flat(expected), 1e-9);
   }
+}
+
+// PyTorch's kdim and vdim: keys of 3 features and values of 5 for a layer of E 4, through the
+// separate q_proj_weight, k_proj_weight and v_proj_weight PyTorch makes for them, with its
+// parameter count: q 4·4, k 3·4, v 5·4, in_proj_bias 3·4, out_proj 4·4 + 4.
+TEST(EvalSequenceLayers, MultiheadAttentionWithKdimAndVdim) {
+  const std::vector<std::pair<std::string, Value>> feeds = {{"x", randomF32({2, 2, 4}, 81, -1.0, 1.0)},
+                                                            {"k", randomF32({2, 3, 3}, 82, -1.0, 1.0)},
+                                                            {"v", randomF32({2, 3, 5}, 83, -1.0, 1.0)}};
+  const LayerFn cross = [](eval_layers::Layers& m, const Inputs& in) { return m.crossAttn(in["x"], in["k"], in["v"]); };
+  const Prediction r = predictWithRandomParams(feeds, cross);
+  const Sequence x = sequenceOf(feeds[0].second), k = sequenceOf(feeds[1].second), v = sequenceOf(feeds[2].second);
+  Sequence expected;
+  for (std::size_t b = 0; b < x.size(); ++b) {
+    expected.push_back(attentionReference(x[b], k[b], v[b], r.leaves, 4, 2, false, "cross_attn"));
+  }
+  expectF32(r.out, {2, 2, 4}, flat(expected), 1e-9);
+
+  const ir::Graph g = traceLayers({{"x", {2, 2, 4}}, {"k", {2, 3, 3}}, {"v", {2, 3, 5}}}, cross, /*training=*/false);
+  std::vector<std::pair<std::string, Shape>> params;
+  std::int64_t total = 0;
+  for (const ir::Param& p : g.params) {
+    if (!p.name.starts_with("cross_attn.")) continue;
+    params.emplace_back(p.name, g.tensor(p.tensor).shape);
+    total += ir::numel(g.tensor(p.tensor).shape);
+  }
+  EXPECT_EQ(params, (std::vector<std::pair<std::string, Shape>>{{"cross_attn.q_proj_weight", {4, 4}},
+                                                                {"cross_attn.k_proj_weight", {3, 4}},
+                                                                {"cross_attn.v_proj_weight", {5, 4}},
+                                                                {"cross_attn.in_proj_bias", {12}},
+                                                                {"cross_attn.out_proj.weight", {4, 4}},
+                                                                {"cross_attn.out_proj.bias", {4}}}));
+  EXPECT_EQ(total, 4 * 4 + 3 * 4 + 5 * 4 + 3 * 4 + 4 * 4 + 4);
 }
 
 // Cross-attention: queries from one sequence, keys and values from another of another length.
@@ -514,6 +560,12 @@ TEST(EvalSequenceLayers, WrongInputsNameTheLayer) {
   EXPECT_EQ(errorOf({{"x", {2, 3, 4}}, {"k", {2, 5, 3}}},
                     [](eval_layers::Layers& m, const Inputs& in) { return m.attn(in["x"], in["k"], in["k"]); }),
             "MultiheadAttention: layer 'attn': the key must be [B, T, 4] (batch first), got [2, 5, 3]");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 4}}, {"k", {2, 5, 3}}},
+                    [](eval_layers::Layers& m, const Inputs& in) { return m.crossAttn(in["x"], in["k"], in["k"]); }),
+            "MultiheadAttention: layer 'cross_attn': the value must be [B, T, 5] (batch first), got [2, 5, 3]");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 2, 2}}},
+                    [](eval_layers::Layers& m, const Inputs& in) { return m.layerNormOverAxes(in["x"]); }),
+            "LayerNorm: layer 'layer_norm_axes': the input's last 3 axes must be [2, 1, 2], got [2, 3, 2, 2]");
   EXPECT_EQ(errorOf({{"x", {2, 3, 4}}, {"k", {2, 5, 4}}},
                     [](eval_layers::Layers& m, const Inputs& in) {
                       return m.attn(in["x"], in["k"], in["k"], {.causal = true});

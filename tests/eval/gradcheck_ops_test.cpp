@@ -374,6 +374,13 @@ TEST(GradCheck, SequenceLayers) {
                                 return m.attn(in["x"], in["x"], in["x"], {.causal = true});
                               },
                               {"attn.in_proj_weight", "attn.in_proj_bias", "attn.out_proj.weight", "attn.out_proj.bias"}));
+  checkGradients(layerProblem({{"x", randomF32({2, 2, 4}, 84)}, {"k", randomF32({2, 3, 3}, 85)}, {"v", randomF32({2, 3, 5}, 86)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.crossAttn(in["x"], in["k"], in["v"]); },
+                              {"cross_attn.q_proj_weight", "cross_attn.k_proj_weight", "cross_attn.v_proj_weight",
+                               "cross_attn.in_proj_bias"}));
+  checkGradients(layerProblem({{"x", randomF32({2, 2, 1, 2}, 87)}},
+                              [](eval_layers::Layers& m, const Inputs& in) { return m.layerNormOverAxes(in["x"]); },
+                              {"layer_norm_axes.weight", "layer_norm_axes.bias"}));
 }
 
 TEST(GradCheck, Einsum) {

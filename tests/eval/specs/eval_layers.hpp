@@ -21,6 +21,9 @@ struct Layers : nndna::Module {
   nndna::LSTM lstm{"lstm", 2, 3, {.numLayers = 2}};           // 2 -> 3, two layers
   nndna::GRU gru{"gru", 2, 3};
   nndna::MultiheadAttention attn{"attn", 4, 2};                 // E 4, 2 heads of 2
+  // E 4, 2 heads of 2, keys of 3 features and values of 5: separate q, k and v weights.
+  nndna::MultiheadAttention crossAttn{"cross_attn", 4, 2, {.kdim = 3, .vdim = 5}};
+  nndna::LayerNorm layerNormOverAxes{"layer_norm_axes", {2, 1, 2}};  // eps 1e-5
   nndna::InstanceNorm2d instanceNorm{"instance_norm", 2, {.affine = true}};
   nndna::TransformerEncoderLayer encoder{"encoder", 4, 2, {.dimFeedforward = 6}};
   nndna::TransformerEncoderLayer preNormEncoder{"pre_norm_encoder", 4, 2,
