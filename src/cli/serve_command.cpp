@@ -5,9 +5,12 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -84,6 +87,18 @@ int serve(const ServeArgs& args) {
     options.jobSettings.runLimits.wallTime = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeLimit * 1000));
     options.jobSettings.runLimits.cpuSeconds = static_cast<std::uint64_t>(std::max(1.0, args.timeLimit));
   }
+  // Layouts in worker processes (server/layout_workers.hpp), one per job: nndna-layout is
+  // installed beside this program. Without it, layouts run here, one at a time.
+  std::error_code selfError;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", selfError);
+  const std::filesystem::path worker = self.parent_path() / "nndna-layout";
+  if (!selfError && ::access(worker.c_str(), X_OK) == 0) {
+    const std::size_t jobs = args.jobs != 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
+    options.jobSettings.layoutWorkers = std::make_shared<server::LayoutWorkers>(worker, jobs);
+  } else {
+    std::cerr << "nndna serve: warning: " << worker.string()
+              << " is missing: diagrams are laid out in this process, one at a time\n";
+  }
   options.webFiles = server::webAssetFiles();
   options.exampleFiles = server::exampleSourceFiles();
   options.log = args.quiet ? nullptr : &std::cerr;
@@ -116,10 +131,10 @@ int serve(const ServeArgs& args) {
 
   std::signal(SIGINT, onStopSignal);
   std::signal(SIGTERM, onStopSignal);
-  // A stop (Ctrl+C, SIGTERM) closes the port, cancels the queued jobs and kills the running specs,
-  // but a Graphviz layout cannot be interrupted, and the server's teardown waits for the request
-  // whose layout runs. So from the stop on, the process has the grace period to end; past it, it
-  // ends without the layout. The specs' sandboxes die with it (PR_SET_PDEATHSIG), and the compile
+  // A stop (Ctrl+C, SIGTERM) closes the port, cancels the queued jobs and kills the running specs
+  // and the layout workers' running layouts. A layout in this process (no nndna-layout) cannot be
+  // interrupted, and the server's teardown waits for the request whose layout runs. So from the
+  // stop on, the process has the grace period to end; past it, it ends without the layout. The specs' sandboxes die with it (PR_SET_PDEATHSIG), and the compile
   // cache only ever renames finished files in.
   const auto grace = std::chrono::milliseconds(static_cast<std::int64_t>(args.stopGrace * 1000));
   std::mutex serverMutex;     // held while the watcher stops the server, so it is not gone then

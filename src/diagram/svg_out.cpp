@@ -5,6 +5,7 @@
 
 #include "diagram/assemble.hpp"
 #include "diagram/bands.hpp"
+#include "diagram/layout_plan.hpp"
 #include "diagram/text.hpp"
 #include "diagram/warm_up.hpp"
 #include "nndna/diagram.hpp"
@@ -89,20 +90,33 @@ std::string standaloneDot(const Diagram& diagram) {
   return dot;
 }
 
-std::string renderSvg(const Diagram& diagram) {
+namespace detail {
+
+LayoutPlan planLayout(const Diagram& diagram) {
+  const bool longEdges = virtualNodeEstimate(diagram) > kBandedAboveVirtualNodes;
+  if (diagram.nodes.size() + diagram.clusters.size() <= kBandedAbove && !longEdges) return {{diagram.dot}, {}, false};
+  Bands bands = cutIntoBands(diagram.dot, kBandBudget, longEdges);
+  return {std::move(bands.dots), std::move(bands.crossEdges), true};
+}
+
+std::string layOut(const LayoutPlan& plan) {
   // The DOT itself carries a large diagram's speed settings (nslimit, nslimit1, newrank, mclimit:
   // see assemble.cpp), so no layout option is set here.
   const render::LayoutOptions opts{};
-  const bool longEdges = detail::virtualNodeEstimate(diagram) > kBandedAboveVirtualNodes;
-  if (diagram.nodes.size() + diagram.clusters.size() <= kBandedAbove && !longEdges) {
-    std::string svg = render::renderInlineSvg(diagram.dot, opts);
-    showTrainingLabels(svg, diagram);
-    return withStandaloneStyle(std::move(svg));
-  }
-  const detail::Bands bands = detail::cutIntoBands(diagram.dot, kBandBudget, longEdges);
-  std::string svg = render::renderStackedBands(bands.dots, bands.crossEdges, opts);
+  if (plan.banded) return render::renderStackedBands(plan.dots, plan.crossEdges, opts);
+  if (plan.dots.size() != 1) throw render::RenderError("a layout plan without bands holds one graph");
+  return render::renderInlineSvg(plan.dots.front(), opts);
+}
+
+std::string finishedSvg(std::string svg, const Diagram& diagram) {
   showTrainingLabels(svg, diagram);
   return withStandaloneStyle(std::move(svg));
+}
+
+}  // namespace detail
+
+std::string renderSvg(const Diagram& diagram) {
+  return detail::finishedSvg(detail::layOut(detail::planLayout(diagram)), diagram);
 }
 
 void warmUpRenderer() noexcept {

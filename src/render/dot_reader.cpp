@@ -79,6 +79,10 @@ Agraph_t* readDot(const std::string& dot) {
   static Agiodisc_t io = {readLine, AgIoDisc.putstr, AgIoDisc.flush};
   Agdisc_t disc = {&AgMemDisc, &g_ids, &io};
   TextSource source{dot};
+  // The lexer's line count is global and runs on from the last graph read, so an error named
+  // lines past the graph's end (line 15 of a one-line graph after a 14-line one). Reset, it can
+  // still be one off: the scanner may hold the previous graph's last newline.
+  agreadline(1);
   return agread(&source, &disc);
 }
 

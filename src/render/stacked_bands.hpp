@@ -21,6 +21,7 @@ struct BandEdge {
   std::string cssClass;    // extra classes on the edge's <g class="edge ...">
   bool dashed = false;
   bool veeArrow = false;   // Graphviz's arrowhead=vee instead of the normal triangle
+  friend bool operator==(const BandEdge&, const BandEdge&) = default;
 };
 
 // Lays out each band (a complete DOT graph) and stacks the drawings top to bottom into one SVG

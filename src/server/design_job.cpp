@@ -66,7 +66,7 @@ JobOutcome runDesignJob(const DesignJobRequest& request, const DesignSettings& d
     if (!result.source.empty()) failed.body = withFields(fields, failed.body);
     return scrubbed(std::move(failed));
   }
-  JobOutcome drawn = diagramAnswer(*result.model, DiagramProduct::diagram, progress, stop);
+  JobOutcome drawn = diagramAnswer(*result.model, DiagramProduct::diagram, progress, stop, run.layoutWorkers);
   if (drawn.status == 200 || drawn.status == 422) drawn.body = withFields(fields, drawn.body);
   return scrubbed(std::move(drawn));
 }

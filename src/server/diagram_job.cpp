@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "diagram/checked_model.hpp"
+#include "diagram/layout_plan.hpp"
 #include "nndna/diagram.hpp"
 #include "nndna/ir.hpp"
 #include "render/svg_render.hpp"
@@ -79,13 +80,18 @@ enum class ModelCheck : std::uint8_t { checked, unchecked };
 
 // Builds the model's diagram and lays it out: the 200 answer, or the error a model can cause.
 JobOutcome drawn(const ir::TracedModel& model, ModelCheck check, DiagramProduct product, StageTimer& stages,
-                 std::stop_token stop) {
+                 std::stop_token stop, const std::shared_ptr<LayoutWorkers>& workers) {
+  // The standalone SVG of a diagram, laid out by a worker when there are workers.
+  auto renderSvg = [&](const diagram::Diagram& d) {
+    if (!workers) return diagram::renderSvg(d);
+    return diagram::detail::finishedSvg(workers->layOut(diagram::detail::planLayout(d), stop), d);
+  };
   try {
     const diagram::Diagram d = stages.timed("diagram", [&] {
       return check == ModelCheck::checked ? diagram::buildDiagramOfCheckedModel(model) : diagram::buildDiagram(model);
     });
     if (stop.stop_requested()) return {.status = 409, .body = errorBody("cancelled", "the request was cancelled")};
-    const std::string svg = stages.timed("layout", [&] { return diagram::renderSvg(d); });
+    const std::string svg = stages.timed("layout", [&] { return renderSvg(d); });
     if (product == DiagramProduct::page) {
       return {.status = 200, .body = diagram::renderHtml(d, svg), .contentType = "text/html; charset=utf-8",
               .cacheHit = stages.cacheHit};
@@ -94,7 +100,7 @@ JobOutcome drawn(const ir::TracedModel& model, ModelCheck check, DiagramProduct 
     body += stages.cacheHit ? "true" : "false";
     body += R"(,"svg":)" + dumped(svg);
     if (d.inferAlone) {
-      body += R"(,"infer_svg":)" + dumped(stages.timed("layout", [&] { return diagram::renderSvg(*d.inferAlone); }));
+      body += R"(,"infer_svg":)" + dumped(stages.timed("layout", [&] { return renderSvg(*d.inferAlone); }));
     }
     body += R"(,"timings":)" + dumped(stages.timings);
     // The diagram's own JSON, as `nndna diagram -o x.json` writes it, placed in the answer as is.
@@ -105,6 +111,8 @@ JobOutcome drawn(const ir::TracedModel& model, ModelCheck check, DiagramProduct 
     return {.status = 422, .body = errorBody("diagram_error", e.what(), e.what()), .cacheHit = stages.cacheHit};
   } catch (const render::RenderError& e) {
     return {.status = 500, .body = errorBody("layout_error", e.what()), .cacheHit = stages.cacheHit};
+  } catch (const LayoutCancelled&) {
+    return {.status = 409, .body = errorBody("cancelled", "the request was cancelled"), .cacheHit = stages.cacheHit};
   }
 }
 
@@ -147,13 +155,13 @@ JobOutcome runDiagramJob(std::string_view source, DiagramProduct product, const 
     return {.status = statusFor(e.kind()), .body = errorBody(kind, e.what(), e.what()), .cacheHit = stages.cacheHit};
   }
   if (stop.stop_requested()) return {.status = 409, .body = errorBody("cancelled", "the request was cancelled")};
-  return drawn(model, ModelCheck::checked, product, stages, stop);
+  return drawn(model, ModelCheck::checked, product, stages, stop, settings.layoutWorkers);
 }
 
 JobOutcome diagramAnswer(const ir::TracedModel& model, DiagramProduct product, const ProgressFn& progress,
-                         std::stop_token stop) {
+                         std::stop_token stop, const std::shared_ptr<LayoutWorkers>& layoutWorkers) {
   StageTimer stages{progress};
-  return drawn(model, ModelCheck::unchecked, product, stages, stop);
+  return drawn(model, ModelCheck::unchecked, product, stages, stop, layoutWorkers);
 }
 
 }  // namespace nndna::server
