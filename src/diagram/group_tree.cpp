@@ -183,8 +183,8 @@ void markCallsOfOneLine(GroupTree& tree, const TreeNode& cluster) {
 // in the source, the first call began past S and each step back is a call start: a single call
 // with a loop inside would have reached S before the loop came round (its lines before the loop
 // precede the loop's body). A function running a loop whose first line is skipped in its first
-// round (`for (…) { if (i) a(); b(); }`) is marked at each round instead, which keeps the rounds
-// whole as loops (loops.hpp) need. Returns whether it marked the calls.
+// round (`for (…) { if (i) a(); b(); }`) and nothing after it is marked at each round instead,
+// which keeps the rounds whole as loops (loops.hpp) need. Returns whether it marked the calls.
 bool markCallsThatSkipTheFirstLine(GroupTree& tree, const TreeNode& cluster) {
   const std::vector<int>& children = cluster.children;
   if (children.size() < 3) return false;
@@ -196,14 +196,23 @@ bool markCallsThatSkipTheFirstLine(GroupTree& tree, const TreeNode& cluster) {
   const std::string_view function = functionOf(child(0));
   if (function.empty()) return false;
   std::optional<std::int32_t> landing;
+  std::int32_t lastBefore = first.line;  // the last line seen before the last step back
+  std::int32_t lastSeen = first.line;
   for (std::size_t i = 1; i < children.size(); ++i) {
     const LineRef where = child(i).where;
     if (where.file != first.file || functionOf(child(i)) != function) return false;
-    if (where.line >= child(i - 1).where.line) continue;
-    if (landing && *landing != where.line) return false;
-    landing = where.line;
+    if (where.line < child(i - 1).where.line) {
+      if (landing && *landing != where.line) return false;
+      landing = where.line;
+      lastBefore = lastSeen;
+    }
+    lastSeen = std::max(lastSeen, where.line);
   }
   if (!landing || first.line <= *landing) return false;
+  // Lines past all of the earlier ones after the last step back are code after a loop: one call
+  // (`for (…) { if (i) x = pool(x); x = a(x); x = b(x); } return head(x);`), not the last of
+  // several.
+  if (lastSeen > lastBefore) return false;
   for (std::size_t i = 1; i < children.size(); ++i) {
     TreeNode& c = child(i);
     c.invocationStart = c.where.line < child(i - 1).where.line;

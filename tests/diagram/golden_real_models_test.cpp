@@ -760,6 +760,26 @@ TEST(DiagramGoldenRealModels, CallsWhoseFirstSkipsTheFirstLineFoldWhole) {
   EXPECT_EQ(d.carriedEdgeCount(), 2u);
 }
 
+// loop_skips_first_line: one call whose loop pools before every stage but the first, then a head.
+// Its lines go back at each round as at new calls, but the head past every earlier line says it is
+// one call: the rounds fold as they did before calls were read from their lines going back
+// (×2 of a, b and the pool, then the last stage's a and b, and the head).
+TEST(DiagramGoldenRealModels, ALoopSkippingItsFirstLineInOneCallStillFolds) {
+  const Diagram d = buildDiagram(traced("loop_skips_first_line"), {.only = Side::train});
+  EXPECT_EQ(loopLabels(d), std::vector<std::string>{"×2"});
+  const std::string a = "x = relu(m.stages[i].a(x));", b = "x = relu(m.stages[i].b(x));",
+                    pool = "if (i > 0) x = maxPool2d(x, 2);";
+  std::vector<std::string> inLoop, outside;
+  for (const Node& n : d.nodes) {
+    const bool looped = n.cluster >= 0 && d.clusters[static_cast<std::size_t>(n.cluster)].kind == Cluster::Kind::loop;
+    (looped ? inLoop : outside).push_back(n.label);
+  }
+  EXPECT_EQ(inLoop, (std::vector<std::string>{a, b, pool}));
+  EXPECT_EQ(outside, (std::vector<std::string>{"input: x", a, b, "return m.fc(flatten(x, 1));",
+                                               "Tensor lossFn(Net& m, const Inputs& in) { return mean(forward(m, in[\"x\"])); }"}));
+  EXPECT_EQ(d.layerCount(), 7u);
+}
+
 // fan_out_reads: `bias` is added after each of 40 gelus, every line its own box: 81 boxes in a
 // chain, and 40 edges from `bias` reaching down it. Graphviz's virtual nodes for those edges
 // count towards the size at which the DOT bounds the layout.
