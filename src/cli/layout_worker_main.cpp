@@ -1,9 +1,12 @@
 // nndna-layout: the layout worker `nndna serve` starts (src/server/layout_workers.hpp has the
 // protocol): reads layout plans from stdin, writes their SVG (or Graphviz's error) to stdout, one
-// after the other, until stdin ends. Not a command for people: it reads binary frames.
+// after the other, until stdin ends: 'R' once ready, 'A' once it has a plan, then the answer. Not
+// a command for people: it reads binary frames.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -16,10 +19,15 @@ namespace {
 // A plan is a diagram's DOT: far below this, which only guards against a garbled length.
 constexpr std::uint64_t kMaxPlanBytes = std::uint64_t{1} << 32;
 
+// The protocol's output: stdout as started, moved aside so that nothing a library prints can
+// fall into it (stdout then goes where stderr goes).
+int g_protocolOut = STDOUT_FILENO;
+
 bool readAll(void* bytes, std::size_t size) {
   char* p = static_cast<char*>(bytes);
   while (size > 0) {
     const ssize_t n = ::read(STDIN_FILENO, p, size);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;
     size -= static_cast<std::size_t>(n);
@@ -30,7 +38,8 @@ bool readAll(void* bytes, std::size_t size) {
 bool writeAll(const void* bytes, std::size_t size) {
   const char* p = static_cast<const char*>(bytes);
   while (size > 0) {
-    const ssize_t n = ::write(STDOUT_FILENO, p, size);
+    const ssize_t n = ::write(g_protocolOut, p, size);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;
     size -= static_cast<std::size_t>(n);
@@ -38,11 +47,16 @@ bool writeAll(const void* bytes, std::size_t size) {
   return true;
 }
 
+bool writeMark(char mark) { return writeAll(&mark, 1); }
+
 }  // namespace
 
 int main() {
+  g_protocolOut = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (g_protocolOut < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 2;
   // Pango and the fonts load before the first plan arrives, not while a user waits for it.
   nndna::diagram::warmUpRenderer();
+  if (!writeMark('R')) return 0;
   for (;;) {
     std::array<unsigned char, 8> head{};
     if (!readAll(head.data(), head.size())) return 0;  // the server closed our stdin: done
@@ -50,7 +64,7 @@ int main() {
     for (std::size_t i = 0; i < head.size(); ++i) size |= static_cast<std::uint64_t>(head[i]) << (8 * i);
     if (size > kMaxPlanBytes) return 2;
     std::string request(size, '\0');
-    if (!readAll(request.data(), request.size())) return 0;
+    if (!readAll(request.data(), request.size()) || !writeMark('A')) return 0;
     char status = 'S';
     std::string answer;
     try {

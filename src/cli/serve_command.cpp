@@ -92,12 +92,16 @@ int serve(const ServeArgs& args) {
   std::error_code selfError;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", selfError);
   const std::filesystem::path worker = self.parent_path() / "nndna-layout";
-  if (!selfError && ::access(worker.c_str(), X_OK) == 0) {
-    const std::size_t jobs = args.jobs != 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
-    options.jobSettings.layoutWorkers = std::make_shared<server::LayoutWorkers>(worker, jobs);
-  } else {
+  if (selfError || ::access(worker.c_str(), X_OK) != 0) {
     std::cerr << "nndna serve: warning: " << worker.string()
               << " is missing: diagrams are laid out in this process, one at a time\n";
+  } else {
+    const std::size_t jobs = args.jobs != 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
+    try {
+      options.jobSettings.layoutWorkers = std::make_shared<server::LayoutWorkers>(worker, jobs);
+    } catch (const std::runtime_error& e) {
+      std::cerr << "nndna serve: warning: " << e.what() << ": diagrams are laid out in this process, one at a time\n";
+    }
   }
   options.webFiles = server::webAssetFiles();
   options.exampleFiles = server::exampleSourceFiles();

@@ -70,11 +70,16 @@ std::uint64_t fromLittleEndian(const unsigned char* bytes) {
 std::string howItEnded(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
-    return fmt::format("killed by signal {} ({})", sig, ::strsignal(sig));
+    const char* name = ::sigdescr_np(sig);
+    return fmt::format("killed by signal {} ({})", sig, name != nullptr ? name : "unknown");
   }
   if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
   return "ended";
 }
+
+// The largest answer read from a worker: an SVG is far smaller; a larger length is a garbled
+// stream, not an answer.
+constexpr std::uint64_t kMaxAnswerBytes = std::uint64_t{1} << 32;
 
 }  // namespace
 
@@ -82,6 +87,19 @@ LayoutWorkers::LayoutWorkers(std::filesystem::path program, std::size_t count)
     : program_(std::move(program)), workers_(std::max<std::size_t>(count, 1)) {
   try {
     for (Worker& w : workers_) start(w);
+    // Ready, or why not: a program that cannot load its libraries exits 127 here, not at the
+    // first diagram.
+    for (Worker& w : workers_) {
+      const std::optional<char> ready = nextByte(w, {});
+      if (ready != 'R') {
+        const pid_t pid = w.pid;
+        end(w);
+        throw std::runtime_error(fmt::format("layout worker {} did not start{}", program_.string(),
+                                             ready ? ": it wrote something else than its ready mark"
+                                                   : fmt::format(" (pid {})", pid)));
+      }
+      w.ready = true;
+    }
   } catch (...) {
     for (Worker& w : workers_) end(w);
     throw;
@@ -95,16 +113,13 @@ LayoutWorkers::~LayoutWorkers() {
   }
   const auto deadline = std::chrono::steady_clock::now() + kExitWait;
   for (Worker& w : workers_) {
-    while (w.pid > 0 && ::waitpid(w.pid, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    bool reaped = w.pid <= 0;
+    while (!reaped && std::chrono::steady_clock::now() < deadline) {
+      reaped = ::waitpid(w.pid, nullptr, WNOHANG) != 0;
+      if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    if (w.pid > 0 && ::waitpid(w.pid, nullptr, WNOHANG) == 0) {
-      end(w);
-    } else {
-      w.pid = -1;  // reaped above
-      if (w.fd >= 0) ::close(w.fd);
-      w.fd = -1;
-    }
+    if (reaped) w.pid = -1;  // end() then only closes its socket
+    end(w);
   }
 }
 
@@ -114,35 +129,51 @@ void LayoutWorkers::start(Worker& w) {
     throw std::runtime_error(fmt::format("layout worker: socketpair: {}", std::strerror(errno)));
   }
   posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
   posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attributes);
   // The worker's end becomes its stdin and stdout (dup2 clears close-on-exec on those); nothing
   // else of the server's is open in it: a client's socket held by a worker would keep that
-  // connection open after the server closed it.
-  posix_spawn_file_actions_adddup2(&actions, pair[1], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, pair[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
+  // connection open after the server closed it. Its own process group: a terminal's Ctrl+C goes
+  // to the server, which ends the workers itself. No signal blocked, whichever thread starts it.
+  sigset_t none;
+  sigemptyset(&none);
+  const bool set = posix_spawn_file_actions_adddup2(&actions, pair[1], STDIN_FILENO) == 0 &&
+                   posix_spawn_file_actions_adddup2(&actions, pair[1], STDOUT_FILENO) == 0 &&
+                   posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1) == 0 &&
+                   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK) == 0 &&
+                   posix_spawnattr_setpgroup(&attributes, 0) == 0 && posix_spawnattr_setsigmask(&attributes, &none) == 0;
   const std::string path = program_.string();
   char* argv[] = {const_cast<char*>(path.c_str()), nullptr};
   pid_t pid = -1;
-  const int error = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ);
+  const int error = set ? ::posix_spawn(&pid, path.c_str(), &actions, &attributes, argv, environ) : ENOMEM;
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   ::close(pair[1]);
   if (error != 0) {
     ::close(pair[0]);
     throw std::runtime_error(fmt::format("layout worker: cannot start {}: {}", path, std::strerror(error)));
   }
+  const std::lock_guard guard(mutex_);
   w.pid = pid;
   w.fd = pair[0];
+  w.ready = false;
+  w.hasPlan = false;
 }
 
-void LayoutWorkers::end(Worker& w) {
+int LayoutWorkers::end(Worker& w) {
+  int status = 0;
   if (w.pid > 0) {
-    ::kill(w.pid, SIGKILL);
-    ::waitpid(w.pid, nullptr, 0);
+    ::kill(w.pid, SIGKILL);  // no-op when it already ended; ends one that merely closed its output
+    ::waitpid(w.pid, &status, 0);
   }
   if (w.fd >= 0) ::close(w.fd);
+  const std::lock_guard guard(mutex_);
   w.pid = -1;
   w.fd = -1;
+  w.ready = false;
+  w.hasPlan = false;
+  return status;
 }
 
 std::string LayoutWorkers::layOut(const diagram::detail::LayoutPlan& plan, std::stop_token stop) {
@@ -158,7 +189,7 @@ std::string LayoutWorkers::layOut(const diagram::detail::LayoutPlan& plan, std::
     }
     return false;
   });
-  if (free == nullptr) throw LayoutCancelled();
+  if (free == nullptr || stop.stop_requested()) throw LayoutCancelled();
   Worker& w = *free;
   w.busy = true;
   lock.unlock();
@@ -176,50 +207,71 @@ std::string LayoutWorkers::layOut(const diagram::detail::LayoutPlan& plan, std::
   return exchange(w, request, stop);
 }
 
-std::string LayoutWorkers::exchange(Worker& w, const std::string& request, std::stop_token stop) {
-  const auto length = littleEndian(request.size());
-  auto sent = [&] { return sendAll(w.fd, length.data(), length.size()) && sendAll(w.fd, request.data(), request.size()); };
-  if (!sent()) {
-    // It died while idle (a crash on the last plan ends it after answering, or it was killed):
-    // this plan never reached it, so it goes to a new one.
-    end(w);
-    start(w);
-    if (!sent()) {
-      end(w);
-      start(w);
-      throw render::RenderError("the layout process did not take the graph");
-    }
-  }
+std::optional<char> LayoutWorkers::nextByte(Worker& w, std::stop_token stop) {
   pollfd readable{w.fd, POLLIN, 0};
   for (;;) {
     if (stop.stop_requested()) {
-      end(w);
-      start(w);
+      end(w);  // the next plan starts a new one
       throw LayoutCancelled();
     }
     const int ready = ::poll(&readable, 1, kStopPollMs);
     if (ready > 0) break;
     if (ready < 0 && errno != EINTR) break;  // the read below says what became of it
   }
-  unsigned char head[9];
+  char byte = 0;
+  if (!receiveAll(w.fd, &byte, 1)) return std::nullopt;
+  return byte;
+}
+
+std::string LayoutWorkers::exchange(Worker& w, const std::string& request, std::stop_token stop) {
+  const auto length = littleEndian(request.size());
+  // A worker that ends before it has taken the plan (killed while idle) is replaced and the plan
+  // sent again, once; one that ends after taking it ended on this plan.
+  for (int attempt = 0;; ++attempt) {
+    if (w.pid < 0) {
+      try {
+        start(w);
+      } catch (const std::runtime_error& e) {
+        throw render::RenderError(e.what());
+      }
+    }
+    if (!w.ready) {
+      const std::optional<char> ready = nextByte(w, stop);
+      if (ready != 'R') {
+        throw render::RenderError(fmt::format("the layout process did not start: {}", howItEnded(end(w))));
+      }
+      w.ready = true;
+    }
+    const bool sent = sendAll(w.fd, length.data(), length.size()) && sendAll(w.fd, request.data(), request.size());
+    const std::optional<char> taken = sent ? nextByte(w, stop) : std::nullopt;
+    if (taken == 'A') break;
+    end(w);
+    if (attempt == 1) throw render::RenderError("the layout process did not take the graph");
+  }
+  {
+    const std::lock_guard guard(mutex_);
+    w.hasPlan = true;
+  }
+  const std::optional<char> kind = nextByte(w, stop);
+  unsigned char size[8];
   std::string body;
-  bool whole = receiveAll(w.fd, head, sizeof head);
+  bool whole = kind.has_value() && receiveAll(w.fd, size, sizeof size);
   if (whole) {
-    body.resize(fromLittleEndian(head + 1));
-    whole = receiveAll(w.fd, body.data(), body.size());
+    const std::uint64_t n = fromLittleEndian(size);
+    whole = n <= kMaxAnswerBytes;
+    if (whole) {
+      body.resize(n);
+      whole = receiveAll(w.fd, body.data(), body.size());
+    }
   }
-  if (!whole) {
-    int status = 0;
-    const pid_t pid = w.pid;
-    ::kill(pid, SIGKILL);  // no-op when it already ended; ends one that merely closed its output
-    ::waitpid(pid, &status, 0);
-    w.pid = -1;
-    ::close(w.fd);
-    w.fd = -1;
-    start(w);
-    throw render::RenderError(fmt::format("the layout process ended on this diagram: {}", howItEnded(status)));
+  {
+    const std::lock_guard guard(mutex_);
+    w.hasPlan = false;
   }
-  if (head[0] == 'S') return body;
+  if (!whole || (kind != 'S' && kind != 'E')) {
+    throw render::RenderError(fmt::format("the layout process ended on this diagram: {}", howItEnded(end(w))));
+  }
+  if (kind == 'S') return body;
   throw render::RenderError(std::move(body));
 }
 
@@ -228,6 +280,13 @@ std::vector<pid_t> LayoutWorkers::pids() const {
   std::vector<pid_t> out;
   for (const Worker& w : workers_) out.push_back(w.pid);
   return out;
+}
+
+std::size_t LayoutWorkers::layingOut() const {
+  const std::lock_guard guard(mutex_);
+  std::size_t n = 0;
+  for (const Worker& w : workers_) n += w.hasPlan ? 1 : 0;
+  return n;
 }
 
 }  // namespace nndna::server

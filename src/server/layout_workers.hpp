@@ -6,12 +6,18 @@
 //   killed and replaced, where a layout in process runs to its end.
 // - A crash in Graphviz ends a worker, not the server, and answers that request with an error.
 //
-// Protocol, over a socket pair that is the worker's stdin and stdout: the server writes a request
-// (8 bytes little-endian length, then the plan as JSON: diagram/layout_plan.hpp); the worker
-// answers with one byte ('S' an SVG follows, 'E' an error message follows), 8 bytes length, the
-// bytes. A worker lays out requests until its stdin ends.
+// Protocol, over a socket pair that is the worker's stdin and stdout: once warmed up (Graphviz's
+// fonts loaded) the worker writes 'R'. The server writes a request (8 bytes little-endian length,
+// then the plan as JSON: diagram/layout_plan.hpp); the worker writes 'A' once it has read it all,
+// then the answer: one byte ('S' an SVG follows, 'E' an error message follows), 8 bytes length,
+// the bytes. A worker lays out requests until its stdin ends. A worker that ends before its 'A'
+// never had the plan (it died idle: the OOM killer, a kill): the plan goes to a new worker.
+//
+// Workers run in a process group of their own (a terminal's Ctrl+C is the server's to handle),
+// with no signal blocked and no file of the server's open.
 //
 // Thread-safety: layOut may be called from any number of threads; each waits for a free worker.
+// The destructor must not run while a layOut does.
 #pragma once
 
 #include <sys/types.h>
@@ -20,6 +26,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <stop_token>
 #include <string>
@@ -37,8 +44,9 @@ class LayoutCancelled : public std::runtime_error {
 
 class LayoutWorkers {
  public:
-  // Starts `count` (at least 1) workers running `program`. Throws std::runtime_error when one
-  // cannot be started.
+  // Starts `count` (at least 1) workers running `program` and waits until each is ready. Throws
+  // std::runtime_error when one cannot be started or ends before it is ready (a program that
+  // cannot load its libraries, say).
   LayoutWorkers(std::filesystem::path program, std::size_t count);
   ~LayoutWorkers();  // ends the workers (their stdin closed; killed if they do not exit)
   LayoutWorkers(const LayoutWorkers&) = delete;
@@ -49,17 +57,26 @@ class LayoutWorkers {
   // LayoutCancelled once `stop` is requested (waiting for a worker, or laying out).
   std::string layOut(const diagram::detail::LayoutPlan& plan, std::stop_token stop);
 
-  // The workers' process ids (tests kill them).
+  // The workers' process ids (-1: to be started at its next plan), for tests.
   std::vector<pid_t> pids() const;
+  // How many workers hold a plan they acknowledged (they are laying it out), for tests.
+  std::size_t layingOut() const;
 
  private:
   struct Worker {
     pid_t pid = -1;
     int fd = -1;  // the server's end of the socket pair
     bool busy = false;
+    bool ready = false;     // its 'R' was read
+    bool hasPlan = false;   // its 'A' was read, its answer not yet
   };
-  void start(Worker& w);           // with mutex_ held, or before any other thread sees w
-  static void end(Worker& w);      // kills and reaps it, closes its socket
+  // The worker's process and socket (pid and fd set under mutex_, as end() clears them). Throws
+  // std::runtime_error.
+  void start(Worker& w);
+  int end(Worker& w);  // kills and reaps it, closes its socket; its wait status
+  // Reads one byte from a busy worker, waiting as long as it takes unless `stop` is requested
+  // (then kills the worker and throws LayoutCancelled); nullopt when the worker's output ended.
+  std::optional<char> nextByte(Worker& w, std::stop_token stop);
   std::string exchange(Worker& w, const std::string& request, std::stop_token stop);
 
   std::filesystem::path program_;

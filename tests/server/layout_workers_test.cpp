@@ -27,6 +27,13 @@ const LayoutPlan kBands{{R"(digraph { x; y; x -> y })", R"(digraph { z [id="z"] 
                         {{"y", "z", "#1f77b4", "only-infer", true, false}},
                         true};
 
+// Waits (up to a minute) until a worker has taken a plan: what a test stops or kills is then a
+// running layout.
+bool waitUntilLayingOut(const LayoutWorkers& workers) {
+  for (int i = 0; i < 6000 && workers.layingOut() == 0; ++i) std::this_thread::sleep_for(10ms);
+  return workers.layingOut() == 1;
+}
+
 // A chain of boxes each in a cluster of its own, in one piece: Graphviz takes minutes over it
 // (the reason for bands), so it is still running when a test stops or kills its worker.
 LayoutPlan slowPlan() {
@@ -76,13 +83,28 @@ TEST(LayoutWorkers, AStopKillsTheRunningLayoutAndAFreshWorkerTakesItsPlace) {
   const pid_t before = workers.pids().at(0);
   std::stop_source stop;
   auto slow = std::async(std::launch::async, [&] { return workers.layOut(slowPlan(), stop.get_token()); });
-  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(waitUntilLayingOut(workers));
   stop.request_stop();
   EXPECT_THROW(slow.get(), LayoutCancelled);
-  const pid_t after = workers.pids().at(0);
-  EXPECT_NE(after, before);
-  EXPECT_EQ(::kill(before, 0), -1);  // gone (and reaped)
+  EXPECT_EQ(workers.pids().at(0), -1);  // the next plan starts a new one
+  EXPECT_EQ(::kill(before, 0), -1);     // gone (and reaped)
   EXPECT_EQ(workers.layOut(kSmall, {}), diagram::detail::layOut(kSmall));
+  EXPECT_NE(workers.pids().at(0), before);
+  EXPECT_GT(workers.pids().at(0), 0);
+}
+
+TEST(LayoutWorkers, AStopWhileWaitingForAWorkerCancels) {
+  LayoutWorkers workers(NNDNA_LAYOUT_WORKER, 1);
+  std::stop_source busy;
+  auto slow = std::async(std::launch::async, [&] { return workers.layOut(slowPlan(), busy.get_token()); });
+  ASSERT_TRUE(waitUntilLayingOut(workers));
+  std::stop_source stop;
+  auto waiting = std::async(std::launch::async, [&] { return workers.layOut(kSmall, stop.get_token()); });
+  EXPECT_EQ(waiting.wait_for(200ms), std::future_status::timeout);  // no free worker
+  stop.request_stop();
+  EXPECT_THROW(waiting.get(), LayoutCancelled);
+  busy.request_stop();
+  EXPECT_THROW(slow.get(), LayoutCancelled);
 }
 
 TEST(LayoutWorkers, AWorkerThatDiesOnAPlanAnswersWithAnError) {
@@ -90,15 +112,19 @@ TEST(LayoutWorkers, AWorkerThatDiesOnAPlanAnswersWithAnError) {
   const pid_t pid = workers.pids().at(0);
   std::stop_source safetyNet;  // should the kill miss, the test ends instead of hanging
   auto slow = std::async(std::launch::async, [&] { return workers.layOut(slowPlan(), safetyNet.get_token()); });
-  std::this_thread::sleep_for(300ms);
+  const bool running = waitUntilLayingOut(workers);
   // What a failed assertion in Graphviz does (and a signal the sanitizers leave alone).
-  ASSERT_EQ(::kill(pid, SIGABRT), 0);
-  if (slow.wait_for(60s) != std::future_status::ready) safetyNet.request_stop();
+  if (running) {
+    EXPECT_EQ(::kill(pid, SIGABRT), 0);
+  }
+  if (!running || slow.wait_for(60s) != std::future_status::ready) safetyNet.request_stop();
   try {
     (void)slow.get();
     FAIL() << "no error";
   } catch (const render::RenderError& e) {
     EXPECT_EQ(std::string(e.what()), "the layout process ended on this diagram: killed by signal 6 (Aborted)");
+  } catch (const LayoutCancelled&) {
+    FAIL() << "the worker never took the plan, or did not end when killed";
   }
   EXPECT_NE(workers.pids().at(0), pid);
   EXPECT_EQ(workers.layOut(kSmall, {}), diagram::detail::layOut(kSmall));
@@ -124,7 +150,7 @@ TEST(LayoutWorkers, TwoWorkersLayOutAtOnce) {
     }
     slowEnded = true;
   });
-  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(waitUntilLayingOut(workers));
   // The slow layout holds one worker; the other draws this one meanwhile.
   EXPECT_EQ(workers.layOut(kSmall, {}), diagram::detail::layOut(kSmall));
   EXPECT_FALSE(slowEnded);
@@ -133,8 +159,10 @@ TEST(LayoutWorkers, TwoWorkersLayOutAtOnce) {
   EXPECT_TRUE(slowEnded);
 }
 
-TEST(LayoutWorkers, AMissingProgramIsAnError) {
+TEST(LayoutWorkers, AProgramThatIsNoWorkerIsAnError) {
   EXPECT_THROW(LayoutWorkers("/nonexistent/nndna-layout", 1), std::runtime_error);
+  // One that starts and ends without its ready mark (a worker that cannot load its libraries).
+  EXPECT_THROW(LayoutWorkers("/bin/true", 1), std::runtime_error);
 }
 
 }  // namespace
