@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace nndna::specrun {
@@ -73,6 +74,20 @@ Diagnostic parseHeader(std::string_view line) {
 // g++'s words when a spec uses std::string or its functions without <string>: nndna.hpp does not
 // include it, and <string_view> declares std::string without defining it, so g++'s own "did you
 // forget '#include <string>'?" does not come (docs/specrun.md, "No <string>").
+// The function a call of which g++ calls ambiguous ("error: call of overloaded 'relu6(...)' is
+// ambiguous", with ASCII or typographic quotes), or "".
+std::string ambiguousCallee(std::string_view line) {
+  constexpr std::string_view kCall = ": error: call of overloaded ";
+  const std::size_t at = line.find(kCall);
+  if (at == std::string_view::npos || line.find(" is ambiguous") == std::string_view::npos) return {};
+  std::string_view rest = line.substr(at + kCall.size());
+  for (std::string_view quote : {"'", "\u2018"}) {
+    if (rest.starts_with(quote)) rest.remove_prefix(quote.size());
+  }
+  const std::size_t paren = rest.find('(');
+  return paren == std::string_view::npos ? std::string() : std::string(rest.substr(0, paren));
+}
+
 bool needsStringHeader(std::string_view line) {
   if (line.find(": error: ") == std::string_view::npos) return false;
   const bool incomplete = line.find("incomplete") != std::string_view::npos;
@@ -134,6 +149,8 @@ std::string trimCompilerOutput(std::string_view output, const DiagnosticPaths& p
   int hidden = 0;
   bool keepingNotes = false;  // notes that follow a shown error
   bool missingString = false;  // a shown error says std::string is missing: hint at <string>
+  std::string ambiguous;        // the function a shown error calls ambiguously
+  std::vector<std::string> apiClashes;  // ... when one of the candidates is nndna's own
   std::string_view pendingContext;
   for (const Diagnostic& d : diagnostics) {
     if (d.severity == Severity::context) {
@@ -157,8 +174,17 @@ std::string trimCompilerOutput(std::string_view output, const DiagnosticPaths& p
       ++shown;
       keepingNotes = true;
       missingString = missingString || needsStringHeader(d.lines.front());
+      ambiguous = ambiguousCallee(d.lines.front());
     } else if (d.severity == Severity::note) {
       if (keepingNotes && inSpec(d)) out += render(d);
+      // The user's own function of the same name as one of nndna's, both in scope through
+      // `using namespace nndna;`: g++ lists both as candidates.
+      const std::string_view line = d.lines.front();
+      if (keepingNotes && !ambiguous.empty() && line.find("note: candidate: ") != std::string::npos &&
+          line.find("nndna::" + ambiguous + "(") != std::string::npos &&
+          std::find(apiClashes.begin(), apiClashes.end(), ambiguous) == apiClashes.end()) {
+        apiClashes.push_back(ambiguous);
+      }
     } else if (d.severity == Severity::none && specErrors == 0 && shown < maxErrors) {
       out += render(d);  // a line with no location (a linker message) when nothing better exists
       ++shown;
@@ -168,6 +194,11 @@ std::string trimCompilerOutput(std::string_view output, const DiagnosticPaths& p
   if (missingString) {
     out += "hint: nndna/nndna.hpp does not include <string>: add `#include <string>` to use std::string "
            "or std::to_string\n";
+  }
+  for (const std::string& name : apiClashes) {
+    out += fmt::format("hint: nndna has its own `{0}` (nndna::{0}), which `using namespace nndna;` brings in beside "
+                       "yours: use nndna's and drop yours, or give yours another name\n",
+                       name);
   }
   if (out.empty()) out = std::string(output.substr(0, 4000));
   return out;

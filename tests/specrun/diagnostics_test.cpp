@@ -49,6 +49,47 @@ TEST(TrimCompilerOutput, ShowsOnlyTheFirstErrorsAndCountsTheRest) {
             "(3 more errors not shown)\n");
 }
 
+// A spec's own `relu6` beside nndna's (both in scope through `using namespace nndna;`): g++ says
+// the call is ambiguous and names nndna's candidate in the header, a note the trimmed output
+// drops; the hint says what clashed. An ambiguity among the spec's own functions gets no hint.
+TEST(TrimCompilerOutput, HintsAtAFunctionOfTheSpecThatNndnaHasToo) {
+  const std::string raw =  // g++ 12 on a MobileNetV2 port that defines relu6 itself
+      "/home/u/models/model.cpp: In function 'nndna::Tensor f(nndna::Tensor)':\n"
+      "/home/u/models/model.cpp:4:34: error: call of overloaded 'relu6(nndna::Tensor&)' is ambiguous\n"
+      "    4 | Tensor f(Tensor x) { return relu6(x); }\n"
+      "      |                             ~~~~~^~~\n"
+      "/home/u/models/model.cpp:3:8: note: candidate: 'nndna::Tensor relu6(nndna::Tensor)'\n"
+      "    3 | Tensor relu6(Tensor x) { return clamp(x, 0.0, 6.0); }\n"
+      "      |        ^~~~~\n"
+      "In file included from /home/u/models/model.cpp:1:\n"
+      "/opt/nndna/include/nndna/nndna.hpp:404:8: note: candidate: 'nndna::Tensor nndna::relu6(Tensor)'\n"
+      "  404 | Tensor relu6(Tensor x);\n"
+      "      |        ^~~~~\n";
+  EXPECT_EQ(trimCompilerOutput(raw, kPaths),
+            "model.cpp: In function 'nndna::Tensor f(nndna::Tensor)':\n"
+            "model.cpp:4:34: error: call of overloaded 'relu6(nndna::Tensor&)' is ambiguous\n"
+            "    4 | Tensor f(Tensor x) { return relu6(x); }\n"
+            "      |                             ~~~~~^~~\n"
+            "model.cpp:3:8: note: candidate: 'nndna::Tensor relu6(nndna::Tensor)'\n"
+            "    3 | Tensor relu6(Tensor x) { return clamp(x, 0.0, 6.0); }\n"
+            "      |        ^~~~~\n"
+            "hint: nndna has its own `relu6` (nndna::relu6), which `using namespace nndna;` brings in beside yours: "
+            "use nndna's and drop yours, or give yours another name\n");
+  // Typographic quotes (a UTF-8 locale) say the same.
+  std::string typographic = raw;
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"'relu6(nndna::Tensor&)'", "\u2018relu6(nndna::Tensor&)\u2019"},
+                                 {"'nndna::Tensor nndna::relu6(Tensor)'", "\u2018nndna::Tensor nndna::relu6(Tensor)\u2019"}}) {
+    typographic.replace(typographic.find(from), from.size(), to);
+  }
+  EXPECT_NE(trimCompilerOutput(typographic, kPaths).find("hint: nndna has its own `relu6`"), std::string::npos);
+  // Two overloads of the spec's own: no hint.
+  const std::string own =
+      "/home/u/models/model.cpp:6:10: error: call of overloaded 'scale(double)' is ambiguous\n"
+      "/home/u/models/model.cpp:3:8: note: candidate: 'double scale(float)'\n"
+      "/home/u/models/model.cpp:4:8: note: candidate: 'double scale(int)'\n";
+  EXPECT_EQ(trimCompilerOutput(own, kPaths).find("hint:"), std::string::npos);
+}
+
 // nndna.hpp does not include <string>, and g++ then does not say "did you forget '#include
 // <string>'?" (std::string is declared, only incomplete): the trimmed output says it instead.
 TEST(TrimCompilerOutput, HintsAtIncludingStringWhenStdStringIsMissing) {
