@@ -26,6 +26,9 @@ namespace {
 constexpr int kStopPollMs = 50;
 // How long the destructor gives a worker to exit after its stdin closed.
 constexpr auto kExitWait = std::chrono::seconds(2);
+// How long the constructor waits for a worker's ready mark (Graphviz's fonts load in well under a
+// second; a sanitizer build on a loaded machine takes longer).
+constexpr auto kReadyWait = std::chrono::seconds(60);
 
 // Writes all of `bytes`; false when the worker's end is gone. MSG_NOSIGNAL: a dead worker is an
 // error here, not a SIGPIPE for the server.
@@ -88,15 +91,26 @@ LayoutWorkers::LayoutWorkers(std::filesystem::path program, std::size_t count)
   try {
     for (Worker& w : workers_) start(w);
     // Ready, or why not: a program that cannot load its libraries exits 127 here, not at the
-    // first diagram.
+    // first diagram; one that hangs is given up after kReadyWait.
+    std::stop_source giveUp;
+    const std::jthread timer([&giveUp](std::stop_token done) {
+      std::mutex m;
+      std::condition_variable_any cv;
+      std::unique_lock lock(m);
+      cv.wait_for(lock, done, kReadyWait, [&] { return done.stop_requested(); });
+      if (!done.stop_requested()) giveUp.request_stop();
+    });
     for (Worker& w : workers_) {
-      const std::optional<char> ready = nextByte(w, {});
+      std::optional<char> ready;
+      try {
+        ready = nextByte(w, giveUp.get_token());
+      } catch (const LayoutCancelled&) {
+        throw std::runtime_error(fmt::format("layout worker {} was not ready within {} s", program_.string(),
+                                             kReadyWait.count()));
+      }
       if (ready != 'R') {
-        const pid_t pid = w.pid;
-        end(w);
-        throw std::runtime_error(fmt::format("layout worker {} did not start{}", program_.string(),
-                                             ready ? ": it wrote something else than its ready mark"
-                                                   : fmt::format(" (pid {})", pid)));
+        throw std::runtime_error(fmt::format("layout worker {} did not start: {}", program_.string(),
+                                             ready ? "it wrote something else than its ready mark" : howItEnded(end(w))));
       }
       w.ready = true;
     }

@@ -162,7 +162,12 @@ TEST(LayoutWorkers, TwoWorkersLayOutAtOnce) {
 TEST(LayoutWorkers, AProgramThatIsNoWorkerIsAnError) {
   EXPECT_THROW(LayoutWorkers("/nonexistent/nndna-layout", 1), std::runtime_error);
   // One that starts and ends without its ready mark (a worker that cannot load its libraries).
-  EXPECT_THROW(LayoutWorkers("/bin/true", 1), std::runtime_error);
+  try {
+    LayoutWorkers workers("/bin/true", 1);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "layout worker /bin/true did not start: exited with status 0");
+  }
 }
 
 }  // namespace
