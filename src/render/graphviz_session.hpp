@@ -29,13 +29,21 @@ class RenderedText {
   std::size_t length_ = 0;
 };
 
-// Parses `dot` and lays it out; the lock on libgvc's global state (error callback, plugin
-// registry, layout scratch data) is held for the object's lifetime. Throws RenderError with
-// Graphviz's message when the DOT is rejected or the layout fails. `dot` is a std::string because
-// Graphviz reads NUL-terminated text: a band's DOT is read where it is, not copied.
+// The process-wide lock on libgvc's global state (error callback, plugin registry, layout scratch
+// data). Held across a fork (band_layout.cpp), so that no other thread is inside Graphviz when
+// its state is copied into the child.
+using GraphvizLock = std::unique_lock<std::mutex>;
+GraphvizLock lockGraphviz();
+
+// Parses `dot` and lays it out; the lock on libgvc's global state is held for the object's
+// lifetime. Throws RenderError with Graphviz's message when the DOT is rejected or the layout
+// fails. `dot` is a std::string because Graphviz reads NUL-terminated text: a band's DOT is read
+// where it is, not copied.
 class LaidOutGraph {
  public:
   LaidOutGraph(const std::string& dot, const LayoutOptions& options);
+  // With the lock already held by the caller (it must outlive this object).
+  LaidOutGraph(const std::string& dot, const LayoutOptions& options, const GraphvizLock& held);
   ~LaidOutGraph();
   LaidOutGraph(const LaidOutGraph&) = delete;
   LaidOutGraph& operator=(const LaidOutGraph&) = delete;
@@ -46,7 +54,9 @@ class LaidOutGraph {
   Agraph_t* graph() const { return graph_; }
 
  private:
-  std::unique_lock<std::mutex> lock_;
+  void layOut(const std::string& dot, const LayoutOptions& options);
+
+  GraphvizLock lock_;  // empty when the caller holds the lock
   Agraph_t* graph_ = nullptr;
   bool laidOut_ = false;
 };

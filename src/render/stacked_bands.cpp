@@ -7,8 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "render/band_layout.hpp"
 #include "render/escape.hpp"
-#include "render/graphviz_session.hpp"
 
 namespace nndna::render {
 namespace {
@@ -25,41 +25,10 @@ constexpr std::size_t kMaxLanes = 16;
 constexpr double kArrowLength = 10;
 constexpr double kArrowHalfWidth = 3.5;
 
-struct Box {
-  double x = 0, top = 0, bottom = 0;  // in the band's SVG user space
-};
-
-struct LaidOutBand {
-  detail::RenderedText svg;  // Graphviz's drawing of the band, kept until the document is written
-  std::string_view body;     // in svg: the band's top <g class="graph"> element
-  double width = 0, height = 0;
-  std::unordered_map<std::string, Box> boxes;  // the cross edges' ends found in this band
-};
-
 std::string fmtNumber(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", v);
   return buf;
-}
-
-// The numbers in the first `key="..."` attribute of `text` (Graphviz writes fixed notation).
-std::vector<double> numbersOfAttribute(std::string_view text, std::string_view key) {
-  std::vector<double> out;
-  const auto at = text.find(key);
-  if (at == std::string_view::npos) return out;
-  const auto begin = at + key.size();
-  const auto end = text.find('"', begin);
-  std::string values(text.substr(begin, end - begin));
-  for (char& c : values) {
-    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-')) c = ' ';
-  }
-  const char* p = values.c_str();
-  char* next = nullptr;
-  for (double v = std::strtod(p, &next); next != p; v = std::strtod(p, &next)) {
-    out.push_back(v);
-    p = next;
-  }
-  return out;
 }
 
 // Appends `svg` to `out`, Graphviz's own ids (graph0, edgeN, nodeN, clustN: numbered from 0 or 1
@@ -85,38 +54,6 @@ void appendWithBandIds(std::string_view svg, std::size_t band, std::string& out)
     }
   }
   out.append(svg.substr(pos));
-}
-
-LaidOutBand layOutBand(const std::string& dot, std::size_t index, std::span<const std::string> ends,
-                       const LayoutOptions& options) {
-  detail::LaidOutGraph laidOut(dot, options);
-  LaidOutBand band{laidOut.render("svg"), {}};
-  const std::string_view text = band.svg.view();
-  const auto viewBox = numbersOfAttribute(text, "viewBox=\"");
-  const auto graphStart = text.find("<g id=\"graph0\"");
-  const auto svgEnd = text.rfind("</svg>");
-  if (viewBox.size() != 4 || graphStart == std::string_view::npos || svgEnd == std::string_view::npos ||
-      svgEnd < graphStart) {
-    throw RenderError("stacked bands: unexpected SVG from Graphviz for band " + std::to_string(index));
-  }
-  band.width = viewBox[2];
-  band.height = viewBox[3];
-  // translate(tx ty) maps Graphviz's points (y up) to the band's SVG space: (tx + x, ty - y).
-  const auto transform = numbersOfAttribute(text.substr(graphStart), "transform=\"");
-  if (transform.size() < 5) throw RenderError("stacked bands: no graph transform in band " + std::to_string(index));
-  const double tx = transform[transform.size() - 2];
-  const double ty = transform[transform.size() - 1];
-  band.body = text.substr(graphStart, svgEnd - graphStart);
-
-  for (const std::string& name : ends) {
-    Agnode_t* n = agnode(laidOut.graph(), const_cast<char*>(name.c_str()), 0);
-    if (n == nullptr) continue;
-    const double x = tx + ND_coord(n).x;
-    const double y = ty - ND_coord(n).y;
-    const double halfHeight = ND_height(n) * 72.0 / 2.0;
-    band.boxes[name] = Box{x, y - halfHeight, y + halfHeight};
-  }
-  return band;
 }
 
 struct Placed {
@@ -157,12 +94,10 @@ std::string renderStackedBands(std::span<const std::string> bandDots, std::span<
   std::sort(ends.begin(), ends.end());
   ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
 
-  std::vector<LaidOutBand> bands;
-  bands.reserve(bandDots.size());
-  for (std::size_t i = 0; i < bandDots.size(); ++i) bands.push_back(layOutBand(bandDots[i], i, ends, options));
+  const std::vector<detail::LaidOutBand> bands = detail::layOutBands(bandDots, ends, options);
 
   double width = 0;
-  for (const LaidOutBand& b : bands) width = std::max(width, b.width);
+  for (const detail::LaidOutBand& b : bands) width = std::max(width, b.width);
   // A band sits under the previous one so that the first edge joining them runs straight down
   // (a layered network reads as one column), as far as the drawing's width allows; centred when
   // no edge joins them.
@@ -245,7 +180,7 @@ std::string renderStackedBands(std::span<const std::string> bandDots, std::span<
     // An id Graphviz numbers itself takes at least 10 bytes (id="edge0"), and each gets the band's
     // prefix: room reserved for the most there can be (pages never written cost nothing).
     const std::size_t prefix = 2 + std::to_string(i).size();
-    size += bandStarts.back().size() + bands[i].body.size() + bands[i].body.size() / 10 * prefix + 8;
+    size += bandStarts.back().size() + bands[i].body().size() + bands[i].body().size() / 10 * prefix + 8;
   }
   // One allocation for the whole document: it is megabytes for a large diagram, and growing it
   // band by band copied it over and over.
@@ -254,7 +189,7 @@ std::string renderStackedBands(std::span<const std::string> bandDots, std::span<
   svg += root;
   for (std::size_t i = 0; i < bands.size(); ++i) {
     svg += bandStarts[i];
-    appendWithBandIds(bands[i].body, i, svg);
+    appendWithBandIds(bands[i].body(), i, svg);
     svg += "</g>\n";
   }
   svg += edges;

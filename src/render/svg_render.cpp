@@ -1,5 +1,6 @@
 #include "render/svg_render.hpp"
 
+#include <stdexcept>
 #include <string>
 
 #include "render/dot_reader.hpp"
@@ -48,8 +49,20 @@ std::string takeErrors(std::string_view fallback) {
 
 }  // namespace
 
-LaidOutGraph::LaidOutGraph(const std::string& dot, const LayoutOptions& options)
-    : lock_(graphvizMutex()) {
+GraphvizLock lockGraphviz() { return GraphvizLock(graphvizMutex()); }
+
+LaidOutGraph::LaidOutGraph(const std::string& dot, const LayoutOptions& options) : lock_(lockGraphviz()) {
+  layOut(dot, options);
+}
+
+LaidOutGraph::LaidOutGraph(const std::string& dot, const LayoutOptions& options, const GraphvizLock& held) {
+  if (!held.owns_lock() || held.mutex() != &graphvizMutex()) {
+    throw std::logic_error("LaidOutGraph: the Graphviz lock is not held");
+  }
+  layOut(dot, options);
+}
+
+void LaidOutGraph::layOut(const std::string& dot, const LayoutOptions& options) {
   errorBuffer().clear();
   agseterrf(collectError);
   // Without this, warnings (e.g. unknown attributes) would also end up in the error text.

@@ -16,6 +16,9 @@ struct LayoutOptions {
   // Graphviz's `nslimit`: bounds the network-simplex passes of x-placement, which dominate the
   // layout time of large layered graphs (DESIGN.md: 55.6 s -> 5.7 s at 6,000 boxes with 0.5).
   std::optional<double> nslimit;
+  // A banded drawing's bands (stacked_bands.hpp) are laid out in up to this many processes at
+  // once (forked copies of this one); 0: one per CPU this process may run on, at most 4.
+  unsigned processes = 0;
 };
 
 // Raised when Graphviz rejects the DOT or fails to lay it out; what() carries Graphviz's message.

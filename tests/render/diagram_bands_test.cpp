@@ -9,6 +9,8 @@
 #include <string>
 
 #include "diagram/assemble.hpp"
+#include "diagram/layout_plan.hpp"
+#include "render/stacked_bands.hpp"
 #include "nndna/diagram.hpp"
 #include "nndna/trace.hpp"
 
@@ -136,6 +138,21 @@ TEST(DiagramBands, LongEdgesAreDrawnInBandsAtAnySize) {
   ASSERT_GE(bands.dots.size(), 3u);
   // The whole counts as huge (its virtual nodes): every band keeps the tighter settings.
   for (const std::string& band : bands.dots) EXPECT_NE(band.find("nslimit=0.2 nslimit1=0.2 mclimit=0.2 newrank=true"), std::string::npos);
+}
+
+// The 1,500-box loop's 15 bands laid out in one, two and four processes: the same document.
+TEST(DiagramBands, ALargeDiagramIsTheSameLaidOutInSeveralProcesses) {
+  const nndna::RegisteredSpec* spec = nndna::findSpec("unfoldable_500");
+  ASSERT_NE(spec, nullptr);
+  const auto d = nndna::diagram::buildDiagram(nndna::traceModel(nndna::loadSpec(*spec)));
+  const auto plan = nndna::diagram::detail::planLayout(d);
+  ASSERT_TRUE(plan.banded);
+  ASSERT_GE(plan.dots.size(), 10u);
+  using nndna::render::LayoutOptions;
+  const std::string alone = nndna::render::renderStackedBands(plan.dots, plan.crossEdges, LayoutOptions{.processes = 1});
+  EXPECT_EQ(count(alone, "class=\"node"), d.nodes.size());
+  EXPECT_EQ(nndna::render::renderStackedBands(plan.dots, plan.crossEdges, LayoutOptions{.processes = 2}), alone);
+  EXPECT_EQ(nndna::render::renderStackedBands(plan.dots, plan.crossEdges, LayoutOptions{.processes = 4}), alone);
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 #include "render/stacked_bands.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cerrno>
 #include <regex>
 #include <set>
 #include <string>
@@ -11,6 +13,7 @@
 namespace {
 
 using nndna::render::BandEdge;
+using nndna::render::LayoutOptions;
 using nndna::render::RenderError;
 using nndna::render::renderStackedBands;
 
@@ -124,6 +127,56 @@ TEST(StackedBands, AnEdgeToAMissingNodeOrABadBandIsAnError) {
   EXPECT_THROW(renderStackedBands(bands, missing), RenderError);
   const std::vector<std::string> broken = {oneBox("a"), "digraph { a -> ; }"};
   EXPECT_THROW(renderStackedBands(broken, {}), RenderError);
+}
+
+// True when this process has no child left, running or a zombie: the layout processes are reaped.
+bool noChildLeft() { return ::waitpid(-1, nullptr, WNOHANG) == -1 && errno == ECHILD; }
+
+// Bands laid out in forked processes come back in order, whatever the number of processes, and
+// the document is byte for byte the one a single process draws.
+TEST(StackedBands, BandsLaidOutInSeveralProcessesDrawTheSameDocument) {
+  std::vector<std::string> bands;
+  std::vector<BandEdge> edges;
+  for (int i = 0; i < 7; ++i) {
+    bands.push_back("digraph { subgraph cluster_" + std::to_string(i) + " { label=<<B>band " + std::to_string(i) +
+                    "</B>> n" + std::to_string(i) + " [shape=box label=\"box " + std::to_string(i) + "\"] } }");
+    if (i > 0) edges.push_back({"n" + std::to_string(i - 1), "n" + std::to_string(i), "#1f77b4", "", i % 2 == 0, false});
+  }
+  edges.push_back({"n0", "n6", "#ff7f0e", "", false, true});  // along a lane
+  const std::string alone = renderStackedBands(bands, edges, LayoutOptions{.processes = 1});
+  EXPECT_EQ(count(alone, "class=\"node\""), 7u);
+  for (const unsigned processes : {2u, 3u, 7u, 8u, 0u}) {
+    EXPECT_EQ(renderStackedBands(bands, edges, LayoutOptions{.processes = processes}), alone) << processes << " processes";
+    EXPECT_TRUE(noChildLeft()) << processes << " processes";
+  }
+}
+
+// A band that does not lay out is an error wherever it was laid out, with Graphviz's message,
+// and the first such band in order is the one reported.
+TEST(StackedBands, ABadBandIsTheSameErrorInAnyProcess) {
+  const std::string bad = "digraph { a -> ; }";
+  const std::string worse = "digraph { b [label=<<B>unclosed>] }";
+  for (const auto& bands : {std::vector<std::string>{oneBox("a"), oneBox("b"), oneBox("c"), bad},
+                            std::vector<std::string>{bad, oneBox("b"), oneBox("c"), worse},
+                            std::vector<std::string>{oneBox("a"), bad, oneBox("c"), worse}}) {
+    std::string alone;
+    try {
+      renderStackedBands(bands, {}, LayoutOptions{.processes = 1});
+      ADD_FAILURE() << "no error in one process";
+    } catch (const RenderError& e) {
+      alone = e.what();
+    }
+    EXPECT_NE(alone.find("syntax error"), std::string::npos) << alone;
+    for (const unsigned processes : {2u, 4u}) {
+      try {
+        renderStackedBands(bands, {}, LayoutOptions{.processes = processes});
+        ADD_FAILURE() << "no error in " << processes << " processes";
+      } catch (const RenderError& e) {
+        EXPECT_EQ(std::string(e.what()), alone) << processes << " processes";
+      }
+      EXPECT_TRUE(noChildLeft());
+    }
+  }
 }
 
 TEST(StackedBands, UserTextInEdgeClassesIsEscaped) {
