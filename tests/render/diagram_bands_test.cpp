@@ -4,13 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <set>
 #include <string>
 
 #include "diagram/assemble.hpp"
 #include "diagram/layout_plan.hpp"
+#include "render/graphviz_session.hpp"
 #include "render/stacked_bands.hpp"
+#include "render/svg_numbers.hpp"
 #include "nndna/diagram.hpp"
 #include "nndna/trace.hpp"
 
@@ -153,6 +156,34 @@ TEST(DiagramBands, ALargeDiagramIsTheSameLaidOutInSeveralProcesses) {
   EXPECT_EQ(count(alone, "class=\"node"), d.nodes.size());
   EXPECT_EQ(nndna::render::renderStackedBands(plan.dots, plan.crossEdges, LayoutOptions{.processes = 2}), alone);
   EXPECT_EQ(nndna::render::renderStackedBands(plan.dots, plan.crossEdges, LayoutOptions{.processes = 4}), alone);
+}
+
+// nndna's gvprintdouble (src/render/svg_numbers.hpp) writes the very characters Graphviz's own
+// does, over every coordinate of a large diagram: clusters (dashed and rounded), HTML labels in
+// two fonts, curved edges and arrowheads.
+TEST(DiagramBands, NndnasSvgNumbersAreGraphvizsOwn) {
+  ASSERT_TRUE(nndna::render::detail::svgNumbersAreNndnas());
+  const nndna::RegisteredSpec* spec = nndna::findSpec("unfoldable_500");
+  ASSERT_NE(spec, nullptr);
+  const auto d = nndna::diagram::buildDiagram(nndna::traceModel(nndna::loadSpec(*spec)));
+  const auto plan = nndna::diagram::detail::planLayout(d);
+  const std::string nndnas = nndna::diagram::detail::layOut(plan);
+  {
+    const auto lock = nndna::render::detail::lockGraphviz();
+    ASSERT_TRUE(nndna::render::detail::useGraphvizOwnSvgNumbers(true));
+  }
+  const std::string graphvizs = nndna::diagram::detail::layOut(plan);
+  {
+    const auto lock = nndna::render::detail::lockGraphviz();
+    EXPECT_FALSE(nndna::render::detail::useGraphvizOwnSvgNumbers(false));
+  }
+  EXPECT_GT(count(nndnas, "<path"), 1000u);
+  // The first difference and its surroundings (a whole-document diff of 2.8 MB takes gtest a minute).
+  const auto differ = std::mismatch(nndnas.begin(), nndnas.end(), graphvizs.begin(), graphvizs.end());
+  const auto at = static_cast<std::size_t>(differ.first - nndnas.begin());
+  EXPECT_TRUE(nndnas.size() == graphvizs.size() && at == nndnas.size())
+      << "differ at " << at << ": nndna's \"" << nndnas.substr(at > 60 ? at - 60 : 0, 120) << "\", Graphviz's \""
+      << graphvizs.substr(at > 60 ? at - 60 : 0, 120) << "\"";
 }
 
 }  // namespace
