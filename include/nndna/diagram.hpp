@@ -135,7 +135,9 @@ PerSide<std::vector<Metric>> modelMetrics(const ir::TracedModel& model);
 
 // Lays out the DOT and returns the SVG document: in one piece up to 1,000 boxes + clusters, in
 // stacked bands beyond (docs/diagram.md). The DOT carries Graphviz's speed settings for large
-// diagrams itself, so a `.dot` output renders alike with the `dot` command.
+// diagrams itself, so a `.dot` output renders alike with the `dot` command. The bands are laid
+// out in forked copies of the calling process too, one per CPU it may run on (at most 4), which
+// this call waits for and reaps before it returns.
 std::string renderSvg(const Diagram& diagram);
 // The DOT to write as a `.dot` file: Diagram::dot, which the page lays out, with each cluster of a
 // call seen from both sides labelled as the training side's (as renderSvg's standalone view).
