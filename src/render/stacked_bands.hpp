@@ -4,7 +4,8 @@
 // (per-cluster rank arrays sized by the absolute rank, linear node-list searches), so a
 // 6,000-box chain of clusters takes tens of seconds in one piece but a few seconds as 20 bands
 // of a few hundred boxes each. The caller cuts the graph (it knows where a cut is harmless); this
-// lays each band out on its own, at full quality, and draws the edges between bands.
+// lays each band out on its own, at full quality, several at once in forked processes
+// (band_layout.hpp, LayoutOptions::processes), and draws the edges between bands.
 #pragma once
 
 #include <span>
