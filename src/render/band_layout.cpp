@@ -17,6 +17,7 @@
 #include <string>
 
 #include "render/graphviz_session.hpp"
+#include "render/text_measure_cache.hpp"
 
 namespace nndna::render::detail {
 namespace {
@@ -78,7 +79,8 @@ LaidOutBand layOutBand(const std::string& dot, std::size_t index, std::span<cons
   return band;
 }
 
-// --- A child's answer: its bands in order, then, if one failed, Graphviz's message. ---------------
+// --- A child's answer: its bands in order, then either Graphviz's message for the band that failed
+// or the text measurements the child made (text_measure_cache.hpp). --------------------------------
 
 void putU64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
 void putF64(std::string& out, double v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
@@ -104,7 +106,17 @@ std::string encodedBand(const LaidOutBand& band) {
   return out;
 }
 
-// Reads what encodedBand wrote; the writer is this program's own child, so a short or garbled
+std::string encodedMeasures(const std::vector<TextMeasure>& measures) {
+  std::string out = "M";
+  putU64(out, measures.size());
+  for (const TextMeasure& m : measures) {
+    putText(out, m.key);
+    for (const double v : {m.width, m.height, m.yoffsetLayout, m.yoffsetCenterline}) putF64(out, v);
+  }
+  return out;
+}
+
+// Reads what encodedBand and encodedMeasures wrote; the writer is this program's own child, so a short or garbled
 // answer is a bug or a child killed mid-write, reported as such.
 class AnswerReader {
  public:
@@ -151,6 +163,20 @@ LaidOutBand decodedBand(AnswerReader& in) {
     band.boxes[std::move(name)] = BandBox{x, top, bottom};
   }
   return band;
+}
+
+std::vector<TextMeasure> decodedMeasures(AnswerReader& in) {
+  std::vector<TextMeasure> measures;
+  for (std::uint64_t n = in.u64(); n > 0; --n) {
+    TextMeasure m;
+    m.key = in.text();
+    m.width = in.f64();
+    m.height = in.f64();
+    m.yoffsetLayout = in.f64();
+    m.yoffsetCenterline = in.f64();
+    measures.push_back(std::move(m));
+  }
+  return measures;
 }
 
 bool writeAll(int fd, std::string_view bytes) {
@@ -210,8 +236,8 @@ class LayoutChild {
     if (fd_ >= 0) ::close(fd_);
   }
 
-  // Waits for the child and appends its bands to `bands`; throws RenderError for the first band
-  // that did not lay out, or when the child did not finish.
+  // Waits for the child, appends its bands to `bands` and remembers the text it measured; throws
+  // RenderError for the first band that did not lay out, or when the child did not finish.
   void collect(std::vector<LaidOutBand>& bands) {
     const int status = reap();
     const std::string what = "the process laying out bands " + std::to_string(range_.begin) + "-" +
@@ -226,6 +252,8 @@ class LayoutChild {
       if (mark != 'B') throw RenderError("stacked bands: " + what + " answered garbled bytes");
       bands.push_back(decodedBand(in));
     }
+    if (in.done() || in.mark() != 'M') throw RenderError("stacked bands: " + what + " answered garbled bytes");
+    rememberMeasures(decodedMeasures(in));
     if (!in.done()) throw RenderError("stacked bands: " + what + " answered more than its bands");
   }
 
@@ -263,6 +291,7 @@ class LayoutChild {
                            std::span<const std::string> ends, const LayoutOptions& options, const GraphvizLock& lock) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(3);
+  startRecordingMeasures();
   try {
     for (std::size_t i = range.begin; i < range.end; ++i) {
       std::string answer;
@@ -275,8 +304,9 @@ class LayoutChild {
         failed = true;
       }
       if (!writeAll(answerFd, answer)) ::_exit(4);
-      if (failed) break;
+      if (failed) ::_exit(0);
     }
+    if (!writeAll(answerFd, encodedMeasures(recordedMeasures()))) ::_exit(4);
   } catch (...) {
     ::_exit(5);  // out of memory while encoding: the parent reports the failure
   }

@@ -30,6 +30,8 @@ constexpr std::size_t kMaxEntries = 50'000;
 gvtextlayout_engine_t* g_pango = nullptr;  // pango's engine, asked on a miss
 std::unordered_map<std::string, Measure> g_measures;
 TextMeasureCounts g_counts;
+bool g_recording = false;
+std::vector<std::string> g_recordedKeys;  // keys measured while recording
 
 // The span's text and everything of its font that changes its size, as one key.
 std::string keyOf(const textspan_t* span) {
@@ -43,6 +45,12 @@ std::string keyOf(const textspan_t* span) {
     key += static_cast<char>(font->flags);
   }
   return key;
+}
+
+void remember(std::string key, const Measure& measure) {
+  if (g_measures.size() >= kMaxEntries) g_measures.clear();
+  if (g_recording) g_recordedKeys.push_back(key);
+  g_measures.emplace(std::move(key), measure);
 }
 
 boolean cachedTextLayout(textspan_t* span, char** fontpath) {
@@ -64,8 +72,7 @@ boolean cachedTextLayout(textspan_t* span, char** fontpath) {
   if (span->layout != nullptr && span->free_layout != nullptr) span->free_layout(span->layout);
   span->layout = nullptr;
   span->free_layout = nullptr;
-  if (g_measures.size() >= kMaxEntries) g_measures.clear();
-  g_measures.emplace(std::move(key), Measure{span->size, span->yoffset_layout, span->yoffset_centerline});
+  remember(std::move(key), Measure{span->size, span->yoffset_layout, span->yoffset_centerline});
   return TRUE;
 }
 
@@ -113,5 +120,30 @@ bool installTextMeasureCache(GVC_t* gvc) {
 }
 
 TextMeasureCounts textMeasureCounts() { return g_counts; }
+
+void startRecordingMeasures() {
+  g_recording = true;
+  g_recordedKeys.clear();
+}
+
+std::vector<TextMeasure> recordedMeasures() {
+  std::vector<TextMeasure> out;
+  for (const std::string& key : g_recordedKeys) {
+    const auto found = g_measures.find(key);
+    if (found == g_measures.end()) continue;  // the cache started over since
+    const Measure& m = found->second;
+    out.push_back({key, m.size.x, m.size.y, m.yoffsetLayout, m.yoffsetCenterline});
+  }
+  g_recording = false;
+  g_recordedKeys.clear();
+  return out;
+}
+
+void rememberMeasures(std::span<const TextMeasure> measures) {
+  for (const TextMeasure& m : measures) {
+    if (g_measures.contains(m.key)) continue;
+    remember(m.key, Measure{{m.width, m.height}, m.yoffsetLayout, m.yoffsetCenterline});
+  }
+}
 
 }  // namespace nndna::render::detail

@@ -11,6 +11,9 @@
 #include <graphviz/gvc.h>
 
 #include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
 
 namespace nndna::render::detail {
 
@@ -24,5 +27,18 @@ struct TextMeasureCounts {
   std::size_t hits = 0, misses = 0;
 };
 TextMeasureCounts textMeasureCounts();
+
+// One remembered measurement: the cache's key (text and font) and what pango said.
+struct TextMeasure {
+  std::string key;
+  double width = 0, height = 0, yoffsetLayout = 0, yoffsetCenterline = 0;
+};
+// A forked layout process (band_layout.cpp) hands its new measurements back, so that they are
+// remembered as if this process had made them: startRecordingMeasures() in the child, then
+// recordedMeasures() (what pango measured since, for keys not remembered before), and
+// rememberMeasures() in the parent. Call with the Graphviz lock held.
+void startRecordingMeasures();
+std::vector<TextMeasure> recordedMeasures();
+void rememberMeasures(std::span<const TextMeasure> measures);
 
 }  // namespace nndna::render::detail

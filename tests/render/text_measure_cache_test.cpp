@@ -4,7 +4,9 @@
 
 #include <regex>
 #include <string>
+#include <vector>
 
+#include "render/stacked_bands.hpp"
 #include "render/svg_render.hpp"
 
 namespace {
@@ -53,6 +55,22 @@ TEST(TextMeasureCache, RepeatsAreAnsweredFromMemoryWithPangosSizes) {
   // Same text, same font: same box; twice the font size: a wider box (the key holds the size).
   EXPECT_DOUBLE_EQ(boxWidth(cold, "a"), boxWidth(cold, "b"));
   EXPECT_GT(boxWidth(cold, "c"), 1.8 * boxWidth(cold, "a") - 20);
+}
+
+// A band laid out in a forked process (band_layout.cpp) measures its labels there; the process
+// hands the measurements back, so the next layout of those labels here asks pango for none.
+TEST(TextMeasureCache, WhatALayoutProcessMeasuredIsRemembered) {
+  renderSvg("digraph { warm }");
+  if (textMeasureCounts().hits + textMeasureCounts().misses == 0) GTEST_SKIP() << "Graphviz's pango plugin is not installed";
+  const std::string second = R"(digraph { x [label="measured in a child, gamma"] y [label="measured in a child, delta"] })";
+  const std::vector<std::string> bands = {"digraph { w }", second};
+  nndna::render::renderStackedBands(bands, {}, {.processes = 2});
+  const auto afterChild = textMeasureCounts();
+  const std::vector<std::string> alone = {second};
+  nndna::render::renderStackedBands(alone, {}, {.processes = 1});
+  const auto afterHere = textMeasureCounts();
+  EXPECT_EQ(afterHere.misses, afterChild.misses);
+  EXPECT_EQ(afterHere.hits - afterChild.hits, 2u);
 }
 
 }  // namespace
