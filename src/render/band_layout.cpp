@@ -79,8 +79,8 @@ LaidOutBand layOutBand(const std::string& dot, std::size_t index, std::span<cons
   return band;
 }
 
-// --- A child's answer: its bands in order, then either Graphviz's message for the band that failed
-// or the text measurements the child made (text_measure_cache.hpp). --------------------------------
+// --- A child's answer: its bands in order, then either Graphviz's message for the band that
+// failed or the text measurements the child made (text_measure_cache.hpp). ---------------------
 
 void putU64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
 void putF64(std::string& out, double v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
@@ -116,8 +116,8 @@ std::string encodedMeasures(const std::vector<TextMeasure>& measures) {
   return out;
 }
 
-// Reads what encodedBand and encodedMeasures wrote; the writer is this program's own child, so a short or garbled
-// answer is a bug or a child killed mid-write, reported as such.
+// Reads what encodedBand and encodedMeasures wrote; the writer is this program's own child, so a
+// short or garbled answer is a bug or a child killed mid-write, reported as such.
 class AnswerReader {
  public:
   explicit AnswerReader(std::string_view bytes) : bytes_(bytes) {}
@@ -242,7 +242,9 @@ class LayoutChild {
     const int status = reap();
     const std::string what = "the process laying out bands " + std::to_string(range_.begin) + "-" +
                              std::to_string(range_.end - 1);
-    if (WIFSIGNALED(status)) throw RenderError("stacked bands: " + what + " was killed by signal " + std::to_string(WTERMSIG(status)));
+    if (WIFSIGNALED(status)) {
+      throw RenderError("stacked bands: " + what + " was killed by signal " + std::to_string(WTERMSIG(status)));
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw RenderError("stacked bands: " + what + " failed");
     const std::string answer = readAnswer();
     AnswerReader in(answer);
@@ -268,7 +270,9 @@ class LayoutChild {
 
   std::string readAnswer() const {
     const off_t size = ::lseek(fd_, 0, SEEK_END);
-    if (size < 0) throw RenderError(std::string("stacked bands: cannot read a layout process's answer: ") + std::strerror(errno));
+    if (size < 0) {
+      throw RenderError(std::string("stacked bands: cannot read a layout process's answer: ") + std::strerror(errno));
+    }
     std::string answer(static_cast<std::size_t>(size), '\0');
     std::size_t done = 0;
     while (done < answer.size()) {
@@ -345,7 +349,9 @@ std::vector<LaidOutBand> layOutBands(std::span<const std::string> dots, std::spa
       children[r]->collect(bands);
       continue;
     }
-    for (std::size_t i = ranges[r].begin; i < ranges[r].end; ++i) bands.push_back(layOutBand(dots[i], i, ends, options, lock));
+    for (std::size_t i = ranges[r].begin; i < ranges[r].end; ++i) {
+      bands.push_back(layOutBand(dots[i], i, ends, options, lock));
+    }
   }
   return bands;
 }
