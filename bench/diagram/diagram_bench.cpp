@@ -159,6 +159,7 @@ void BM_LayoutAgainstViz(benchmark::State& state) {
   const double vizSeconds = bench::jsonField(line, "render_ms") / 1e3;
   const double vizCpu = bench::jsonField(line, "cpu_ms") / 1e3;
   state.counters["boxes"] = static_cast<double>(d.layerCount());
+  // As band_layout.cpp chooses: one process per CPU, at most 4, at most one per band.
   state.counters["nndna_processes"] =
       plan.banded ? static_cast<double>(std::min<std::size_t>({availableCpus(), 4, plan.dots.size()})) : 1;
   state.counters["nndna_s"] = nndna.wall;
@@ -230,4 +231,3 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
   return 0;
 }
-
