@@ -6,7 +6,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh" release nndna_cli
 mkdir -p "$root/out"
-nndna="$root/build/src/cli/nndna"
+nndna="$root/build/bin/nndna"
 "$nndna" trace diffusion_denoiser --json "$root/out/diffusion_denoiser.ir.json"
 "$nndna" diagram --example diffusion_denoiser -o "$root/out/diffusion_denoiser.html"
 echo "open $root/out/diffusion_denoiser.html in a browser (it works offline)"

@@ -18,19 +18,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Where nndna-net is, from where this program is: beside it in the build tree, in
-// <prefix>/libexec/nndna once installed (NNDNA_NET_FROM_BIN: that path from the installed bin).
+// Where nndna-net is, from where this program is: <prefix>/libexec/nndna once installed, and the
+// same place under the build tree (NNDNA_NET_FROM_BIN: that path from bin/, cmake/BuildLayout.cmake).
 fs::path findNetProgram() {
   std::error_code error;
   const fs::path self = fs::read_symlink("/proc/self/exe", error);
   if (error) throw std::runtime_error(fmt::format("cannot find nndna-net: /proc/self/exe: {}", error.message()));
-  const fs::path candidates[] = {self.parent_path() / "nndna-net", self.parent_path() / NNDNA_NET_FROM_BIN};
-  for (const fs::path& candidate : candidates) {
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
+  const fs::path program = (self.parent_path() / NNDNA_NET_FROM_BIN).lexically_normal();
+  if (::access(program.c_str(), X_OK) == 0) return program;
   throw std::runtime_error(fmt::format("nndna-net, the program that runs `design` and `serve`, is not installed: "
-                                       "looked for {} and {}",
-                                       candidates[0].string(), candidates[1].lexically_normal().string()));
+                                       "looked for {}",
+                                       program.string()));
 }
 
 }  // namespace

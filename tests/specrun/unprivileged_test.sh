@@ -27,7 +27,7 @@ as_nobody=(setpriv --reuid=$nobody --regid=$nobody --clear-groups --inh-caps=-al
 failed=0
 # A build tree inside a private directory (a clone made in `mktemp -d`, mode 0700) is out of that
 # user's reach: nothing can be tested as it there.
-if ! "${as_nobody[@]}" test -x "$build/src/cli/nndna"; then
+if ! "${as_nobody[@]}" test -x "$build/bin/nndna"; then
   echo "skipped: uid $nobody cannot reach $build (a parent directory is private)"
   exit 77
 fi
@@ -58,7 +58,7 @@ else
 fi
 
 echo "== 2. as uid $nobody in cgroups it may not write"
-output=$("${as_nobody[@]}" "$build/src/cli/nndna" ir "$(dirname "$0")/../../examples/mlp_sin.cpp" \
+output=$("${as_nobody[@]}" "$build/bin/nndna" ir "$(dirname "$0")/../../examples/mlp_sin.cpp" \
   --cache-dir "$work/cache-undelegated" -o "$work/out/mlp_sin.json" 2>&1)
 status=$?
 echo "$output"
