@@ -103,6 +103,7 @@ struct OpAttrs {
   std::array<std::int64_t, 2> padding{0, 0};
   std::array<std::int64_t, 2> dilation{1, 1};  // conv: the spacing of the kernel's taps
   std::int64_t groups = 1;
+  bool alignCorners = false;        // bilinear upsampling: corners on corners (PyTorch's align_corners)
   std::uint64_t seed = 0;           // dropout / randn / categorical: which random stream
 
   bool operator==(const OpAttrs&) const = default;

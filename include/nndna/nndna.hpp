@@ -566,6 +566,13 @@ Tensor avgPool2d(Tensor x, Hw kernel, AvgPool2dOptions options = {});
 // of avgPool2d); other sizes are an error.
 Tensor adaptiveAvgPool2d(Tensor x, Hw outputSize);
 Tensor nearestUpsample2d(Tensor x, std::int64_t factor);
+// F.interpolate(x, scale_factor=factor, mode='bilinear') and nn.Upsample(mode='bilinear') of
+// x [N, C, H, W] (f32) to [N, C, H·factor, W·factor]. alignCorners: PyTorch's align_corners (the
+// corner pixels' centres map onto each other; default false, as in PyTorch).
+struct BilinearUpsampleOptions {
+  bool alignCorners = false;
+};
+Tensor bilinearUpsample2d(Tensor x, std::int64_t factor, BilinearUpsampleOptions options = {});
 // 1-d pooling of x [N, C, L] (F.max_pool1d, F.avg_pool1d; padding counts as zeros in the mean):
 // the 2-d pooling of height 1.
 struct Pool1dOptions {

@@ -48,6 +48,8 @@ inline constexpr AttrSet seed = 1u << 18;
 inline constexpr AttrSet names = 1u << 19;
 // A convolution's spacing between kernel taps (PyTorch's dilation), per spatial axis.
 inline constexpr AttrSet dilation = 1u << 20;
+// Bilinear upsampling's sampling grid (PyTorch's align_corners).
+inline constexpr AttrSet align_corners = 1u << 21;
 // A binary op's number operand (`mul(x, 0.1)`, `sub(1, x)`).
 inline constexpr AttrSet number = scalar | scalar_operand | scalar_left;
 inline constexpr AttrSet conv = kernel | stride | padding | dilation | groups;
@@ -171,6 +173,7 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(max_pool2d, 1, 1, attr::window, flag::none, Grad::adjoint)                                \
   X(avg_pool2d, 1, 1, attr::window, flag::none, Grad::adjoint)                                \
   X(nearest_upsample2d, 1, 1, attr::count, flag::none, Grad::adjoint) /* count = factor */    \
+  X(bilinear_upsample2d, 1, 1, attr::count | attr::align_corners, flag::none, Grad::adjoint)  \
   /* stochastic and gradient control */                                                       \
   X(dropout, 1, 1, attr::scalar | attr::seed, flag::stochastic, Grad::adjoint) /* p */        \
   X(stop_gradient, 1, 1, attr::none, flag::view, Grad::blocked)                               \
@@ -210,6 +213,7 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(max_pool2d_grad, 2, 2, attr::window, flag::internal, Grad::unsupported)                   \
   X(avg_pool2d_grad, 1, 1, attr::window | attr::dims, flag::internal, Grad::unsupported)      \
   X(nearest_upsample2d_grad, 1, 1, attr::count, flag::internal, Grad::unsupported)            \
+  X(bilinear_upsample2d_grad, 1, 1, attr::count | attr::align_corners, flag::internal, Grad::unsupported) \
   X(layer_norm_input_grad, 3, 3, attr::scalar, flag::internal, Grad::unsupported)             \
   X(layer_norm_weight_grad, 2, 2, attr::scalar, flag::internal, Grad::unsupported)            \
   X(rms_norm_input_grad, 3, 3, attr::scalar, flag::internal, Grad::unsupported)               \

@@ -77,7 +77,8 @@ FlopRule flopRuleFor(ir::OpKind kind) {
     case K::one_hot: case K::embedding: case K::take_along_axis: case K::narrow: case K::concat:
     case K::stack: case K::softmax: case K::log_softmax: case K::softmax_causal:
     case K::where_causal: case K::categorical: case K::split_heads: case K::merge_heads:
-    case K::rope: case K::max_pool2d: case K::avg_pool2d: case K::nearest_upsample2d: case K::dropout:
+    case K::rope: case K::max_pool2d: case K::avg_pool2d: case K::nearest_upsample2d:
+    case K::bilinear_upsample2d: case K::dropout:
     case K::stop_gradient: case K::capture: case K::cross_entropy: case K::nll_loss:
     case K::layer_norm: case K::rms_norm: case K::batch_norm2d: case K::batch_norm2d_inference:
     case K::group_norm:
@@ -87,7 +88,8 @@ FlopRule flopRuleFor(ir::OpKind kind) {
     case K::log_softmax_grad: case K::cross_entropy_grad: case K::nll_loss_grad:
     case K::embedding_grad: case K::take_along_axis_grad: case K::narrow_grad: case K::cumsum_grad:
     case K::rope_grad:
-    case K::max_pool2d_grad: case K::avg_pool2d_grad: case K::nearest_upsample2d_grad: case K::layer_norm_input_grad:
+    case K::max_pool2d_grad: case K::avg_pool2d_grad: case K::nearest_upsample2d_grad:
+    case K::bilinear_upsample2d_grad: case K::layer_norm_input_grad:
     case K::layer_norm_weight_grad: case K::rms_norm_input_grad: case K::rms_norm_weight_grad:
     case K::batch_norm2d_input_grad: case K::batch_norm2d_weight_grad:
     case K::group_norm_input_grad: case K::group_norm_weight_grad:

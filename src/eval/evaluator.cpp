@@ -84,6 +84,7 @@ KernelEntry kernelFor(OpKind kind) {
     case OpKind::max_pool2d: return {evalMaxPool2d};
     case OpKind::avg_pool2d: return {evalAvgPool2d};
     case OpKind::nearest_upsample2d: return {evalNearestUpsample2d};
+    case OpKind::bilinear_upsample2d: return {evalBilinearUpsample2d};
     case OpKind::dropout: return {evalDropout};
     case OpKind::stop_gradient: case OpKind::capture: return {nullptr, aliasStrides};
     case OpKind::cross_entropy: case OpKind::nll_loss: return {evalLoss};
@@ -115,6 +116,7 @@ KernelEntry kernelFor(OpKind kind) {
     case OpKind::max_pool2d_grad: return {evalMaxPool2dGrad};
     case OpKind::avg_pool2d_grad: return {evalAvgPool2dGrad};
     case OpKind::nearest_upsample2d_grad: return {evalNearestUpsample2dGrad};
+    case OpKind::bilinear_upsample2d_grad: return {evalBilinearUpsample2dGrad};
     case OpKind::layer_norm_input_grad: case OpKind::layer_norm_weight_grad:
     case OpKind::rms_norm_input_grad: case OpKind::rms_norm_weight_grad:
       return {evalRowNormGrad};

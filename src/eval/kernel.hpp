@@ -113,6 +113,16 @@ struct GroupRows {
   }
 };
 
+// Where output index `o` of a bilinear upsampling (factor f, PyTorch's align_corners or not)
+// reads along one axis of `in` elements: (1 - weight) of `low` plus weight of `high`. Forward and
+// backward kernels share it.
+struct BilinearTap {
+  std::int64_t low = 0;
+  std::int64_t high = 0;
+  double weight = 0.0;
+};
+std::vector<BilinearTap> bilinearTaps(std::int64_t in, std::int64_t factor, bool alignCorners);
+
 // Mean and 1/sqrt(var + eps) of `n` values `stride` apart (biased variance): the norms' statistics.
 struct Moments {
   double mean = 0.0;
@@ -243,6 +253,7 @@ Value evalOneHot(const OpContext& ctx);
 Value evalEmbedding(const OpContext& ctx);
 Value evalTakeAlongAxis(const OpContext& ctx);
 Value evalNearestUpsample2d(const OpContext& ctx);
+Value evalBilinearUpsample2d(const OpContext& ctx);
 Value evalMatmul(const OpContext& ctx);
 Value evalConv2d(const OpContext& ctx);
 Value evalMaxPool2d(const OpContext& ctx);
@@ -273,6 +284,7 @@ Value evalConv2dWeightGrad(const OpContext& ctx);
 Value evalMaxPool2dGrad(const OpContext& ctx);
 Value evalAvgPool2dGrad(const OpContext& ctx);
 Value evalNearestUpsample2dGrad(const OpContext& ctx);
+Value evalBilinearUpsample2dGrad(const OpContext& ctx);
 Value evalRowNormGrad(const OpContext& ctx);      // layer_norm_*_grad, rms_norm_*_grad
 Value evalBatchNormGrad(const OpContext& ctx);    // batch_norm2d_input_grad, _weight_grad
 Value evalGroupNormGrad(const OpContext& ctx);    // group_norm_input_grad, _weight_grad

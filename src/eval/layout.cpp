@@ -1,5 +1,5 @@
 // Constants, layout and indexing ops: zeros/ones/arange/randn, reshape, permute, narrow, pad,
-// concat, stack, heads, oneHot, embedding, takeAlongAxis, nearestUpsample2d.
+// concat, stack, heads, oneHot, embedding, takeAlongAxis, nearestUpsample2d, bilinearUpsample2d.
 #include <algorithm>
 #include <numeric>
 
@@ -233,6 +233,49 @@ Value evalNearestUpsample2d(const OpContext& ctx) {
     for (std::int64_t y = 0; y < h * f; ++y) {
       for (std::int64_t xx = 0; xx < w * f; ++xx) {
         out.data[k++] = x.data[static_cast<std::size_t>((p * h + y / f) * w + xx / f)];
+      }
+    }
+  }
+  return out;
+}
+
+// PyTorch's source coordinate of output pixel o: without align_corners, pixel centres scaled
+// ((o + 1/2) / f - 1/2, never below 0); with it, the first and last pixels' centres on each other.
+std::vector<BilinearTap> bilinearTaps(std::int64_t in, std::int64_t factor, bool alignCorners) {
+  const std::int64_t out = in * factor;
+  std::vector<BilinearTap> taps(static_cast<std::size_t>(out));
+  for (std::int64_t o = 0; o < out; ++o) {
+    double source = 0.0;
+    if (alignCorners) {
+      source = out > 1 ? static_cast<double>(o * (in - 1)) / static_cast<double>(out - 1) : 0.0;
+    } else {
+      source = std::max(0.0, (static_cast<double>(o) + 0.5) / static_cast<double>(factor) - 0.5);
+    }
+    BilinearTap& tap = taps[static_cast<std::size_t>(o)];
+    tap.low = std::min(static_cast<std::int64_t>(source), in - 1);
+    tap.high = std::min(tap.low + 1, in - 1);
+    tap.weight = source - static_cast<double>(tap.low);
+  }
+  return taps;
+}
+
+Value evalBilinearUpsample2d(const OpContext& ctx) {
+  const Value& x = ctx.in(0);
+  const ir::OpAttrs& a = ctx.attrs();
+  Value out = ctx.result();
+  const std::int64_t planes = x.shape[0] * x.shape[1], h = x.shape[2], w = x.shape[3];
+  const std::vector<BilinearTap> rows = bilinearTaps(h, a.count, a.alignCorners);
+  const std::vector<BilinearTap> cols = bilinearTaps(w, a.count, a.alignCorners);
+  std::size_t k = 0;
+  for (std::int64_t p = 0; p < planes; ++p) {
+    const double* plane = x.data.data() + p * h * w;
+    for (const BilinearTap& r : rows) {
+      const double* low = plane + r.low * w;
+      const double* high = plane + r.high * w;
+      for (const BilinearTap& c : cols) {
+        const double top = (1.0 - c.weight) * low[c.low] + c.weight * low[c.high];
+        const double bottom = (1.0 - c.weight) * high[c.low] + c.weight * high[c.high];
+        out.data[k++] = (1.0 - r.weight) * top + r.weight * bottom;
       }
     }
   }

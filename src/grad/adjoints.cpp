@@ -56,6 +56,7 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::max_pool2d: return maxPool2dAdjoint;
     case OpKind::avg_pool2d: return avgPool2dAdjoint;
     case OpKind::nearest_upsample2d: return nearestUpsample2dAdjoint;
+    case OpKind::bilinear_upsample2d: return bilinearUpsample2dAdjoint;
     case OpKind::dropout: return dropoutAdjoint;
     case OpKind::capture: return identityAdjoint;
     case OpKind::cross_entropy: return crossEntropyAdjoint;
@@ -81,6 +82,7 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::cumsum_grad:
     case OpKind::rope_grad: case OpKind::conv2d_input_grad: case OpKind::conv2d_weight_grad:
     case OpKind::max_pool2d_grad: case OpKind::avg_pool2d_grad: case OpKind::nearest_upsample2d_grad:
+    case OpKind::bilinear_upsample2d_grad:
     case OpKind::layer_norm_input_grad: case OpKind::layer_norm_weight_grad:
     case OpKind::rms_norm_input_grad: case OpKind::rms_norm_weight_grad:
     case OpKind::batch_norm2d_input_grad: case OpKind::batch_norm2d_weight_grad:

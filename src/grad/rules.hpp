@@ -83,6 +83,7 @@ void convTranspose2dAdjoint(Emitter& e, const AdjointCall& call);
 void maxPool2dAdjoint(Emitter& e, const AdjointCall& call);
 void avgPool2dAdjoint(Emitter& e, const AdjointCall& call);
 void nearestUpsample2dAdjoint(Emitter& e, const AdjointCall& call);
+void bilinearUpsample2dAdjoint(Emitter& e, const AdjointCall& call);
 void layerNormAdjoint(Emitter& e, const AdjointCall& call);
 void rmsNormAdjoint(Emitter& e, const AdjointCall& call);
 void batchNorm2dAdjoint(Emitter& e, const AdjointCall& call);

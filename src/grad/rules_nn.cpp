@@ -133,6 +133,13 @@ void nearestUpsample2dAdjoint(Emitter& e, const AdjointCall& c) {
   c.grads[0] = e.emit(OpKind::nearest_upsample2d_grad, {c.dy}, std::move(attrs));
 }
 
+void bilinearUpsample2dAdjoint(Emitter& e, const AdjointCall& c) {
+  ir::OpAttrs attrs;
+  attrs.count = c.op.attrs->count;
+  attrs.alignCorners = c.op.attrs->alignCorners;
+  c.grads[0] = e.emit(OpKind::bilinear_upsample2d_grad, {c.dy}, std::move(attrs));
+}
+
 void layerNormAdjoint(Emitter& e, const AdjointCall& c) {
   normGrads(e, c, OpKind::layer_norm_input_grad, OpKind::layer_norm_weight_grad, {e.shape(c.dy).back()});
 }

@@ -949,6 +949,12 @@ TensorType nearestUpsample2dRule(const Call& c) {
   return {std::move(shape), c.in(0).dtype, std::move(names)};
 }
 
+// PyTorch's F.interpolate(x, scale_factor=f, mode='bilinear'): nearest's shape, float only.
+TensorType bilinearUpsample2dRule(const Call& c) {
+  c.requireFloat(0);
+  return nearestUpsample2dRule(c);
+}
+
 // ----- stochastic and gradient control -------------------------------------------------------------
 
 TensorType dropoutRule(const Call& c) {
@@ -1308,6 +1314,7 @@ Rule ruleFor(OpKind kind) {
     case OpKind::conv_transpose2d: return convTranspose2dRule;
     case OpKind::max_pool2d: case OpKind::avg_pool2d: return pool2dRule;
     case OpKind::nearest_upsample2d: return nearestUpsample2dRule;
+    case OpKind::bilinear_upsample2d: return bilinearUpsample2dRule;
     case OpKind::dropout: return dropoutRule;
     case OpKind::stop_gradient: return identityRule;
     case OpKind::capture: return captureRule;
@@ -1334,7 +1341,8 @@ Rule ruleFor(OpKind kind) {
     case OpKind::conv2d_weight_grad: return conv2dWeightGradRule;
     case OpKind::max_pool2d_grad: return maxPool2dGradRule;
     case OpKind::avg_pool2d_grad: return avgPool2dGradRule;
-    case OpKind::nearest_upsample2d_grad: return nearestUpsample2dGradRule;
+    case OpKind::nearest_upsample2d_grad:
+    case OpKind::bilinear_upsample2d_grad: return nearestUpsample2dGradRule;
     case OpKind::layer_norm_input_grad: case OpKind::layer_norm_weight_grad:
     case OpKind::rms_norm_input_grad: case OpKind::rms_norm_weight_grad:
     case OpKind::batch_norm2d_input_grad: case OpKind::batch_norm2d_weight_grad:
@@ -1389,6 +1397,7 @@ std::string_view unusedAttribute(OpKind kind, const OpAttrs& a) {
   if (unused(attr::padding, a.padding != d.padding)) return "padding";
   if (unused(attr::dilation, a.dilation != d.dilation)) return "dilation";
   if (unused(attr::groups, a.groups != d.groups)) return "groups";
+  if (unused(attr::align_corners, a.alignCorners != d.alignCorners)) return "align_corners";
   if (unused(attr::seed, a.seed != d.seed)) return "seed";
   return {};
 }

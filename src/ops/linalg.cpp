@@ -1,5 +1,5 @@
 // matmul, conv2d, conv1d (a conv2d of height 1), convTranspose2d, maxPool2d, avgPool2d,
-// adaptiveAvgPool2d (an avgPool2d), nearestUpsample2d.
+// adaptiveAvgPool2d (an avgPool2d), nearestUpsample2d, bilinearUpsample2d.
 #include "ops/op_builder.hpp"
 
 namespace nndna {
@@ -170,6 +170,14 @@ Tensor nearestUpsample2d(Tensor x, std::int64_t factor) {
   OpBuilder op(OpKind::nearest_upsample2d, "nearestUpsample2d");
   op.input(x);
   op.attrs().count = factor;
+  return op.finish();
+}
+
+Tensor bilinearUpsample2d(Tensor x, std::int64_t factor, BilinearUpsampleOptions options) {
+  OpBuilder op(OpKind::bilinear_upsample2d, "bilinearUpsample2d");
+  op.input(x);
+  op.attrs().count = factor;
+  op.attrs().alignCorners = options.alignCorners;
   return op.finish();
 }
 

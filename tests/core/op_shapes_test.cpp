@@ -410,6 +410,13 @@ TEST(Convolution, Conv2dPoolUpsample) {
   EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return maxPool2d(in["x"], 3, {.stride = 1, .padding = 1}); }),
             (Shape{8, 6, 28, 30}));
   EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return nearestUpsample2d(in["x"], 2); }), (Shape{8, 6, 56, 60}));
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return bilinearUpsample2d(in["x"], 3); }), (Shape{8, 6, 84, 90}));
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return bilinearUpsample2d(in["x"], 2, {.alignCorners = true}); }),
+            (Shape{8, 6, 56, 60}));
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return bilinearUpsample2d(in["x"], 0); }),
+            "bilinearUpsample2d: factor must be >= 1, got 0");
+  EXPECT_EQ(errorOf({{"x", {2, 3, 4}}}, [](const Inputs& in) { return bilinearUpsample2d(in["x"], 2); }),
+            "bilinearUpsample2d: input ([N, C, H, W]) must have rank 4, got [2, 3, 4] f32");
   EXPECT_EQ(errorOf(img, [](const Inputs& in) { return maxPool2d(in["x"], 2, {.padding = 2}); }),
             "maxPool2d: padding (2, 2) must be between 0 and half the kernel (2, 2)");
 }

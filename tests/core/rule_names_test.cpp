@@ -284,6 +284,10 @@ TEST(RuleNames, ConvolutionAndPooling) {
   nearest.count = 2;
   EXPECT_EQ(namesOf(OpKind::nearest_upsample2d, nearest, {image}),
             (DimNames{"N", "C", "2" + kDot + "S", "2" + kDot + "S"}));
+  OpAttrs bilinear = nearest;
+  bilinear.alignCorners = true;
+  EXPECT_EQ(namesOf(OpKind::bilinear_upsample2d, bilinear, {image}),
+            (DimNames{"N", "C", "2" + kDot + "S", "2" + kDot + "S"}));
 }
 
 TEST(RuleNames, LossesNameOnlyAnUnreducedResult) {

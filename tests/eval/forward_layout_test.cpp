@@ -251,6 +251,18 @@ TEST(EvalConvolution, MaxPool2dAndUpsample) {
   const Feeds up = {{"x", f32({1, 1, 1, 2}, {1, 2})}};
   expectF32(run(up, [](const Inputs& in) { return nearestUpsample2d(in["x"], 2); }), {1, 1, 2, 4},
             {1, 1, 2, 2, 1, 1, 2, 2});
+  // Bilinear, PyTorch's sampling: output o reads (o + 1/2)/2 - 1/2 (clamped to [0, W - 1]) = 0,
+  // 1/4, 3/4, 5/4 -> 1, 1.25, 1.75, 2; one row stays one row, repeated.
+  expectF32(run(up, [](const Inputs& in) { return bilinearUpsample2d(in["x"], 2); }), {1, 1, 2, 4},
+            {1, 1.25, 1.75, 2, 1, 1.25, 1.75, 2});
+  // align_corners: o·(W - 1)/(2W - 1) = 0, 1/3, 2/3, 1.
+  expectF32(run(up, [](const Inputs& in) { return bilinearUpsample2d(in["x"], 2, {.alignCorners = true}); }),
+            {1, 1, 2, 4}, {1, 4.0 / 3, 5.0 / 3, 2, 1, 4.0 / 3, 5.0 / 3, 2});
+  // [[1, 2], [3, 4]]: rows mix by the same weights, 0, 1/4, 3/4 and the last row (PyTorch's
+  // F.interpolate(x, scale_factor=2, mode='bilinear') gives these 16 numbers).
+  const Feeds square = {{"x", f32({1, 1, 2, 2}, {1, 2, 3, 4})}};
+  expectF32(run(square, [](const Inputs& in) { return bilinearUpsample2d(in["x"], 2); }), {1, 1, 4, 4},
+            {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4});
 }
 
 // Each input pixel stamps the kernel, scaled, at (i·s - p, j·s - p); overlaps add.

@@ -89,6 +89,7 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
   // Convolution, pooling, upsampling, batch norm, on an image that depends on a parameter.
   Tensor image = add(in["image"], reshape(m.imageBias, {C, 1, 1}));  // [B, C, S, S]
   use(nearestUpsample2d(maxPool2d(m.bn(m.conv(image)), 2), 2));
+  use(bilinearUpsample2d(image, 2, {.alignCorners = true}));
   use(m.conv1(swapAxes(h, 1, 2)));  // [B, D, T] -> [B, D, T]
   // Transposed convolution, group norm (affine and not), average pooling, a frozen batch norm
   // (running statistics inside the training loss).
