@@ -104,6 +104,7 @@ struct OpAttrs {
   std::array<std::int64_t, 2> dilation{1, 1};  // conv: the spacing of the kernel's taps
   std::int64_t groups = 1;
   bool alignCorners = false;        // bilinear upsampling: corners on corners (PyTorch's align_corners)
+  bool ceilMode = false;            // pools: a last, partial window (PyTorch's ceil_mode)
   std::uint64_t seed = 0;           // dropout / randn / categorical: which random stream
 
   bool operator==(const OpAttrs&) const = default;

@@ -549,16 +549,21 @@ struct Conv1dOptions {
   std::int64_t dilation = 1;  // as Conv2dOptions'
 };
 Tensor conv1d(Tensor input, Tensor weight, Conv1dOptions options = {});
+// ceilMode (PyTorch's ceil_mode): a last, partial window where the windows leave input rows or
+// columns out (it must start inside the input or its left padding), e.g. 112 -> 56, not 55, for
+// kernel 3 and stride 2.
 struct MaxPool2dOptions {
   std::optional<Hw> stride;  // default: the kernel size
   Hw padding = 0;
+  bool ceilMode = false;
 };
 Tensor maxPool2d(Tensor x, Hw kernel, MaxPool2dOptions options = {});
 // Window means; padding counts as zeros in every window's kH·kW (PyTorch's default,
-// count_include_pad = true).
+// count_include_pad = true); a ceilMode window past the padding divides by the part inside it.
 struct AvgPool2dOptions {
   std::optional<Hw> stride;  // default: the kernel size
   Hw padding = 0;
+  bool ceilMode = false;
 };
 Tensor avgPool2d(Tensor x, Hw kernel, AvgPool2dOptions options = {});
 // Average pooling to an output size; {1, 1} is global average pooling. Each output size must
@@ -578,6 +583,7 @@ Tensor bilinearUpsample2d(Tensor x, std::int64_t factor, BilinearUpsampleOptions
 struct Pool1dOptions {
   std::optional<std::int64_t> stride;  // default: the kernel size
   std::int64_t padding = 0;
+  bool ceilMode = false;  // as the 2-d pools'
 };
 Tensor maxPool1d(Tensor x, std::int64_t kernel, Pool1dOptions options = {});
 Tensor avgPool1d(Tensor x, std::int64_t kernel, Pool1dOptions options = {});

@@ -50,10 +50,13 @@ inline constexpr AttrSet names = 1u << 19;
 inline constexpr AttrSet dilation = 1u << 20;
 // Bilinear upsampling's sampling grid (PyTorch's align_corners).
 inline constexpr AttrSet align_corners = 1u << 21;
+// A pool's last window may start past the last full one (PyTorch's ceil_mode).
+inline constexpr AttrSet ceil_mode = 1u << 22;
 // A binary op's number operand (`mul(x, 0.1)`, `sub(1, x)`).
 inline constexpr AttrSet number = scalar | scalar_operand | scalar_left;
 inline constexpr AttrSet conv = kernel | stride | padding | dilation | groups;
 inline constexpr AttrSet window = kernel | stride | padding;
+inline constexpr AttrSet pool = window | ceil_mode;
 }  // namespace attr
 
 using OpFlags = std::uint8_t;
@@ -170,8 +173,8 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(conv2d, 2, 2, attr::conv, flag::none, Grad::adjoint) /* input, weight */                  \
   /* x, weight [inC, outC/groups, kH, kW]; dims = output shape (fixes outputPadding) */       \
   X(conv_transpose2d, 2, 2, attr::conv | attr::dims, flag::none, Grad::adjoint)               \
-  X(max_pool2d, 1, 1, attr::window, flag::none, Grad::adjoint)                                \
-  X(avg_pool2d, 1, 1, attr::window, flag::none, Grad::adjoint)                                \
+  X(max_pool2d, 1, 1, attr::pool, flag::none, Grad::adjoint)                                  \
+  X(avg_pool2d, 1, 1, attr::pool, flag::none, Grad::adjoint)                                  \
   X(nearest_upsample2d, 1, 1, attr::count, flag::none, Grad::adjoint) /* count = factor */    \
   X(bilinear_upsample2d, 1, 1, attr::count | attr::align_corners, flag::none, Grad::adjoint)  \
   /* stochastic and gradient control */                                                       \
@@ -210,8 +213,8 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(rope_grad, 1, 1, attr::scalar, flag::internal, Grad::unsupported)                         \
   X(conv2d_input_grad, 2, 2, attr::conv | attr::dims, flag::internal, Grad::unsupported)      \
   X(conv2d_weight_grad, 2, 2, attr::conv | attr::dims, flag::internal, Grad::unsupported)     \
-  X(max_pool2d_grad, 2, 2, attr::window, flag::internal, Grad::unsupported)                   \
-  X(avg_pool2d_grad, 1, 1, attr::window | attr::dims, flag::internal, Grad::unsupported)      \
+  X(max_pool2d_grad, 2, 2, attr::pool, flag::internal, Grad::unsupported)                     \
+  X(avg_pool2d_grad, 1, 1, attr::pool | attr::dims, flag::internal, Grad::unsupported)        \
   X(nearest_upsample2d_grad, 1, 1, attr::count, flag::internal, Grad::unsupported)            \
   X(bilinear_upsample2d_grad, 1, 1, attr::count | attr::align_corners, flag::internal, Grad::unsupported) \
   X(layer_norm_input_grad, 3, 3, attr::scalar, flag::internal, Grad::unsupported)             \

@@ -309,14 +309,17 @@ Value evalMaxPool2dGrad(const OpContext& ctx) {
   return out;
 }
 
-// count_include_pad: every window divides by kH·kW, so each tap passes dy / (kH·kW) back.
+// count_include_pad: a window divides by kH·kW (a ceil_mode window past the padding by its part
+// inside it), so each tap passes dy / that back.
 Value evalAvgPool2dGrad(const OpContext& ctx) {
   const Value& dy = ctx.in(0);
   const ir::OpAttrs& a = ctx.attrs();
-  const auto window = static_cast<double>(a.kernel[0] * a.kernel[1]);
   Value out = ctx.result();
+  const std::vector<double> divisors = avgPoolDivisors(out.shape, dy.shape, a);
+  const auto plane = static_cast<std::int64_t>(divisors.size());
   forEachWindowTap(out.shape, dy.shape, a, [&](std::int64_t yAt, std::int64_t xAt) {
-    out.data[static_cast<std::size_t>(xAt)] += dy.data[static_cast<std::size_t>(yAt)] / window;
+    out.data[static_cast<std::size_t>(xAt)] +=
+        dy.data[static_cast<std::size_t>(yAt)] / divisors[static_cast<std::size_t>(yAt % plane)];
   });
   return out;
 }

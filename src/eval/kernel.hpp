@@ -113,6 +113,11 @@ struct GroupRows {
   }
 };
 
+// avg_pool2d's divisor for each output position of one plane of y [N, C, H', W'] (row-major):
+// kH·kW (padding counts, PyTorch's count_include_pad), or for a ceil_mode window that runs past
+// the padding, the part of the window inside the padded input. Forward and backward share it.
+std::vector<double> avgPoolDivisors(const Shape& x, const Shape& y, const ir::OpAttrs& a);
+
 // Where output index `o` of a bilinear upsampling (factor f, PyTorch's align_corners or not)
 // reads along one axis of `in` elements: (1 - weight) of `low` plus weight of `high`. Forward and
 // backward kernels share it.

@@ -111,14 +111,31 @@ Value evalMaxPool2d(const OpContext& ctx) {
   return out;
 }
 
-// The window's sum over kH·kW (PyTorch's count_include_pad = true: padding counts as zeros).
+std::vector<double> avgPoolDivisors(const Shape& x, const Shape& y, const ir::OpAttrs& a) {
+  // The window's extent along one axis, cut at the end of the padded input.
+  auto extent = [&](std::size_t axis, std::int64_t o) {
+    const std::int64_t start = o * a.stride[axis] - a.padding[axis];
+    return std::min(start + a.kernel[axis], x[2 + axis] + a.padding[axis]) - start;
+  };
+  std::vector<double> divisors;
+  divisors.reserve(static_cast<std::size_t>(y[2] * y[3]));
+  for (std::int64_t oy = 0; oy < y[2]; ++oy) {
+    for (std::int64_t ox = 0; ox < y[3]; ++ox) divisors.push_back(static_cast<double>(extent(0, oy) * extent(1, ox)));
+  }
+  return divisors;
+}
+
+// The window's sum over its divisor (kH·kW: PyTorch's count_include_pad = true, padding counts
+// as zeros).
 Value evalAvgPool2d(const OpContext& ctx) {
   const Value& x = ctx.in(0);
   const ir::OpAttrs& a = ctx.attrs();
-  const auto window = static_cast<double>(a.kernel[0] * a.kernel[1]);
   Value out = ctx.result();
+  const std::vector<double> divisors = avgPoolDivisors(x.shape, out.shape, a);
+  const auto plane = static_cast<std::int64_t>(divisors.size());
   forEachWindowTap(x.shape, out.shape, a, [&](std::int64_t yAt, std::int64_t xAt) {
-    out.data[static_cast<std::size_t>(yAt)] += x.data[static_cast<std::size_t>(xAt)] / window;
+    out.data[static_cast<std::size_t>(yAt)] +=
+        x.data[static_cast<std::size_t>(xAt)] / divisors[static_cast<std::size_t>(yAt % plane)];
   });
   return out;
 }

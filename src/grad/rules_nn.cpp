@@ -115,6 +115,7 @@ void maxPool2dAdjoint(Emitter& e, const AdjointCall& c) {
   attrs.kernel = c.op.attrs->kernel;
   attrs.stride = c.op.attrs->stride;
   attrs.padding = c.op.attrs->padding;
+  attrs.ceilMode = c.op.attrs->ceilMode;
   c.grads[0] = e.emit(OpKind::max_pool2d_grad, {c.dy, c.op.inputs[0]}, std::move(attrs));
 }
 
@@ -123,6 +124,7 @@ void avgPool2dAdjoint(Emitter& e, const AdjointCall& c) {
   attrs.kernel = c.op.attrs->kernel;
   attrs.stride = c.op.attrs->stride;
   attrs.padding = c.op.attrs->padding;
+  attrs.ceilMode = c.op.attrs->ceilMode;
   attrs.dims = e.shape(c.op.inputs[0]);
   c.grads[0] = e.emit(OpKind::avg_pool2d_grad, {c.dy}, std::move(attrs));
 }

@@ -926,12 +926,28 @@ void requirePoolAttrs(const Call& c) {
   }
 }
 
+// A pool's output over x [N, C, H, W]: convOut's windows, or with ceil_mode (PyTorch's) one more
+// on a side whose last window would otherwise leave input rows out, as long as that window
+// starts inside the input or its left padding.
+Shape poolOut(const Call& c, const Shape& x) {
+  Shape out = convOut(c, x, x[1]);
+  const OpAttrs& a = c.attrs;
+  if (!a.ceilMode) return out;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::int64_t padded = x[2 + i] + 2 * a.padding[i];  // convOut checked it fits
+    if ((padded - a.kernel[i]) % a.stride[i] != 0 && out[2 + i] * a.stride[i] < x[2 + i] + a.padding[i]) {
+      ++out[2 + i];
+    }
+  }
+  return out;
+}
+
 // max_pool2d, avg_pool2d.
 TensorType pool2dRule(const Call& c) {
   c.requireFloat(0);
   c.requireRank(0, 4, "input ([N, C, H, W])");
   requirePoolAttrs(c);
-  Shape shape = convOut(c, c.shape(0), c.shape(0)[1]);
+  Shape shape = poolOut(c, c.shape(0));
   DimNames names = windowNames(c, shape, c.nameOf(0, 1));
   return {std::move(shape), DType::f32, std::move(names)};
 }
@@ -1177,7 +1193,7 @@ TensorType avgPool2dGradRule(const Call& c) {
   c.requirePositiveDims(dims, "input sizes (dims)");
   if (dims.size() != 4) c.fail("the input shape (dims) must have rank 4, got {}", formatShape(dims));
   requirePoolAttrs(c);
-  if (convOut(c, dims, dims[1]) != c.shape(0)) {
+  if (poolOut(c, dims) != c.shape(0)) {
     c.fail("dy {} is not the pooled shape of {}", formatShape(c.shape(0)), formatShape(dims));
   }
   return {dims, DType::f32};
@@ -1187,7 +1203,7 @@ TensorType maxPool2dGradRule(const Call& c) {
   requireAllFloat(c);
   c.requireRank(1, 4, "x");
   requirePoolAttrs(c);
-  if (convOut(c, c.shape(1), c.shape(1)[1]) != c.shape(0)) {
+  if (poolOut(c, c.shape(1)) != c.shape(0)) {
     c.fail("dy {} is not the pooled shape of {}", formatShape(c.shape(0)), formatShape(c.shape(1)));
   }
   return {c.shape(1), DType::f32, c.names(1)};
@@ -1398,6 +1414,7 @@ std::string_view unusedAttribute(OpKind kind, const OpAttrs& a) {
   if (unused(attr::dilation, a.dilation != d.dilation)) return "dilation";
   if (unused(attr::groups, a.groups != d.groups)) return "groups";
   if (unused(attr::align_corners, a.alignCorners != d.alignCorners)) return "align_corners";
+  if (unused(attr::ceil_mode, a.ceilMode != d.ceilMode)) return "ceil_mode";
   if (unused(attr::seed, a.seed != d.seed)) return "seed";
   return {};
 }

@@ -95,25 +95,26 @@ Tensor convTranspose2d(Tensor input, Tensor weight, ConvTranspose2dOptions optio
 }
 
 namespace {
-Tensor pool2d(OpKind kind, std::string_view api, Tensor x, Hw kernel, Hw stride, Hw padding) {
+Tensor pool2d(OpKind kind, std::string_view api, Tensor x, Hw kernel, Hw stride, Hw padding, bool ceilMode) {
   OpBuilder op(kind, api);
   op.input(x);
   ir::OpAttrs& attrs = op.attrs();
   attrs.kernel = {kernel.h, kernel.w};
   attrs.stride = {stride.h, stride.w};
   attrs.padding = {padding.h, padding.w};
+  attrs.ceilMode = ceilMode;
   return op.finish();
 }
 }  // namespace
 
 Tensor maxPool2d(Tensor x, Hw kernel, MaxPool2dOptions options) {
   return pool2d(OpKind::max_pool2d, "maxPool2d", x, kernel, options.stride.value_or(kernel),
-                options.padding);
+                options.padding, options.ceilMode);
 }
 
 Tensor avgPool2d(Tensor x, Hw kernel, AvgPool2dOptions options) {
   return pool2d(OpKind::avg_pool2d, "avgPool2d", x, kernel, options.stride.value_or(kernel),
-                options.padding);
+                options.padding, options.ceilMode);
 }
 
 namespace {
@@ -131,7 +132,7 @@ Tensor pool1d(OpKind kind, std::string_view api, Tensor x, std::int64_t kernel, 
     }
   }
   const Tensor y = pool2d(kind, api, reshapeAs(api, x, {in[0], in[1], 1, in[2]}), {1, kernel}, {1, stride},
-                          {0, options.padding});
+                          {0, options.padding}, options.ceilMode);
   const Shape out = y.shape();
   return reshapeAs(api, y, {out[0], out[1], out[3]});
 }
@@ -163,7 +164,7 @@ Tensor adaptiveAvgPool2d(Tensor x, Hw outputSize) {
     }
   }
   const Hw window(in[2] / outputSize.h, in[3] / outputSize.w);
-  return pool2d(OpKind::avg_pool2d, "adaptiveAvgPool2d", x, window, window, 0);
+  return pool2d(OpKind::avg_pool2d, "adaptiveAvgPool2d", x, window, window, 0, false);
 }
 
 Tensor nearestUpsample2d(Tensor x, std::int64_t factor) {

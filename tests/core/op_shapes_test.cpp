@@ -417,6 +417,23 @@ TEST(Convolution, Conv2dPoolUpsample) {
             "bilinearUpsample2d: factor must be >= 1, got 0");
   EXPECT_EQ(errorOf({{"x", {2, 3, 4}}}, [](const Inputs& in) { return bilinearUpsample2d(in["x"], 2); }),
             "bilinearUpsample2d: input ([N, C, H, W]) must have rank 4, got [2, 3, 4] f32");
+  // ceil_mode: GoogLeNet's first pool, 112 -> ceil(109/2) + 1 = 56 (55 without); a last window
+  // that would start in the right padding is not added: 5 + 2·1 padded, kernel 2, stride 2:
+  // ceil(5/2) + 1 = 4, but the 4th window starts at 6 - 1 = 5, past the input: 3, as without.
+  const std::vector<InputDecl> googlenet = {{"x", {1, 64, 112, 112}}};
+  EXPECT_EQ(shapeOf(googlenet, [](const Inputs& in) { return maxPool2d(in["x"], 3, {.stride = 2, .ceilMode = true}); }),
+            (Shape{1, 64, 56, 56}));
+  EXPECT_EQ(shapeOf(googlenet, [](const Inputs& in) { return maxPool2d(in["x"], 3, {.stride = 2}); }),
+            (Shape{1, 64, 55, 55}));
+  EXPECT_EQ(shapeOf({{"x", {1, 1, 5, 5}}}, [](const Inputs& in) {
+              return avgPool2d(in["x"], 2, {.padding = 1, .ceilMode = true});
+            }),
+            (Shape{1, 1, 3, 3}));
+  // An exact fit gains nothing: (28 - 2) / 2 has no remainder.
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return maxPool2d(in["x"], 2, {.ceilMode = true}); }),
+            (Shape{8, 6, 14, 15}));
+  EXPECT_EQ(shapeOf({{"x", {2, 3, 7}}}, [](const Inputs& in) { return maxPool1d(in["x"], 2, {.ceilMode = true}); }),
+            (Shape{2, 3, 4}));
   EXPECT_EQ(errorOf(img, [](const Inputs& in) { return maxPool2d(in["x"], 2, {.padding = 2}); }),
             "maxPool2d: padding (2, 2) must be between 0 and half the kernel (2, 2)");
 }

@@ -248,6 +248,21 @@ TEST(EvalConvolution, MaxPool2dAndUpsample) {
               return maxPool2d(in["x"], 2, {.stride = 1, .padding = 1});
             }),
             {1, 1, 3, 3}, {-5, -5, -6, -5, -5, -6, -7, -7, -8});
+  // ceil_mode: a last window that runs past the input. Max over what is inside; the mean divides
+  // by the part inside the padded input (PyTorch's F.avg_pool2d(..., ceil_mode=True)).
+  const Feeds five = {{"x", f32({1, 1, 1, 5}, {1, 2, 3, 4, 5})}};
+  expectF32(run(five, [](const Inputs& in) { return maxPool2d(in["x"], {1, 2}, {.ceilMode = true}); }),
+            {1, 1, 1, 3}, {2, 4, 5});
+  const Feeds three = {{"x", f32({1, 1, 1, 3}, {1, 2, 3})}};
+  expectF32(run(three, [](const Inputs& in) { return avgPool2d(in["x"], {1, 2}, {.ceilMode = true}); }),
+            {1, 1, 1, 2}, {1.5, 3});
+  // Padding 1, kernel 3, stride 2 over 1, 2, 3, 4: windows from -1, 1, 3; the padding counts, the
+  // last window's third tap (6 - 1 = 5, past the padding) does not: 3/3, 9/3, 4/2.
+  const Feeds four = {{"x", f32({1, 1, 1, 4}, {1, 2, 3, 4})}};
+  expectF32(run(four, [](const Inputs& in) {
+              return avgPool2d(in["x"], {1, 3}, {.stride = Hw{1, 2}, .padding = Hw{0, 1}, .ceilMode = true});
+            }),
+            {1, 1, 1, 3}, {1, 3, 2});
   const Feeds up = {{"x", f32({1, 1, 1, 2}, {1, 2})}};
   expectF32(run(up, [](const Inputs& in) { return nearestUpsample2d(in["x"], 2); }), {1, 1, 2, 4},
             {1, 1, 2, 2, 1, 1, 2, 2});

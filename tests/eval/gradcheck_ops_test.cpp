@@ -276,6 +276,9 @@ TEST(GradCheck, PoolingAndUpsampling) {
     return maxPool2d(in["x"], 3, {.stride = 1, .padding = 1});
   }));
   checkGradients(opProblem(one({1, 2, 2, 3}), [](const Inputs& in) { return nearestUpsample2d(in["x"], 2); }));
+  // ceil_mode: 5 -> 3 windows, the last one partial (its mean over its one row or column inside).
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return maxPool2d(in["x"], 2, {.ceilMode = true}); }));
+  checkGradients(opProblem(feeds, [](const Inputs& in) { return avgPool2d(in["x"], 2, {.ceilMode = true}); }));
   // Bilinear: the edge taps clamp (both weights on one pixel), the others split.
   checkGradients(opProblem(feeds, [](const Inputs& in) { return bilinearUpsample2d(in["x"], 2); }));
   checkGradients(opProblem(feeds, [](const Inputs& in) { return bilinearUpsample2d(in["x"], 3, {.alignCorners = true}); }));
