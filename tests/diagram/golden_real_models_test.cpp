@@ -905,5 +905,39 @@ TEST(DiagramGoldenRealModels, ConvTransposeDecoderShapesParamsAndFlops) {
   EXPECT_EQ(value(d.metrics, Side::train, "flops"), B * (up1 + up2 + up3 + fc + fc + 2 * (up1 + up2 + up3)));
 }
 
+// squeezenet1_0 (torchvision): ceil_mode max pools 3×3/2 keep a last, partial window: 109 -> 54
+// ((109 - 3)/2 exact), 54 -> 27 (51/2 rounded up; floor gives 26), 27 -> 13 (24/2 exact).
+TEST(DiagramGoldenRealModels, SqueezeNetCeilModePoolsGiveTorchvisionsShapesAndCounts) {
+  const ir::TracedModel model = traced("squeezenet1_0");
+  constexpr std::int64_t B = 1;
+  EXPECT_EQ(shapesOf(model.infer, ir::OpKind::max_pool2d),
+            (std::vector<Shape>{{B, 96, 54, 54}, {B, 256, 27, 27}, {B, 512, 13, 13}}));
+  EXPECT_EQ(model.infer.tensor(model.infer.outputs.at(0)).shape, (Shape{B, 1000}));
+  const Diagram d = buildDiagram(model);
+  // Fire(in, s, e1, e3): squeeze in·s + s, expand1x1 s·e1 + e1, expand3x3 s·e3·9 + e3.
+  constexpr auto fireParams = [](std::int64_t in, std::int64_t s, std::int64_t e1, std::int64_t e3) {
+    return in * s + s + s * e1 + e1 + s * e3 * 9 + e3;
+  };
+  constexpr std::int64_t conv1Params = 96 * 3 * 49 + 96, classifierParams = 512 * 1000 + 1000;
+  constexpr std::int64_t params = conv1Params + fireParams(96, 16, 64, 64) + fireParams(128, 16, 64, 64) +
+                                  fireParams(128, 32, 128, 128) + fireParams(256, 32, 128, 128) +
+                                  fireParams(256, 48, 192, 192) + fireParams(384, 48, 192, 192) +
+                                  fireParams(384, 64, 256, 256) + fireParams(512, 64, 256, 256) + classifierParams;
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), params);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 1'248'424);  // torchvision's count
+  // FLOPs per image, 2 · output elements · inputs per output, at each Fire's side S.
+  constexpr auto fireFlops = [](std::int64_t in, std::int64_t s, std::int64_t e1, std::int64_t e3, std::int64_t S) {
+    return 2 * S * S * (s * in + e1 * s + e3 * s * 9);
+  };
+  constexpr std::int64_t conv1 = 2 * (96 * 109 * 109) * (3 * 49), classifier = 2 * (1000 * 13 * 13) * 512;
+  constexpr std::int64_t fires = fireFlops(96, 16, 64, 64, 54) + fireFlops(128, 16, 64, 64, 54) +
+                                 fireFlops(128, 32, 128, 128, 54) + fireFlops(256, 32, 128, 128, 27) +
+                                 fireFlops(256, 48, 192, 192, 27) + fireFlops(384, 48, 192, 192, 27) +
+                                 fireFlops(384, 64, 256, 256, 27) + fireFlops(512, 64, 256, 256, 13);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), B * (conv1 + fires + classifier));
+  // 0.82 G multiply-adds: torchvision's published figure for squeezenet1_0 (0.82 "GFLOPS").
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 1'637'849'152);
+}
+
 }  // namespace
 }  // namespace nndna::diagram
