@@ -31,6 +31,21 @@ void requireInput(const Module& layer, std::string_view kind, const Tensor& x, b
                                             x.defined() ? ir::formatShape(x.shape()) : "an undefined tensor"));
 }
 
+void requireChannelsFirst(const Module& layer, std::string_view kind, const Tensor& x, std::int64_t rank,
+                          std::int64_t channels, std::string_view expected) {
+  if (x.defined() && x.rank() == rank && x.dim(1) == channels) return;
+  if (!x.defined() || x.rank() != rank || x.dim(-1) != channels) {
+    requireInput(layer, kind, x, false, expected);
+  }
+  // [N, ..., C] -> [N, C, ...]: axis 0, the last, then the middle ones.
+  std::string axes = fmt::format("0, {}", rank - 1);
+  for (std::int64_t i = 1; i + 1 < rank; ++i) axes += fmt::format(", {}", i);
+  tracing::failAtUserLine(kind, fmt::format("layer '{}': the input must be {}, got {}: its last axis is the {} "
+                                            "channels, as in a channels-last (NHWC) tensor; PyTorch's layers, and "
+                                            "nndna's, take channels first: `permute(x, {{{}}})`",
+                                            layer.path(), expected, ir::formatShape(x.shape()), channels, axes));
+}
+
 Init fanInUniform(std::int64_t fanIn) {
   const double bound = 1.0 / std::sqrt(static_cast<double>(fanIn));
   return init::uniform(-bound, bound);

@@ -24,6 +24,12 @@ void requireBuilt(const Tensor& weight, std::string_view kind);
 // the op inside it. `ok` says whether `x` fits (false for an undefined tensor).
 void requireInput(const Module& layer, std::string_view kind, const Tensor& x, bool ok, std::string_view expected);
 
+// requireInput for a layer taking x [N, C, ...] of `rank` axes with C = `channels` (PyTorch's
+// channels-first layout). An input of that rank whose last axis, not its second, is C — channels
+// last, as TensorFlow's and an image file's pixels are — is told the permute that fixes it.
+void requireChannelsFirst(const Module& layer, std::string_view kind, const Tensor& x, std::int64_t rank,
+                          std::int64_t channels, std::string_view expected);
+
 // PyTorch's default for a layer's weight and bias: uniform(±1/√fan_in).
 Init fanInUniform(std::int64_t fanIn);
 

@@ -58,13 +58,34 @@ Linear::Linear(std::string_view name, Size in, Size out, LinearOptions options)
   if (options.bias) bias = param("bias", {out}, {fanInUniform(in), false});
 }
 
+namespace {
+// When the last axes of `shape`, from axis 1 on or later, hold exactly `features` values, the
+// flatten that the input is missing (a CNN's feature map into its classifier): `flatten(x, 1)`.
+std::string flattenHint(const Shape& shape, std::int64_t features) {
+  std::int64_t values = 1;
+  std::string product;
+  for (std::size_t axis = shape.size(); axis-- > 1;) {
+    if (__builtin_mul_overflow(values, shape[axis], &values)) return {};
+    product = product.empty() ? std::to_string(shape[axis]) : fmt::format("{}·{}", shape[axis], product);
+    if (values == features && axis + 1 < shape.size()) {
+      return fmt::format(": its last {} axes hold {} = {} values, which flatten to the layer's features: "
+                         "`flatten(x, {})` first (nn.Flatten)",
+                         shape.size() - axis, product, values, axis);
+    }
+    if (values > features) return {};
+  }
+  return {};
+}
+}  // namespace
+
 Tensor Linear::operator()(Tensor x) const {
   requireBuilt(weight, "Linear");
   // Checked here so that the message names the layer and its size, not the matmul inside it.
   if (x.defined() && x.rank() >= 1 && x.dim(-1) != weight.dim(0)) {
     tracing::failAtUserLine("Linear", fmt::format("layer '{}': the input's last axis is {}, but the layer takes {} "
-                                                  "features (input {})",
-                                                  path(), x.dim(-1), weight.dim(0), ir::formatShape(x.shape())));
+                                                  "features (input {}){}",
+                                                  path(), x.dim(-1), weight.dim(0), ir::formatShape(x.shape()),
+                                                  flattenHint(x.shape(), weight.dim(0))));
   }
   Tensor y = matmul(x, weight);
   return bias.defined() ? add(y, bias) : y;
@@ -155,8 +176,7 @@ Conv2d::Conv2d(std::string_view name, Size inChannels, Size outChannels,
 Tensor Conv2d::operator()(Tensor x) const {
   requireBuilt(weight, "Conv2d");
   const std::int64_t channels = weight.dim(1) * conv.groups;
-  requireInput(*this, "Conv2d", x, x.defined() && x.rank() == 4 && x.dim(1) == channels,
-               fmt::format("[N, {}, H, W]", channels));
+  layers::requireChannelsFirst(*this, "Conv2d", x, 4, channels, fmt::format("[N, {}, H, W]", channels));
   Tensor y = conv2d(x, weight, conv);
   if (!bias.defined()) return y;
   // [outC] -> [outC, 1, 1] broadcasts over [N, outC, H, W].
@@ -177,7 +197,7 @@ Conv1d::Conv1d(std::string_view name, Size inChannels, Size outChannels,
 Tensor Conv1d::operator()(Tensor x) const {
   requireBuilt(weight, "Conv1d");
   const std::int64_t channels = weight.dim(1) * conv.groups;
-  requireInput(*this, "Conv1d", x, x.defined() && x.rank() == 3 && x.dim(1) == channels, fmt::format("[N, {}, L]", channels));
+  layers::requireChannelsFirst(*this, "Conv1d", x, 3, channels, fmt::format("[N, {}, L]", channels));
   Tensor y = conv1d(x, weight, conv);
   if (!bias.defined()) return y;
   // [outC] -> [outC, 1] broadcasts over [N, outC, L].
@@ -208,8 +228,7 @@ ConvTranspose2d::ConvTranspose2d(std::string_view name, Size inChannels, Size ou
 Tensor ConvTranspose2d::operator()(Tensor x) const {
   requireBuilt(weight, "ConvTranspose2d");
   const std::int64_t channels = weight.dim(0);
-  requireInput(*this, "ConvTranspose2d", x, x.defined() && x.rank() == 4 && x.dim(1) == channels,
-               fmt::format("[N, {}, H, W]", channels));
+  layers::requireChannelsFirst(*this, "ConvTranspose2d", x, 4, channels, fmt::format("[N, {}, H, W]", channels));
   Tensor y = convTranspose2d(x, weight, conv);
   if (!bias.defined()) return y;
   return add(y, reshape(bias, {bias.dim(0), 1, 1}));
@@ -236,8 +255,10 @@ BatchNorm2d::BatchNorm2d(std::string_view name, Size channels, BatchNorm2dOption
 Tensor BatchNorm2d::operator()(Tensor x) const {
   requireBuilt(weight, "BatchNorm2d");
   const std::int64_t channels = weight.dim(0);
-  requireInput(*this, "BatchNorm2d", x, x.defined() && x.rank() == 4 && x.dim(1) == channels,
-               fmt::format("[N, {}, H, W]{}", channels, x.defined() && (x.rank() == 2 || x.rank() == 3) ? " (BatchNorm1d takes [N, C] and [N, C, L])" : ""));
+  layers::requireChannelsFirst(
+      *this, "BatchNorm2d", x, 4, channels,
+      fmt::format("[N, {}, H, W]{}", channels,
+                  x.defined() && (x.rank() == 2 || x.rank() == 3) ? " (BatchNorm1d takes [N, C] and [N, C, L])" : ""));
   return batchNorm(isTraining(), x, weight, bias, runningMean, runningVar, options);
 }
 
@@ -289,8 +310,7 @@ InstanceNorm2d::InstanceNorm2d(std::string_view name, Size channels_, InstanceNo
 
 Tensor InstanceNorm2d::operator()(Tensor x) const {
   if (channels <= 0) requireBuilt(Tensor(), "InstanceNorm2d");  // default-constructed, never assigned
-  requireInput(*this, "InstanceNorm2d", x, x.defined() && x.rank() == 4 && x.dim(1) == channels,
-               fmt::format("[N, {}, H, W]", channels.value()));
+  layers::requireChannelsFirst(*this, "InstanceNorm2d", x, 4, channels.value(), fmt::format("[N, {}, H, W]", channels.value()));
   return groupNorm(x, channels, weight, bias, eps);
 }
 

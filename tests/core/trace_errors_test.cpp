@@ -48,6 +48,8 @@ struct Layers : Module {
   RMSNorm rms{"rms", 8};
   BatchNorm2d bn{"bn", 8};
   GroupNorm gn{"gn", 2, 8};
+  Conv2d conv{"conv", 3, 4, 3};
+  Conv1d conv1{"conv1", 3, 4, 3};
 };
 
 // The error of tracing `loss` over Layers with `inputs`, as "op: detail".
@@ -93,6 +95,38 @@ TEST(TraceErrors, ALayerCalledWrongNamesItself) {
             "Linear: this Linear was never built: a default-constructed layer has no weights (declare it with a "
             "name and sizes, `Linear fc{\"fc\", ...};`)");
   EXPECT_EQ(layerError({{"x", {2, 8}}}, [](Layers& m, const Inputs& in) { return mean(m.fc(in["x"])); }), "no error");
+}
+
+// A channels-last image (TensorFlow's layout, an image file's) or a feature map not flattened
+// before the classifier: the error says the call that fixes it.
+TEST(TraceErrors, ChannelsLastAndMissingFlattenSayTheFix) {
+  const std::string channelsLast = ": its last axis is the 3 channels, as in a channels-last (NHWC) tensor; "
+                                   "PyTorch's layers, and nndna's, take channels first: ";
+  EXPECT_EQ(layerError({{"x", {2, 8, 8, 3}}}, [](Layers& m, const Inputs& in) { return mean(m.conv(in["x"])); }),
+            "Conv2d: layer 'conv': the input must be [N, 3, H, W], got [2, 8, 8, 3]" + channelsLast +
+                "`permute(x, {0, 3, 1, 2})`");
+  EXPECT_EQ(layerError({{"x", {2, 10, 3}}}, [](Layers& m, const Inputs& in) { return mean(m.conv1(in["x"])); }),
+            "Conv1d: layer 'conv1': the input must be [N, 3, L], got [2, 10, 3]" + channelsLast + "`permute(x, {0, 2, 1})`");
+  EXPECT_EQ(layerError({{"x", {2, 4, 4, 8}}}, [](Layers& m, const Inputs& in) { return mean(m.bn(in["x"])); }),
+            "BatchNorm2d: layer 'bn': the input must be [N, 8, H, W], got [2, 4, 4, 8]: its last axis is the 8 channels, "
+            "as in a channels-last (NHWC) tensor; PyTorch's layers, and nndna's, take channels first: "
+            "`permute(x, {0, 3, 1, 2})`");
+  // Channels both second and last: taken as channels first. Neither: no hint.
+  EXPECT_EQ(layerError({{"x", {2, 3, 8, 3}}}, [](Layers& m, const Inputs& in) { return mean(m.conv(in["x"])); }),
+            "no error");
+  EXPECT_EQ(layerError({{"x", {2, 8, 8, 5}}}, [](Layers& m, const Inputs& in) { return mean(m.conv(in["x"])); }),
+            "Conv2d: layer 'conv': the input must be [N, 3, H, W], got [2, 8, 8, 5]");
+  // fc takes 8 features: 2·2·2 from axis 1, 2·4 from axis 2; 3·3 = 9 overshoots without a match.
+  EXPECT_EQ(layerError({{"x", {2, 2, 2, 2}}}, [](Layers& m, const Inputs& in) { return mean(m.fc(in["x"])); }),
+            "Linear: layer 'fc': the input's last axis is 2, but the layer takes 8 features (input [2, 2, 2, 2]): its "
+            "last 3 axes hold 2·2·2 = 8 values, which flatten to the layer's features: `flatten(x, 1)` first "
+            "(nn.Flatten)");
+  EXPECT_EQ(layerError({{"x", {2, 3, 2, 4}}}, [](Layers& m, const Inputs& in) { return mean(m.fc(in["x"])); }),
+            "Linear: layer 'fc': the input's last axis is 4, but the layer takes 8 features (input [2, 3, 2, 4]): its "
+            "last 2 axes hold 2·4 = 8 values, which flatten to the layer's features: `flatten(x, 2)` first "
+            "(nn.Flatten)");
+  EXPECT_EQ(layerError({{"x", {2, 3, 3}}}, [](Layers& m, const Inputs& in) { return mean(m.fc(in["x"])); }),
+            "Linear: layer 'fc': the input's last axis is 3, but the layer takes 8 features (input [2, 3, 3])");
 }
 
 TEST(TraceErrors, InputDeclarationsAreValidated) {
