@@ -935,7 +935,10 @@ Shape poolOut(const Call& c, const Shape& x) {
   if (!a.ceilMode) return out;
   for (std::size_t i = 0; i < 2; ++i) {
     const std::int64_t padded = x[2 + i] + 2 * a.padding[i];  // convOut checked it fits
-    if ((padded - a.kernel[i]) % a.stride[i] != 0 && out[2 + i] * a.stride[i] < x[2 + i] + a.padding[i]) {
+    // Where the extra window would start, from the left padding's start (overflowing: past it).
+    std::int64_t start = 0;
+    if ((padded - a.kernel[i]) % a.stride[i] != 0 && !__builtin_mul_overflow(out[2 + i], a.stride[i], &start) &&
+        start < x[2 + i] + a.padding[i]) {
       ++out[2 + i];
     }
   }

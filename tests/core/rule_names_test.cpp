@@ -290,6 +290,23 @@ TEST(RuleNames, ConvolutionAndPooling) {
             (DimNames{"N", "C", "2" + kDot + "S", "2" + kDot + "S"}));
 }
 
+// ceil_mode's extra window is where the last one ends; a graph from a file may make that product
+// overflow (a huge side and stride): no extra window then, and no overflow.
+TEST(RuleNames, CeilModeWithAHugeStrideDoesNotOverflow) {
+  OpAttrs pool;
+  pool.kernel = {1, 2};
+  pool.stride = {1, std::int64_t{1} << 62};
+  pool.ceilMode = true;
+  // (2^62 + 3 - 2) / 2^62 + 1 = 2 windows, remainder 1; a third would start at 2·2^62 > int64.
+  const TensorInfo huge = t({1, 1, 1, (std::int64_t{1} << 62) + 3}, {});
+  EXPECT_EQ(typeOf(OpKind::max_pool2d, pool, {huge}).shape, (Shape{1, 1, 1, 2}));
+  // (11 - 2) / 4 + 1 = 3 windows, remainder 1: a 4th would start at 12, past the 11 inputs; with
+  // 13 inputs it starts inside them, and counts.
+  pool.stride = {1, 4};
+  EXPECT_EQ(typeOf(OpKind::max_pool2d, pool, {t({1, 1, 1, 11}, {})}).shape, (Shape{1, 1, 1, 3}));
+  EXPECT_EQ(typeOf(OpKind::max_pool2d, pool, {t({1, 1, 1, 13}, {})}).shape, (Shape{1, 1, 1, 4}));
+}
+
 TEST(RuleNames, LossesNameOnlyAnUnreducedResult) {
   const TensorInfo logits = t({8, 16, 100}, {"B", "T", "V"});
   const TensorInfo targets = t({8, 16}, {"B", "T"}, DType::i32);
