@@ -343,26 +343,10 @@ Value evalNearestUpsample2dGrad(const OpContext& ctx) {
 // Each dy element back to the four input pixels it was mixed from, by their weights.
 Value evalBilinearUpsample2dGrad(const OpContext& ctx) {
   const Value& dy = ctx.in(0);
-  const ir::OpAttrs& a = ctx.attrs();
   Value out = ctx.result();
-  const std::int64_t planes = out.shape[0] * out.shape[1], h = out.shape[2], w = out.shape[3];
-  const std::vector<BilinearTap> rows = bilinearTaps(h, a.count, a.alignCorners);
-  const std::vector<BilinearTap> cols = bilinearTaps(w, a.count, a.alignCorners);
-  std::size_t k = 0;
-  for (std::int64_t p = 0; p < planes; ++p) {
-    double* plane = out.data.data() + p * h * w;
-    for (const BilinearTap& r : rows) {
-      double* low = plane + r.low * w;
-      double* high = plane + r.high * w;
-      for (const BilinearTap& c : cols) {
-        const double g = dy.data[k++];
-        low[c.low] += (1.0 - r.weight) * (1.0 - c.weight) * g;
-        low[c.high] += (1.0 - r.weight) * c.weight * g;
-        high[c.low] += r.weight * (1.0 - c.weight) * g;
-        high[c.high] += r.weight * c.weight * g;
-      }
-    }
-  }
+  forEachBilinearTap(out.shape, ctx.attrs(), [&](std::int64_t yAt, std::int64_t xAt, double weight) {
+    out.data[static_cast<std::size_t>(xAt)] += weight * dy.data[static_cast<std::size_t>(yAt)];
+  });
   return out;
 }
 

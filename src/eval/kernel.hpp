@@ -128,6 +128,29 @@ struct BilinearTap {
 };
 std::vector<BilinearTap> bilinearTaps(std::int64_t in, std::int64_t factor, bool alignCorners);
 
+// Every (output element, input pixel, weight) of the bilinear upsampling of x [N, C, H, W] that
+// `a` describes: fn(flat index into the output, flat index into x, weight), four per output
+// element (a pixel may come twice at the edges, where both taps clamp to it).
+template <class Fn>
+void forEachBilinearTap(const Shape& x, const ir::OpAttrs& a, Fn&& fn) {
+  const std::int64_t planes = x[0] * x[1], h = x[2], w = x[3];
+  const std::vector<BilinearTap> rows = bilinearTaps(h, a.count, a.alignCorners);
+  const std::vector<BilinearTap> cols = bilinearTaps(w, a.count, a.alignCorners);
+  std::int64_t k = 0;
+  for (std::int64_t p = 0; p < planes; ++p) {
+    for (const BilinearTap& r : rows) {
+      const std::int64_t low = (p * h + r.low) * w, high = (p * h + r.high) * w;
+      for (const BilinearTap& c : cols) {
+        fn(k, low + c.low, (1.0 - r.weight) * (1.0 - c.weight));
+        fn(k, low + c.high, (1.0 - r.weight) * c.weight);
+        fn(k, high + c.low, r.weight * (1.0 - c.weight));
+        fn(k, high + c.high, r.weight * c.weight);
+        ++k;
+      }
+    }
+  }
+}
+
 // Mean and 1/sqrt(var + eps) of `n` values `stride` apart (biased variance): the norms' statistics.
 struct Moments {
   double mean = 0.0;

@@ -261,24 +261,10 @@ std::vector<BilinearTap> bilinearTaps(std::int64_t in, std::int64_t factor, bool
 
 Value evalBilinearUpsample2d(const OpContext& ctx) {
   const Value& x = ctx.in(0);
-  const ir::OpAttrs& a = ctx.attrs();
   Value out = ctx.result();
-  const std::int64_t planes = x.shape[0] * x.shape[1], h = x.shape[2], w = x.shape[3];
-  const std::vector<BilinearTap> rows = bilinearTaps(h, a.count, a.alignCorners);
-  const std::vector<BilinearTap> cols = bilinearTaps(w, a.count, a.alignCorners);
-  std::size_t k = 0;
-  for (std::int64_t p = 0; p < planes; ++p) {
-    const double* plane = x.data.data() + p * h * w;
-    for (const BilinearTap& r : rows) {
-      const double* low = plane + r.low * w;
-      const double* high = plane + r.high * w;
-      for (const BilinearTap& c : cols) {
-        const double top = (1.0 - c.weight) * low[c.low] + c.weight * low[c.high];
-        const double bottom = (1.0 - c.weight) * high[c.low] + c.weight * high[c.high];
-        out.data[k++] = (1.0 - r.weight) * top + r.weight * bottom;
-      }
-    }
-  }
+  forEachBilinearTap(x.shape, ctx.attrs(), [&](std::int64_t yAt, std::int64_t xAt, double weight) {
+    out.data[static_cast<std::size_t>(yAt)] += weight * x.data[static_cast<std::size_t>(xAt)];
+  });
   return out;
 }
 
