@@ -404,6 +404,17 @@ Tensor clamp(Tensor x, double lo, double hi);
 Tensor relu6(Tensor x);
 Tensor hardsigmoid(Tensor x);
 Tensor hardswish(Tensor x);
+// nn.ELU: x where x > 0, alpha·(e^x − 1) elsewhere; nn.Mish (YOLOv4): x · tanh(softplus(x)).
+Tensor elu(Tensor x, double alpha = 1.0);
+Tensor mish(Tensor x);
+// F.normalize: x divided by its p-norm along `dim`, the norm at least eps (a zero vector stays
+// zero). PyTorch's defaults: p = 2 over dim 1.
+struct NormalizeOptions {
+  double p = 2.0;
+  std::int64_t dim = 1;
+  double eps = 1e-12;
+};
+Tensor normalize(Tensor x, NormalizeOptions options = {});
 
 // Reductions. Without an axis: over every element (rank-0 result).
 struct ReduceOptions {

@@ -115,4 +115,8 @@ Tensor relu6(Tensor x) { return clamp(x, 0.0, 6.0); }
 Tensor hardsigmoid(Tensor x) { return div(clamp(add(x, 3.0), 0.0, 6.0), 6.0); }
 Tensor hardswish(Tensor x) { return mul(x, hardsigmoid(x)); }
 
+// e^x of min(x, 0) only: the branch where() drops never overflows, so its gradient is 0, not NaN.
+Tensor elu(Tensor x, double alpha) { return where(greater(x, 0.0), x, mul(sub(exp(min(x, 0.0)), 1.0), alpha)); }
+Tensor mish(Tensor x) { return mul(x, tanh(softplus(x))); }
+
 }  // namespace nndna

@@ -1,4 +1,7 @@
 // Fused ML ops: softmax family, categorical, rope, dropout, gradient control, losses.
+#include <cmath>
+#include <limits>
+
 #include "ops/op_builder.hpp"
 #include "trace/tensor_access.hpp"
 
@@ -137,6 +140,23 @@ Tensor binaryCrossEntropyWithLogits(Tensor logits, Tensor targets, LossOptions o
   requirePair("binaryCrossEntropyWithLogits", "logits", logits, targets);
   const Tensor perElement = add(sub(max(logits, 0.0), mul(logits, targets)), softplus(neg(abs(logits))));
   return reduced(perElement, options.reduction);
+}
+
+// x / max(‖x‖_p, eps) along dim: a sum of squares and a square root for p = 2 (PyTorch's default),
+// of |x|^p and the 1/p-th power otherwise.
+Tensor normalize(Tensor x, NormalizeOptions options) {
+  std::int64_t dim = 0;
+  {
+    OpBuilder check(OpKind::sum, "normalize");
+    const ir::TensorInfo& in = check.input(x);
+    if (!(options.p > 0.0) || !std::isfinite(options.p)) check.fail("p must be a positive number, got {}", options.p);
+    if (!(options.eps >= 0.0) || !std::isfinite(options.eps)) check.fail("eps must be at least 0, got {}", options.eps);
+    dim = check.axis(options.dim, in.shape.size(), "dim");
+  }
+  const ReduceOptions keep{.keepDims = true};
+  const Tensor norm = options.p == 2.0 ? sqrt(sum(square(x), dim, keep))
+                                        : pow(sum(pow(abs(x), options.p), dim, keep), 1.0 / options.p);
+  return div(x, clamp(norm, options.eps, std::numeric_limits<double>::infinity()));
 }
 
 }  // namespace nndna

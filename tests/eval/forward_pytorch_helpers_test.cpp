@@ -91,6 +91,44 @@ TEST(EvalPytorchHelpers, HardActivationsAsPytorchDefinesThem) {
   }
 }
 
+TEST(EvalPytorchHelpers, EluAndMishAsPytorchDefinesThem) {
+  const Feeds feeds = {{"x", f32({4}, {-1000, -1, 0, 2})}};
+  // alpha·(e^x − 1) below 0: -alpha far out (no overflow), e^-1 − 1 at -1; x above.
+  expectF32(run(feeds, [](const Inputs& in) { return elu(in["x"]); }), {4}, {-1, std::exp(-1.0) - 1, 0, 2}, 1e-15);
+  expectF32(run(feeds, [](const Inputs& in) { return elu(in["x"], 0.5); }), {4},
+            {-0.5, 0.5 * (std::exp(-1.0) - 1), 0, 2}, 1e-15);
+  // x · tanh(ln(1 + e^x)): 0 at 0, about -0 far below, x far above.
+  auto mishOf = [](double x) { return x * std::tanh(std::log1p(std::exp(x))); };
+  expectF32(run(feeds, [](const Inputs& in) { return mish(in["x"]); }), {4},
+            {mishOf(-1000), mishOf(-1), 0, mishOf(2)}, 1e-12);
+  // Large positive inputs to elu: e^x of the dropped branch is never formed, so no NaN gradient.
+  checkGradients(opProblem({{"x", f32({3}, {800, -2, 1.5})}}, [](const Inputs& in) { return elu(in["x"]); }));
+  checkGradients(opProblem({{"x", randomF32({2, 3}, 9, -4, 4, {0})}}, [](const Inputs& in) { return elu(in["x"], 0.7); }));
+  checkGradients(opProblem({{"x", randomF32({2, 3}, 10, -4, 4)}}, [](const Inputs& in) { return mish(in["x"]); }));
+}
+
+TEST(EvalPytorchHelpers, NormalizeDividesByTheNormAlongDim) {
+  // Rows [3, 4] and [0, 0] along dim 1 (the default): 5 and 0 -> eps, which keeps zeros zero.
+  const Feeds feeds = {{"x", f32({2, 2}, {3, 4, 0, 0})}};
+  expectF32(run(feeds, [](const Inputs& in) { return normalize(in["x"]); }), {2, 2}, {0.6, 0.8, 0, 0}, 1e-15);
+  // Along dim 0: columns [3, 0] and [4, 0].
+  expectF32(run(feeds, [](const Inputs& in) { return normalize(in["x"], {.dim = 0}); }), {2, 2}, {1, 1, 0, 0}, 1e-15);
+  // p = 1: |1| + |-3| = 4.
+  const Feeds l1 = {{"x", f32({1, 2}, {1, -3})}};
+  expectF32(run(l1, [](const Inputs& in) { return normalize(in["x"], {.p = 1, .dim = -1}); }), {1, 2}, {0.25, -0.75},
+            1e-15);
+  // A norm below eps is eps.
+  const Feeds tiny = {{"x", f32({1, 2}, {3e-13, 4e-13})}};
+  expectF32(run(tiny, [](const Inputs& in) { return normalize(in["x"], {.eps = 1e-12}); }), {1, 2}, {0.3, 0.4}, 1e-15);
+  checkGradients(opProblem({{"x", randomF32({3, 4}, 11, -2, 2)}}, [](const Inputs& in) { return normalize(in["x"]); }));
+  checkGradients(opProblem({{"x", randomF32({3, 4}, 12, 0.5, 2)}},
+                           [](const Inputs& in) { return normalize(in["x"], {.p = 3, .dim = 0}); }));
+  EXPECT_EQ(errorOf(feeds, [](const Inputs& in) { return normalize(in["x"], {.dim = 2}); }),
+            "normalize: dim 2 is out of range for rank 2 (expected -2..1)");
+  EXPECT_EQ(errorOf(feeds, [](const Inputs& in) { return normalize(in["x"], {.p = 0}); }),
+            "normalize: p must be a positive number, got 0");
+}
+
 TEST(EvalPytorchHelpers, ElementwiseLossesWithEachReduction) {
   const Feeds feeds = {{"p", f32({2, 2}, {1, -2, 0.5, 3})}, {"t", f32({2, 2}, {0, 1, 0.5, 1})}};
   // Differences 1, -3, 0, 2.
