@@ -233,6 +233,13 @@ class Resolver {
           abi::__cxa_demangle(symbol, nullptr, nullptr, &status), &std::free);
       frame.function = shortFunctionName(status == 0 && demangled ? demangled.get() : symbol);
     }
+    // A captureless lambda called through a function pointer (`.loss = [](…) {…}`) runs through
+    // the compiler's static invoker (GCC's `_FUN`, clang's `__invoke`): a frame at the lambda's
+    // line holding no user code, which would draw a second cluster around the lambda's own.
+    if (frame.function.ends_with("::_FUN") || frame.function.ends_with("::__invoke")) {
+      frame.user = false;
+      frame.function.clear();
+    }
     return frame;
   }
 

@@ -74,6 +74,18 @@ TEST(CallSites, FramesNameTheirFunctionForEverySymbolKind) {
   EXPECT_EQ(only(ir::OpKind::sigmoid), (std::vector<std::string>{"lossFn:34", "repeated:23"}));
 }
 
+// A lambda passed where a function pointer goes runs through the compiler's static invoker, a
+// frame of its own at the lambda's line: it holds no user code and is not a frame of the chain
+// (it drew a second cluster around the lambda's, with the same line).
+TEST(CallSites, ALambdasStaticInvokerIsNoFrame) {
+  const Traced t = traceNamed("lambda_loss");
+  EXPECT_EQ(chainOf(t.graph, *opsOfKind(t.graph, ir::OpKind::relu).at(0)),
+            (std::vector<std::string>{"nndnaSpecBody::{lambda#1}:16", "forward:13"}));
+  EXPECT_EQ(chainOf(t.graph, *opsOfKind(t.graph, ir::OpKind::mean).at(0)),
+            (std::vector<std::string>{"nndnaSpecBody::{lambda#1}:16"}));
+  for (const ir::Frame& frame : t.graph.sites.frames) EXPECT_FALSE(frame.function.ends_with("_FUN")) << frame.function;
+}
+
 TEST(CallSites, FramesNameTheSpecFileAndColumn) {
   const Traced t = traceNamed("nested_calls");
   const ir::Op& matmul = *opsOfKind(t.graph, ir::OpKind::matmul)[0];
