@@ -1,6 +1,5 @@
 // Fused ML ops: softmax family, categorical, rope, dropout, gradient control, losses.
 #include <cmath>
-#include <limits>
 
 #include "ops/op_builder.hpp"
 #include "trace/tensor_access.hpp"
@@ -143,7 +142,8 @@ Tensor binaryCrossEntropyWithLogits(Tensor logits, Tensor targets, LossOptions o
 }
 
 // x / max(‖x‖_p, eps) along dim: a sum of squares and a square root for p = 2 (PyTorch's default),
-// of |x|^p and the 1/p-th power otherwise.
+// of |x|^p and the 1/p-th power otherwise. The floor is taken under the root, max(Σ|x|^p, eps^p)^(1/p)
+// (the same value): a zero vector's root then has a finite gradient, as PyTorch's clamp gives.
 Tensor normalize(Tensor x, NormalizeOptions options) {
   std::int64_t dim = 0;
   {
@@ -154,9 +154,10 @@ Tensor normalize(Tensor x, NormalizeOptions options) {
     dim = check.axis(options.dim, in.shape.size(), "dim");
   }
   const ReduceOptions keep{.keepDims = true};
-  const Tensor norm = options.p == 2.0 ? sqrt(sum(square(x), dim, keep))
-                                        : pow(sum(pow(abs(x), options.p), dim, keep), 1.0 / options.p);
-  return div(x, clamp(norm, options.eps, std::numeric_limits<double>::infinity()));
+  const double floor = std::pow(options.eps, options.p);
+  const Tensor norm = options.p == 2.0 ? sqrt(max(sum(square(x), dim, keep), floor))
+                                        : pow(max(sum(pow(abs(x), options.p), dim, keep), floor), 1.0 / options.p);
+  return div(x, norm);
 }
 
 }  // namespace nndna

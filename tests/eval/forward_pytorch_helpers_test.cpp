@@ -121,6 +121,10 @@ TEST(EvalPytorchHelpers, NormalizeDividesByTheNormAlongDim) {
   const Feeds tiny = {{"x", f32({1, 2}, {3e-13, 4e-13})}};
   expectF32(run(tiny, [](const Inputs& in) { return normalize(in["x"], {.eps = 1e-12}); }), {1, 2}, {0.3, 0.4}, 1e-15);
   checkGradients(opProblem({{"x", randomF32({3, 4}, 11, -2, 2)}}, [](const Inputs& in) { return normalize(in["x"]); }));
+  // A zero row and one under eps divide by eps (gradient g / eps, finite: no square root of 0 on
+  // the gradient's path); a row above eps by its norm.
+  checkGradients(opProblem({{"x", f32({3, 3}, {0, 0, 0, 2, -1, 3, 0.3, 0.2, 0.1})}},
+                           [](const Inputs& in) { return normalize(in["x"], {.eps = 1}); }));
   checkGradients(opProblem({{"x", randomF32({3, 4}, 12, 0.5, 2)}},
                            [](const Inputs& in) { return normalize(in["x"], {.p = 3, .dim = 0}); }));
   EXPECT_EQ(errorOf(feeds, [](const Inputs& in) { return normalize(in["x"], {.dim = 2}); }),
