@@ -589,6 +589,12 @@ struct BilinearUpsampleOptions {
   bool alignCorners = false;
 };
 Tensor bilinearUpsample2d(Tensor x, std::int64_t factor, BilinearUpsampleOptions options = {});
+// F.pixel_shuffle / nn.PixelShuffle: x [..., C·r², H, W] to [..., C, H·r, W·r], channel
+// c·r² + i·r + j of pixel (y, x) becoming channel c of pixel (y·r + i, x·r + j) — the sub-pixel
+// convolution's upsampling (ESPCN). pixelUnshuffle (F.pixel_unshuffle) is its inverse, [..., C,
+// H·r, W·r] to [..., C·r², H, W]. One copy each, no arithmetic.
+Tensor pixelShuffle(Tensor x, std::int64_t upscaleFactor);
+Tensor pixelUnshuffle(Tensor x, std::int64_t downscaleFactor);
 // 1-d pooling of x [N, C, L] (F.max_pool1d, F.avg_pool1d; padding counts as zeros in the mean):
 // the 2-d pooling of height 1.
 struct Pool1dOptions {

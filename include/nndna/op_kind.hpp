@@ -177,6 +177,9 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(avg_pool2d, 1, 1, attr::pool, flag::none, Grad::adjoint)                                  \
   X(nearest_upsample2d, 1, 1, attr::count, flag::none, Grad::adjoint) /* count = factor */    \
   X(bilinear_upsample2d, 1, 1, attr::count | attr::align_corners, flag::none, Grad::adjoint)  \
+  /* channels to space and back; count = the factor r (each the other's gradient) */           \
+  X(pixel_shuffle, 1, 1, attr::count, flag::none, Grad::adjoint)                              \
+  X(pixel_unshuffle, 1, 1, attr::count, flag::none, Grad::adjoint)                            \
   /* stochastic and gradient control */                                                       \
   X(dropout, 1, 1, attr::scalar | attr::seed, flag::stochastic, Grad::adjoint) /* p */        \
   X(stop_gradient, 1, 1, attr::none, flag::view, Grad::blocked)                               \

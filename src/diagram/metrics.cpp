@@ -78,7 +78,7 @@ FlopRule flopRuleFor(ir::OpKind kind) {
     case K::stack: case K::softmax: case K::log_softmax: case K::softmax_causal:
     case K::where_causal: case K::categorical: case K::split_heads: case K::merge_heads:
     case K::rope: case K::max_pool2d: case K::avg_pool2d: case K::nearest_upsample2d:
-    case K::bilinear_upsample2d: case K::dropout:
+    case K::bilinear_upsample2d: case K::pixel_shuffle: case K::pixel_unshuffle: case K::dropout:
     case K::stop_gradient: case K::capture: case K::cross_entropy: case K::nll_loss:
     case K::layer_norm: case K::rms_norm: case K::batch_norm2d: case K::batch_norm2d_inference:
     case K::group_norm:

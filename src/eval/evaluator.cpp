@@ -85,6 +85,8 @@ KernelEntry kernelFor(OpKind kind) {
     case OpKind::avg_pool2d: return {evalAvgPool2d};
     case OpKind::nearest_upsample2d: return {evalNearestUpsample2d};
     case OpKind::bilinear_upsample2d: return {evalBilinearUpsample2d};
+    case OpKind::pixel_shuffle: return {evalPixelShuffle};
+    case OpKind::pixel_unshuffle: return {evalPixelUnshuffle};
     case OpKind::dropout: return {evalDropout};
     case OpKind::stop_gradient: case OpKind::capture: return {nullptr, aliasStrides};
     case OpKind::cross_entropy: case OpKind::nll_loss: return {evalLoss};

@@ -282,6 +282,8 @@ Value evalEmbedding(const OpContext& ctx);
 Value evalTakeAlongAxis(const OpContext& ctx);
 Value evalNearestUpsample2d(const OpContext& ctx);
 Value evalBilinearUpsample2d(const OpContext& ctx);
+Value evalPixelShuffle(const OpContext& ctx);
+Value evalPixelUnshuffle(const OpContext& ctx);
 Value evalMatmul(const OpContext& ctx);
 Value evalConv2d(const OpContext& ctx);
 Value evalMaxPool2d(const OpContext& ctx);

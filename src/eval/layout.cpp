@@ -239,6 +239,44 @@ Value evalNearestUpsample2d(const OpContext& ctx) {
   return out;
 }
 
+// pixel_shuffle moves input [..., C·r², H, W] element (c·r² + i·r + j, y, x) to output
+// [..., C, H·r, W·r] element (c, y·r + i, x·r + j); pixel_unshuffle moves it back. `visit(spread,
+// packed)` gets each pair of flat indices: into the [..., C, H·r, W·r] side and the other.
+template <class Visit>
+void forEachPixelShufflePair(const Shape& packed, std::int64_t r, Visit visit) {
+  const std::size_t rank = packed.size();
+  const std::int64_t channels = packed[rank - 3] / (r * r);
+  const std::int64_t h = packed[rank - 2];
+  const std::int64_t w = packed[rank - 1];
+  std::int64_t leading = 1;
+  for (std::size_t axis = 0; axis + 3 < rank; ++axis) leading *= packed[axis];
+  std::size_t spread = 0;
+  for (std::int64_t b = 0; b < leading * channels; ++b) {
+    for (std::int64_t y = 0; y < h * r; ++y) {
+      for (std::int64_t x = 0; x < w * r; ++x) {
+        const std::int64_t plane = b * r * r + (y % r) * r + x % r;
+        visit(spread++, static_cast<std::size_t>((plane * h + y / r) * w + x / r));
+      }
+    }
+  }
+}
+
+Value evalPixelShuffle(const OpContext& ctx) {
+  const Value& x = ctx.in(0);
+  Value out = ctx.result();
+  forEachPixelShufflePair(x.shape, ctx.attrs().count,
+                          [&](std::size_t spread, std::size_t packed) { out.data[spread] = x.data[packed]; });
+  return out;
+}
+
+Value evalPixelUnshuffle(const OpContext& ctx) {
+  const Value& x = ctx.in(0);
+  Value out = ctx.result();
+  forEachPixelShufflePair(out.shape, ctx.attrs().count,
+                          [&](std::size_t spread, std::size_t packed) { out.data[packed] = x.data[spread]; });
+  return out;
+}
+
 // PyTorch's source coordinate of output pixel o: without align_corners, pixel centres scaled
 // ((o + 1/2) / f - 1/2, never below 0); with it, the first and last pixels' centres on each other.
 std::vector<BilinearTap> bilinearTaps(std::int64_t in, std::int64_t factor, bool alignCorners) {

@@ -57,6 +57,7 @@ AdjointRule adjointFor(OpKind kind) {
     case OpKind::avg_pool2d: return avgPool2dAdjoint;
     case OpKind::nearest_upsample2d: return nearestUpsample2dAdjoint;
     case OpKind::bilinear_upsample2d: return bilinearUpsample2dAdjoint;
+    case OpKind::pixel_shuffle: case OpKind::pixel_unshuffle: return pixelShuffleAdjoint;
     case OpKind::dropout: return dropoutAdjoint;
     case OpKind::capture: return identityAdjoint;
     case OpKind::cross_entropy: return crossEntropyAdjoint;

@@ -84,6 +84,7 @@ void maxPool2dAdjoint(Emitter& e, const AdjointCall& call);
 void avgPool2dAdjoint(Emitter& e, const AdjointCall& call);
 void nearestUpsample2dAdjoint(Emitter& e, const AdjointCall& call);
 void bilinearUpsample2dAdjoint(Emitter& e, const AdjointCall& call);
+void pixelShuffleAdjoint(Emitter& e, const AdjointCall& call);  // and pixel_unshuffle's
 void layerNormAdjoint(Emitter& e, const AdjointCall& call);
 void rmsNormAdjoint(Emitter& e, const AdjointCall& call);
 void batchNorm2dAdjoint(Emitter& e, const AdjointCall& call);

@@ -135,6 +135,14 @@ void nearestUpsample2dAdjoint(Emitter& e, const AdjointCall& c) {
   c.grads[0] = e.emit(OpKind::nearest_upsample2d_grad, {c.dy}, std::move(attrs));
 }
 
+// Each is the other's transpose (a permutation of the elements).
+void pixelShuffleAdjoint(Emitter& e, const AdjointCall& c) {
+  ir::OpAttrs attrs;
+  attrs.count = c.op.attrs->count;
+  const OpKind inverse = c.op.kind == OpKind::pixel_shuffle ? OpKind::pixel_unshuffle : OpKind::pixel_shuffle;
+  c.grads[0] = e.emit(inverse, {c.dy}, std::move(attrs));
+}
+
 void bilinearUpsample2dAdjoint(Emitter& e, const AdjointCall& c) {
   ir::OpAttrs attrs;
   attrs.count = c.op.attrs->count;

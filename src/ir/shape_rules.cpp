@@ -974,6 +974,43 @@ TensorType bilinearUpsample2dRule(const Call& c) {
   return nearestUpsample2dRule(c);
 }
 
+// F.pixel_shuffle(x, r): [..., C·r², H, W] -> [..., C, H·r, W·r] (the sub-pixel convolution's
+// rearrangement); F.pixel_unshuffle(x, r) the inverse. Leading axes (a batch, or none) are kept.
+TensorType pixelShuffleRule(const Call& c) {
+  const Shape& s = c.shape(0);
+  if (s.size() < 3) c.fail("input must be [..., C, H, W] (rank >= 3), got {}", describe(c.in(0)));
+  const std::int64_t r = c.attrs.count;
+  if (r < 1) c.fail("factor must be >= 1, got {}", r);
+  const std::size_t ch = s.size() - 3, h = s.size() - 2, w = s.size() - 1;
+  const bool shuffle = c.kind == OpKind::pixel_shuffle;
+  const std::int64_t area = mulOrFail(c, r, r, "the factor squared");
+  Shape shape = s;
+  if (shuffle) {
+    if (s[ch] % area != 0) {
+      c.fail("input channels ({}) must be divisible by factor² ({}·{} = {})", s[ch], r, r, area);
+    }
+    shape[ch] = s[ch] / area;
+    shape[h] = mulOrFail(c, s[h], r, "the output height");
+    shape[w] = mulOrFail(c, s[w], r, "the output width");
+  } else {
+    if (s[h] % r != 0 || s[w] % r != 0) {
+      c.fail("input height and width ({}, {}) must be divisible by the factor ({})", s[h], s[w], r);
+    }
+    shape[ch] = mulOrFail(c, s[ch], area, "the output channels");
+    shape[h] = s[h] / r;
+    shape[w] = s[w] / r;
+  }
+  DimNames names;
+  if (!c.names(0).empty()) {
+    names = c.names(0);
+    names[ch] = shuffle ? scaleDimName(c.nameOf(0, ch), 1, area) : scaleDimName(c.nameOf(0, ch), area, 1);
+    for (std::size_t axis : {h, w}) {
+      names[axis] = shuffle ? scaleDimName(c.nameOf(0, axis), r, 1) : scaleDimName(c.nameOf(0, axis), 1, r);
+    }
+  }
+  return {std::move(shape), c.in(0).dtype, std::move(names)};
+}
+
 // ----- stochastic and gradient control -------------------------------------------------------------
 
 TensorType dropoutRule(const Call& c) {
@@ -1333,6 +1370,7 @@ Rule ruleFor(OpKind kind) {
     case OpKind::conv_transpose2d: return convTranspose2dRule;
     case OpKind::max_pool2d: case OpKind::avg_pool2d: return pool2dRule;
     case OpKind::nearest_upsample2d: return nearestUpsample2dRule;
+    case OpKind::pixel_shuffle: case OpKind::pixel_unshuffle: return pixelShuffleRule;
     case OpKind::bilinear_upsample2d: return bilinearUpsample2dRule;
     case OpKind::dropout: return dropoutRule;
     case OpKind::stop_gradient: return identityRule;

@@ -174,6 +174,20 @@ Tensor nearestUpsample2d(Tensor x, std::int64_t factor) {
   return op.finish();
 }
 
+Tensor pixelShuffle(Tensor x, std::int64_t upscaleFactor) {
+  OpBuilder op(OpKind::pixel_shuffle, "pixelShuffle");
+  op.input(x);
+  op.attrs().count = upscaleFactor;
+  return op.finish();
+}
+
+Tensor pixelUnshuffle(Tensor x, std::int64_t downscaleFactor) {
+  OpBuilder op(OpKind::pixel_unshuffle, "pixelUnshuffle");
+  op.input(x);
+  op.attrs().count = downscaleFactor;
+  return op.finish();
+}
+
 Tensor bilinearUpsample2d(Tensor x, std::int64_t factor, BilinearUpsampleOptions options) {
   OpBuilder op(OpKind::bilinear_upsample2d, "bilinearUpsample2d");
   op.input(x);

@@ -417,6 +417,22 @@ TEST(Convolution, Conv2dPoolUpsample) {
             "bilinearUpsample2d: factor must be >= 1, got 0");
   EXPECT_EQ(errorOf({{"x", {2, 3, 4}}}, [](const Inputs& in) { return bilinearUpsample2d(in["x"], 2); }),
             "bilinearUpsample2d: input ([N, C, H, W]) must have rank 4, got [2, 3, 4] f32");
+  // Pixel shuffle by r needs channels in blocks of r²: 9 = 1·3² for 3; the image's 6 is no multiple of 2².
+  EXPECT_EQ(shapeOf({{"x", {8, 9, 28, 30}}}, [](const Inputs& in) { return pixelShuffle(in["x"], 3); }),
+            (Shape{8, 1, 84, 90}));
+  EXPECT_EQ(shapeOf({{"x", {12, 5, 7}}}, [](const Inputs& in) { return pixelShuffle(in["x"], 2); }),
+            (Shape{3, 10, 14}));  // no batch axis
+  EXPECT_EQ(shapeOf({{"x", {2, 3, 4, 6, 8}}}, [](const Inputs& in) { return pixelShuffle(in["x"], 1); }),
+            (Shape{2, 3, 4, 6, 8}));  // two leading axes kept; factor 1 changes nothing
+  EXPECT_EQ(shapeOf(img, [](const Inputs& in) { return pixelUnshuffle(in["x"], 2); }), (Shape{8, 24, 14, 15}));
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return pixelShuffle(in["x"], 2); }),
+            "pixelShuffle: input channels (6) must be divisible by factor² (2·2 = 4)");
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return pixelUnshuffle(in["x"], 4); }),
+            "pixelUnshuffle: input height and width (28, 30) must be divisible by the factor (4)");
+  EXPECT_EQ(errorOf(img, [](const Inputs& in) { return pixelShuffle(in["x"], 0); }),
+            "pixelShuffle: factor must be >= 1, got 0");
+  EXPECT_EQ(errorOf({{"x", {4, 6}}}, [](const Inputs& in) { return pixelUnshuffle(in["x"], 2); }),
+            "pixelUnshuffle: input must be [..., C, H, W] (rank >= 3), got [4, 6] f32");
   // ceil_mode: GoogLeNet's first pool, 112 -> ceil(109/2) + 1 = 56 (55 without); a last window
   // that would start in the right padding is not added: 5 + 2·1 padded, kernel 2, stride 2:
   // ceil(5/2) + 1 = 4, but the 4th window starts at 6 - 1 = 5, past the input: 3, as without.

@@ -43,7 +43,7 @@ TEST(OpTable, NamesAreUniqueAndReadBack) {
     EXPECT_TRUE(names.insert(name).second) << name;
     EXPECT_EQ(ir::opKindFromName(name), kind) << name;
   }
-  EXPECT_EQ(names.size(), 116u);  // the rows of NNDNA_OP_KINDS
+  EXPECT_EQ(names.size(), 118u);  // the rows of NNDNA_OP_KINDS
   EXPECT_FALSE(ir::opKindFromName("teleport").has_value());
 }
 
@@ -91,7 +91,7 @@ TEST(OpTable, EveryKindHasEveryRule) {
     EXPECT_EQ(training::isKernelKind(kind), !ir::isLeafKind(kind) && !ir::isViewKind(kind));
     flopRules += diagram::detail::countsFlops(kind);
   }
-  EXPECT_EQ(adjoints, 61u);
+  EXPECT_EQ(adjoints, 63u);
   // FLOPs count matrix multiplies and convolutions, forward and backward (the seed's rule).
   EXPECT_EQ(flopRules, 5u);
   for (OpKind kind : {OpKind::matmul, OpKind::conv2d, OpKind::conv_transpose2d,

@@ -288,6 +288,14 @@ TEST(RuleNames, ConvolutionAndPooling) {
   bilinear.alignCorners = true;
   EXPECT_EQ(namesOf(OpKind::bilinear_upsample2d, bilinear, {image}),
             (DimNames{"N", "C", "2" + kDot + "S", "2" + kDot + "S"}));
+  // Pixel shuffle by 2 divides the channels by 4 and multiplies each side by 2; unshuffle the
+  // reverse, so the pair gives the names back.
+  EXPECT_EQ(namesOf(OpKind::pixel_shuffle, nearest, {image}),
+            (DimNames{"N", "C/4", "2" + kDot + "S", "2" + kDot + "S"}));
+  EXPECT_EQ(namesOf(OpKind::pixel_unshuffle, nearest, {image}),
+            (DimNames{"N", "4" + kDot + "C", "S/2", "S/2"}));
+  EXPECT_EQ(namesOf(OpKind::pixel_shuffle, nearest, {t({2, 16, 8, 8}, {"N", "4" + kDot + "C", "S/2", "S/2"})}),
+            (DimNames{"N", "C", "S", "S"}));
 }
 
 // ceil_mode's extra window is where the last one ends; a graph from a file may make that product

@@ -263,6 +263,21 @@ TEST(EvalConvolution, MaxPool2dAndUpsample) {
               return avgPool2d(in["x"], {1, 3}, {.stride = Hw{1, 2}, .padding = Hw{0, 1}, .ceilMode = true});
             }),
             {1, 1, 1, 3}, {1, 3, 2});
+  // Pixel shuffle by 2 of channel k, column w holding 10k + w: output (y, x) reads channel
+  // (y % 2)·2 + x % 2 at column x / 2 — row 0: 0, 10, 1, 11; row 1: 20, 30, 21, 31.
+  const Feeds packed = {{"x", f32({1, 4, 1, 2}, {0, 1, 10, 11, 20, 21, 30, 31})}};
+  expectF32(run(packed, [](const Inputs& in) { return pixelShuffle(in["x"], 2); }), {1, 1, 2, 4},
+            {0, 10, 1, 11, 20, 30, 21, 31});
+  expectF32(run(packed, [](const Inputs& in) { return pixelUnshuffle(pixelShuffle(in["x"], 2), 2); }), {1, 4, 1, 2},
+            {0, 1, 10, 11, 20, 21, 30, 31});
+  // Two output channels of 2·2 each, no batch axis: channel 1's block follows channel 0's.
+  const Feeds eight = {{"x", f32({8, 1, 1}, {1, 2, 3, 4, 5, 6, 7, 8})}};
+  expectF32(run(eight, [](const Inputs& in) { return pixelShuffle(in["x"], 2); }), {2, 2, 2},
+            {1, 2, 3, 4, 5, 6, 7, 8});
+  const Feeds grid = {{"x", f32({1, 4, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})}};
+  // Unshuffle by 2 of a 4×4 plane: channel i·2 + j holds the pixels (2y + i, 2x + j).
+  expectF32(run(grid, [](const Inputs& in) { return pixelUnshuffle(in["x"], 2); }), {4, 2, 2},
+            {0, 2, 8, 10, 1, 3, 9, 11, 4, 6, 12, 14, 5, 7, 13, 15});
   const Feeds up = {{"x", f32({1, 1, 1, 2}, {1, 2})}};
   expectF32(run(up, [](const Inputs& in) { return nearestUpsample2d(in["x"], 2); }), {1, 1, 2, 4},
             {1, 1, 2, 2, 1, 1, 2, 2});

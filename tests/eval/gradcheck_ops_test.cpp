@@ -276,6 +276,8 @@ TEST(GradCheck, PoolingAndUpsampling) {
     return maxPool2d(in["x"], 3, {.stride = 1, .padding = 1});
   }));
   checkGradients(opProblem(one({1, 2, 2, 3}), [](const Inputs& in) { return nearestUpsample2d(in["x"], 2); }));
+  checkGradients(opProblem(one({2, 8, 2, 3}), [](const Inputs& in) { return pixelShuffle(in["x"], 2); }));
+  checkGradients(opProblem(one({1, 2, 4, 6}), [](const Inputs& in) { return pixelUnshuffle(in["x"], 2); }));
   // ceil_mode: 5 -> 3 windows, the last one partial (its mean over its one row or column inside).
   checkGradients(opProblem(feeds, [](const Inputs& in) { return maxPool2d(in["x"], 2, {.ceilMode = true}); }));
   checkGradients(opProblem(feeds, [](const Inputs& in) { return avgPool2d(in["x"], 2, {.ceilMode = true}); }));

@@ -90,6 +90,7 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
   Tensor image = add(in["image"], reshape(m.imageBias, {C, 1, 1}));  // [B, C, S, S]
   use(nearestUpsample2d(maxPool2d(m.bn(m.conv(image)), 2), 2));
   use(bilinearUpsample2d(image, 2, {.alignCorners = true}));
+  use(pixelShuffle(pixelUnshuffle(image, 2), 2));  // [B, 4C, S/2, S/2] and back
   use(avgPool2d(maxPool2d(image, 3, {.stride = 2, .ceilMode = true}), 2, {.ceilMode = true}));  // S 8 -> 4 -> 2
   use(m.conv1(swapAxes(h, 1, 2)));  // [B, D, T] -> [B, D, T]
   // Transposed convolution, group norm (affine and not), average pooling, a frozen batch norm
