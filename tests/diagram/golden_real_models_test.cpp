@@ -939,5 +939,32 @@ TEST(DiagramGoldenRealModels, SqueezeNetCeilModePoolsGiveTorchvisionsShapesAndCo
   EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 1'637'849'152);
 }
 
+// ESPCN ×3 (PyTorch's super-resolution example): pixelShuffle turns conv4's [B, 9, 85, 85] into
+// the [B, 1, 255, 255] image, one copy kernel that holds its output; no FLOPs of its own.
+TEST(DiagramGoldenRealModels, EspcnPixelShuffleIsOneKernelAndHoldsTheUpscaledImage) {
+  const ir::TracedModel model = traced("espcn");
+  constexpr std::int64_t B = 1;
+  EXPECT_EQ(shapesOf(model.infer, ir::OpKind::pixel_shuffle), (std::vector<Shape>{{B, 1, 255, 255}}));
+  EXPECT_EQ(model.infer.tensor(model.infer.outputs.at(0)).shape, (Shape{B, 1, 255, 255}));
+  const Diagram d = buildDiagram(model);
+  // in·out·k² + out: 1·64·25 + 64, 64·64·9 + 64, 64·32·9 + 32, 32·9·9 + 9.
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 1'664 + 36'928 + 18'464 + 2'601);
+  // 2 · output elements · inputs per output, all at 85×85 = 7,225.
+  constexpr std::int64_t px = 85 * 85;
+  constexpr std::int64_t conv1 = 2 * (64 * px) * 25, conv2 = 2 * (64 * px) * (64 * 9),
+                         conv3 = 2 * (32 * px) * (64 * 9), conv4 = 2 * (9 * px) * (32 * 9);
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), B * (conv1 + conv2 + conv3 + conv4));
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 859'601'600);
+  // Training: conv2-conv4 need input and weight gradients, conv1 (on the data) its weight's only.
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"),
+            B * (conv1 + conv2 + conv3 + conv4 + 2 * (conv2 + conv3 + conv4) + conv1));
+  // Inference kernels: 4 · (conv, bias add) + 3 relu + the shuffle = 12 (the bias reshapes are
+  // views); without the shuffle's kernel it would be 11.
+  EXPECT_EQ(value(d.metrics, Side::infer, "kernels"), 12);
+  // Activations: conv, add, relu at [64, 85, 85] twice and at [32, 85, 85]; conv4 and its add at
+  // [9, 85, 85]; the shuffled image [1, 255, 255] (as many elements as conv4's output).
+  EXPECT_EQ(value(d.metrics, Side::infer, "activations"), B * (6 * 64 * px + 3 * 32 * px + 3 * 9 * px) * 4);
+}
+
 }  // namespace
 }  // namespace nndna::diagram
