@@ -105,6 +105,7 @@ struct OpAttrs {
   std::int64_t groups = 1;
   bool alignCorners = false;        // bilinear upsampling: corners on corners (PyTorch's align_corners)
   bool ceilMode = false;            // pools: a last, partial window (PyTorch's ceil_mode)
+  std::int64_t paddingIdx = -1;     // embedding: the row read as zeros, with no gradient; -1: none
   std::uint64_t seed = 0;           // dropout / randn / categorical: which random stream
 
   bool operator==(const OpAttrs&) const = default;

@@ -478,7 +478,9 @@ Tensor oneHot(Tensor indices, Size depth, DType dtype = DType::f32);
 // start, start + step, ... (an empty range or a step of 0 is an error; i32 takes whole numbers).
 Tensor arange(Size n, DType dtype = DType::i32);
 Tensor arange(double start, double end, double step = 1.0, DType dtype = DType::i32);
-Tensor embedding(Tensor table, Tensor indices);
+// paddingIdx (F.embedding's padding_idx, negative from the end): that row reads as zeros and gets
+// no gradient.
+Tensor embedding(Tensor table, Tensor indices, std::optional<std::int64_t> paddingIdx = std::nullopt);
 Tensor takeAlongAxis(Tensor input, Tensor indices, std::int64_t axis);
 
 // Constant tensors.
@@ -829,6 +831,9 @@ class RMSNorm : public Module {
 struct EmbeddingOptions {
   Init init = {};
   std::optional<bool> decay;  // default: decay
+  // nn.Embedding's padding_idx (negative from the end): the row of the padding token, read as
+  // zeros and never trained.
+  std::optional<std::int64_t> paddingIdx;
 };
 class Embedding : public Module {
  public:
@@ -838,6 +843,7 @@ class Embedding : public Module {
   Tensor operator()(Tensor indices) const;
 
   Tensor weight;  // [vocab, dim]
+  std::optional<std::int64_t> paddingIdx;
 };
 
 struct Conv2dLayerOptions {

@@ -52,6 +52,8 @@ inline constexpr AttrSet dilation = 1u << 20;
 inline constexpr AttrSet align_corners = 1u << 21;
 // A pool's last window may start past the last full one (PyTorch's ceil_mode).
 inline constexpr AttrSet ceil_mode = 1u << 22;
+// An embedding's row that reads as zeros and gets no gradient (PyTorch's padding_idx).
+inline constexpr AttrSet padding_idx = 1u << 23;
 // A binary op's number operand (`mul(x, 0.1)`, `sub(1, x)`).
 inline constexpr AttrSet number = scalar | scalar_operand | scalar_left;
 inline constexpr AttrSet conv = kernel | stride | padding | dilation | groups;
@@ -151,7 +153,7 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(matmul, 2, 2, attr::none, flag::none, Grad::adjoint)                                      \
   /* indexing */                                                                              \
   X(one_hot, 1, 1, attr::count | attr::names | attr::dtype, flag::none, Grad::blocked) /* count = depth */ \
-  X(embedding, 2, 2, attr::none, flag::none, Grad::adjoint) /* table, indices */              \
+  X(embedding, 2, 2, attr::padding_idx, flag::none, Grad::adjoint) /* table, indices */       \
   X(take_along_axis, 2, 2, attr::axis, flag::none, Grad::adjoint) /* input, indices */        \
   /* slicing and joining; split lowers to one narrow per piece */                             \
   X(narrow, 1, 1, attr::axis | attr::start | attr::count | attr::names, flag::none, Grad::adjoint) \
@@ -209,7 +211,7 @@ inline constexpr std::uint8_t kVariadic = 0xff;
   X(log_softmax_grad, 2, 2, attr::axis, flag::internal, Grad::unsupported)                    \
   X(cross_entropy_grad, 3, 3, attr::reduction, flag::internal, Grad::unsupported)             \
   X(nll_loss_grad, 2, 2, attr::reduction | attr::dims, flag::internal, Grad::unsupported)     \
-  X(embedding_grad, 2, 2, attr::count, flag::internal, Grad::unsupported)                     \
+  X(embedding_grad, 2, 2, attr::count | attr::padding_idx, flag::internal, Grad::unsupported) \
   X(take_along_axis_grad, 2, 2, attr::axis | attr::dims, flag::internal, Grad::unsupported)   \
   X(narrow_grad, 1, 1, attr::axis | attr::start | attr::dims, flag::internal, Grad::unsupported) \
   X(cumsum_grad, 1, 1, attr::axis, flag::internal, Grad::unsupported)                         \

@@ -140,6 +140,7 @@ Value evalEmbeddingGrad(const OpContext& ctx) {
   const std::int64_t dim = out.shape[1];
   for (std::size_t i = 0; i < idx.data.size(); ++i) {
     const std::int64_t row = ctx.index(idx.data[i], vocab, "token index");
+    if (row == ctx.attrs().paddingIdx) continue;  // no gradient
     for (std::int64_t j = 0; j < dim; ++j) {
       out.data[static_cast<std::size_t>(row * dim + j)] +=
           dy.data[i * static_cast<std::size_t>(dim) + static_cast<std::size_t>(j)];

@@ -191,6 +191,7 @@ Value evalEmbedding(const OpContext& ctx) {
   const std::int64_t dim = table.shape[1];
   for (std::size_t i = 0; i < idx.data.size(); ++i) {
     const std::int64_t row = ctx.index(idx.data[i], vocab, "token index");
+    if (row == ctx.attrs().paddingIdx) continue;  // zeros (the result starts zeroed)
     const auto from = table.data.begin() + row * dim;
     std::copy(from, from + dim, out.data.begin() + static_cast<std::int64_t>(i) * dim);
   }

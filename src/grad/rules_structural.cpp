@@ -82,6 +82,7 @@ void embeddingAdjoint(Emitter& e, const AdjointCall& c) {
   if (!c.need(0)) return;
   ir::OpAttrs attrs;
   attrs.count = e.shape(c.op.inputs[0]).at(0);
+  attrs.paddingIdx = c.op.attrs->paddingIdx;
   c.grads[0] = e.emit(OpKind::embedding_grad, {c.dy, c.op.inputs[1]}, std::move(attrs));
 }
 

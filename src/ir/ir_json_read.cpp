@@ -365,6 +365,7 @@ OpAttrs readAttrs(const Reader& r, const json& j, const Path& path) {
     else if (key == "approximate") a.approximate = r.boolean(v, p);
     else if (key == "align_corners") a.alignCorners = r.boolean(v, p);
     else if (key == "ceil_mode") a.ceilMode = r.boolean(v, p);
+    else if (key == "padding_idx") a.paddingIdx = r.integer(v, p, kMin, kMax);
     else if (key == "dtype") a.dtype = r.named<DType>(kDtypes, v, p, "dtype");
     else if (key == "reduction") a.reduction = r.named<Reduction>(kReductions, v, p, "reduction");
     else if (key == "kernel") a.kernel = pair(v, p);

@@ -127,6 +127,7 @@ void writeAttrs(JsonWriter& w, const OpAttrs& a) {
   if (a.approximate != d.approximate) { key("approximate"); w.value(a.approximate); }
   if (a.alignCorners != d.alignCorners) { key("align_corners"); w.value(a.alignCorners); }
   if (a.ceilMode != d.ceilMode) { key("ceil_mode"); w.value(a.ceilMode); }
+  if (a.paddingIdx != d.paddingIdx) { key("padding_idx"); w.value(a.paddingIdx); }
   if (a.dtype != d.dtype) { key("dtype"); w.value(dtypeName(a.dtype)); }
   if (a.reduction != d.reduction) { key("reduction"); w.value(nameOf(json_names::kReductions, a.reduction)); }
   if (a.kernel != d.kernel) { key("kernel"); w.value(std::span<const std::int64_t>(a.kernel)); }

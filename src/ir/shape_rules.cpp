@@ -594,10 +594,17 @@ TensorType oneHotRule(const Call& c) {
   return {std::move(shape), c.attrs.dtype, appendedName(c.names(0), c.rank(0), c.attrName(0))};
 }
 
+// padding_idx: -1 (none) or a row of the table.
+void requirePaddingRow(const Call& c, std::int64_t vocab) {
+  const std::int64_t row = c.attrs.paddingIdx;
+  if (row != -1 && (row < 0 || row >= vocab)) c.fail("padding_idx {} is not a row of the {}-row table", row, vocab);
+}
+
 TensorType embeddingRule(const Call& c) {
   c.requireFloat(0, "table");
   c.requireRank(0, 2, "table ([vocab, dim])");
   c.requireDtype(1, DType::i32, "indices");
+  requirePaddingRow(c, c.shape(0)[0]);
   Shape shape = c.shape(1);
   shape.push_back(c.shape(0)[1]);
   return {std::move(shape), DType::f32, appendedName(c.names(1), c.rank(1), c.nameOf(0, 1))};
@@ -1176,6 +1183,7 @@ TensorType embeddingGradRule(const Call& c) {
     c.fail("dy {} must be the indices' shape {} and one more axis", formatShape(dy), formatShape(idx));
   }
   if (c.attrs.count <= 0) c.fail("vocab (count) must be positive, got {}", c.attrs.count);
+  requirePaddingRow(c, c.attrs.count);
   return {{c.attrs.count, dy.back()}, DType::f32};
 }
 
@@ -1456,6 +1464,7 @@ std::string_view unusedAttribute(OpKind kind, const OpAttrs& a) {
   if (unused(attr::groups, a.groups != d.groups)) return "groups";
   if (unused(attr::align_corners, a.alignCorners != d.alignCorners)) return "align_corners";
   if (unused(attr::ceil_mode, a.ceilMode != d.ceilMode)) return "ceil_mode";
+  if (unused(attr::padding_idx, a.paddingIdx != d.paddingIdx)) return "padding_idx";
   if (unused(attr::seed, a.seed != d.seed)) return "seed";
   return {};
 }

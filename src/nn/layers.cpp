@@ -150,6 +150,7 @@ Embedding::Embedding(std::string_view name, Size vocab, Size dim,
   // nn.Embedding's default: normal(0, 1).
   weight = param("weight", {vocab, dim},
                  {orLayerDefault(options.init, init::normal(1.0)), options.decay.value_or(true)});
+  paddingIdx = options.paddingIdx;
 }
 
 Tensor Embedding::operator()(Tensor indices) const {
@@ -158,7 +159,7 @@ Tensor Embedding::operator()(Tensor indices) const {
     tracing::failAtUserLine("Embedding", fmt::format("layer '{}': the indices must be i32 (token ids), got {} {}", path(),
                                                      ir::formatShape(indices.shape()), ir::dtypeName(indices.dtype())));
   }
-  return embedding(weight, indices);
+  return embedding(weight, indices, paddingIdx);
 }
 
 Conv2d::Conv2d(std::string_view name, Size inChannels, Size outChannels,

@@ -52,10 +52,18 @@ Tensor arange(double start, double end, double step, DType dtype) {
   return range(op, static_cast<std::int64_t>(length), start, step, dtype);
 }
 
-Tensor embedding(Tensor table, Tensor indices) {
+Tensor embedding(Tensor table, Tensor indices, std::optional<std::int64_t> paddingIdx) {
   OpBuilder op(OpKind::embedding, "embedding");
-  op.input(table);
+  const ir::TensorInfo& t = op.input(table);
   op.input(indices);
+  if (paddingIdx && !t.shape.empty()) {
+    // PyTorch's range: [-vocab, vocab), a negative one counting from the end.
+    const std::int64_t vocab = t.shape[0];
+    if (*paddingIdx < -vocab || *paddingIdx >= vocab) {
+      op.fail("paddingIdx {} must be within the table's {} rows ([-{}, {}))", *paddingIdx, vocab, vocab, vocab);
+    }
+    op.attrs().paddingIdx = *paddingIdx < 0 ? *paddingIdx + vocab : *paddingIdx;
+  }
   return op.finish();
 }
 

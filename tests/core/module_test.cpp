@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "nndna/trace.hpp"
+#include "nndna/training.hpp"
 #include "specs/model_errors.hpp"
 
 namespace nndna {
@@ -90,6 +91,23 @@ TEST(Modules, TracedGraphsListParamsAndState) {
   for (const ir::Op& op : infer.ops) inferBn += op.kind == ir::OpKind::batch_norm2d_inference;
   EXPECT_EQ(trainBn, 1);
   EXPECT_EQ(inferBn, 1);
+}
+
+// nn.Embedding(10, D, padding_idx=-1): the layer gives its lookup the padding row, counted from
+// the front (9), and the lookup's gradient leaves that row out.
+TEST(Modules, EmbeddingPaddingIdxReachesTheLookupAndItsGradient) {
+  const LoadedSpec spec = loadSpec(*findSpec("modules"));
+  const ir::Graph train = trace(spec);
+  const auto lookup = std::find_if(train.ops.begin(), train.ops.end(),
+                                   [](const ir::Op& op) { return op.kind == ir::OpKind::embedding; });
+  ASSERT_NE(lookup, train.ops.end());
+  EXPECT_EQ(lookup->attrs->paddingIdx, 9);
+  const ir::Graph step = training::buildTrainingStep(train, spec.spec.optimizer);
+  const auto grad = std::find_if(step.ops.begin(), step.ops.end(),
+                                 [](const ir::Op& op) { return op.kind == ir::OpKind::embedding_grad; });
+  ASSERT_NE(grad, step.ops.end());
+  EXPECT_EQ(grad->attrs->paddingIdx, 9);
+  EXPECT_EQ(grad->attrs->count, 10);
 }
 
 struct Twice : Module {

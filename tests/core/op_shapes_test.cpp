@@ -545,6 +545,11 @@ TEST(Indexing, OneHotArangeEmbeddingTake) {
   EXPECT_EQ(shapeOf(idx, [](const Inputs& in) { return embedding(in["table"], in["i"]); }), (Shape{4, 5, 16}));
   EXPECT_EQ(errorOf(idx, [](const Inputs& in) { return embedding(in["table"], in["x"]); }),
             "embedding: indices must be i32, got [4, 7] f32");
+  EXPECT_EQ(shapeOf(idx, [](const Inputs& in) { return embedding(in["table"], in["i"], -100); }), (Shape{4, 5, 16}));
+  EXPECT_EQ(errorOf(idx, [](const Inputs& in) { return embedding(in["table"], in["i"], 100); }),
+            "embedding: paddingIdx 100 must be within the table's 100 rows ([-100, 100))");
+  EXPECT_EQ(errorOf(idx, [](const Inputs& in) { return embedding(in["table"], in["i"], -101); }),
+            "embedding: paddingIdx -101 must be within the table's 100 rows ([-100, 100))");
   EXPECT_EQ(shapeOf(idx, [](const Inputs& in) { return takeAlongAxis(in["x"], in["i"], -1); }), (Shape{4, 5}));
   EXPECT_EQ(errorOf(idx, [](const Inputs& in) { return takeAlongAxis(in["x"], in["i"], 0); }),
             "takeAlongAxis: indices [4, 5] must match the input [4, 7] on every axis but 0");

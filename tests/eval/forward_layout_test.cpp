@@ -108,6 +108,11 @@ TEST(EvalIndexing, OneHotEmbeddingTakeAlongAxis) {
   const Feeds emb = {{"t", iota({3, 2})}, {"i", i32({2, 2}, {2, 2, 0, 1})}};
   expectF32(run(emb, [](const Inputs& in) { return embedding(in["t"], in["i"]); }), {2, 2, 2},
             {4, 5, 4, 5, 0, 1, 2, 3});
+  // The padding row (2, or -1 from the end) reads as zeros.
+  for (const std::int64_t padding : {2, -1}) {
+    expectF32(run(emb, [&](const Inputs& in) { return embedding(in["t"], in["i"], padding); }), {2, 2, 2},
+              {0, 0, 0, 0, 0, 1, 2, 3});
+  }
   const Feeds take = {{"x", f32({2, 3}, {10, 11, 12, 20, 21, 22})},
                       {"i", i32({2, 2}, {2, 0, 1, 1})},
                       {"r", i32({1, 3}, {1, 0, 1})}};

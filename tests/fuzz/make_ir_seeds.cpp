@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
                              "files", "frames", "chains", "shape", "dtype", "source", "kind", "out",
                              "phase", "site", "attrs", "name", "dims", "axis", "all_axes", "keep_dims",
                              "start", "count", "scalar", "scalar2", "scalar_operand", "scalar_left",
-                             "approximate", "align_corners", "ceil_mode", "reduction", "kernel", "stride", "padding", "groups",
+                             "approximate", "align_corners", "ceil_mode", "padding_idx", "reduction", "kernel", "stride", "padding", "groups",
                              "seed", "inf", "-inf", "nan", "names", "\\xC2\\xB7", "/", "^2"}) {
     word(w);
   }

@@ -72,6 +72,7 @@ Tensor lossFn(AllOps& m, const Inputs& in) {
   use(softmax(whereCausal(scores)));  // the masked -inf become 0
   // Indexing.
   use(mul(h, m.emb(in["tokens"])));
+  use(mul(h, embedding(m.emb.weight, in["tokens"], -1)));  // the last row the padding one
   use(takeAlongAxis(h, in["positions"], -1));
   // Slicing and joining.
   use(narrow(h, -1, 0, 4));

@@ -32,7 +32,7 @@ struct Net : Module {
   Tensor gain = param("gain", {D});
   Tensor noDecay = param("no_decay", {D, D}, {.decay = false});
   std::vector<Block> layers = list<Block>("layers", 4);
-  Embedding emb{"emb", 10, D};
+  Embedding emb{"emb", 10, D, {.paddingIdx = -1}};  // the last token pads
   Conv2d conv{"conv", 3, 6, {3, 5}, {.groups = 3}};
   BatchNorm2d bn{"bn", 6};
   std::vector<Linear> heads = list<Linear>("heads", 2, D, 4);
