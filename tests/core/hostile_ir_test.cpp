@@ -108,6 +108,12 @@ TEST(HostileIr, AttributesAreValidatedByKind) {
   EXPECT_EQ(withAttr(OpKind::max_pool2d, "kernel", {0, 2}), at(OpKind::max_pool2d) + "kernel must be positive, got (0, 2)");
   EXPECT_EQ(withAttr(OpKind::dropout, "scalar", "nan"), at(OpKind::dropout) + "p must be in [0, 1), got nan");
   EXPECT_EQ(withAttr(OpKind::mean, "axis", 3), at(OpKind::mean) + "a reduction over all axes takes no axis and no keep_dims");
+  // m.emb(tokens): a table of V = 10 rows; -1 is "none", any other row must exist.
+  EXPECT_EQ(withAttr(OpKind::embedding, "padding_idx", 10),
+            at(OpKind::embedding) + "padding_idx 10 is not a row of the 10-row table");
+  EXPECT_EQ(withAttr(OpKind::embedding, "padding_idx", -2),
+            at(OpKind::embedding) + "padding_idx -2 is not a row of the 10-row table");
+  EXPECT_EQ(withAttr(OpKind::embedding, "padding_idx", 9), "");
   // An attribute the kind does not use.
   EXPECT_EQ(withAttr(OpKind::matmul, "axis", 1), at(OpKind::matmul) + "sets the attribute 'axis', which matmul does not use");
   // Internal kinds never appear in the forward.
