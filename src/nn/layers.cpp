@@ -147,6 +147,11 @@ Embedding::Embedding(std::string_view name, Size vocab, Size dim,
                      EmbeddingOptions options)
     : Module(name) {
   requirePositive(*this, "Embedding", {{"vocab", vocab}, {"dim", dim}});
+  // Said at the declaration, as nn.Embedding says it at construction.
+  if (const std::int64_t rows = vocab; options.paddingIdx && (*options.paddingIdx < -rows || *options.paddingIdx >= rows)) {
+    tracing::failAtUserLine("Embedding", fmt::format("layer '{}': paddingIdx {} must be within the {} rows ([-{}, {}))",
+                                                     path(), *options.paddingIdx, rows, rows, rows));
+  }
   // nn.Embedding's default: normal(0, 1).
   weight = param("weight", {vocab, dim},
                  {orLayerDefault(options.init, init::normal(1.0)), options.decay.value_or(true)});

@@ -166,6 +166,23 @@ TEST(Modules, InvalidLayerSizesNameTheLayer) {
   }
 }
 
+TEST(Modules, AnEmbeddingsPaddingRowMustBeOneOfItsRows) {
+  struct Bad : Module {
+    Embedding e{"e", 10, 4, {.paddingIdx = -11}};
+  };
+  detail::SpecBuilder build = [](std::unique_ptr<Module>& m) {
+    m = std::make_unique<Bad>();
+    return detail::ErasedSpec{};
+  };
+  try {
+    loadSpec(RegisteredSpec{"bad.cpp", "bad", build});
+    FAIL();
+  } catch (const TraceError& e) {
+    EXPECT_EQ(e.message(), "Embedding: layer 'e': paddingIdx -11 must be within the 10 rows ([-10, 10))");
+    EXPECT_EQ(std::filesystem::path(e.file()).filename(), "module_test.cpp");
+  }
+}
+
 // PyTorch's names, shapes (stored input-first, as Linear's) and counts: nn.LSTM(10, 20,
 // num_layers=2) has 5,920 parameters, nn.GRU(20, 30, bias=False) 4,500, nn.MultiheadAttention(32,
 // 4) 4,224 (4E² + 4E). The attention's out_proj is named under it.
