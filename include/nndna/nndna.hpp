@@ -434,6 +434,9 @@ Tensor argmin(Tensor x, std::int64_t axis = -1);
 // index among ties.
 Tensor amax(Tensor x, std::int64_t axis, ReduceOptions options = {});
 Tensor amin(Tensor x, std::int64_t axis, ReduceOptions options = {});
+// torch.logsumexp over one axis: log Σ exp(x), shifted by the maximum so that it never overflows
+// (a composite: the maximum, exp, sum, log). Its gradient is softmax(x).
+Tensor logsumexp(Tensor x, std::int64_t axis, ReduceOptions options = {});
 // The running sum along `axis` (PyTorch's cumsum): out[i] = x[0] + ... + x[i].
 Tensor cumsum(Tensor x, std::int64_t axis);
 // The k largest values along `axis`, largest first, and their indices (i32), as PyTorch's topk
@@ -625,6 +628,18 @@ Tensor nllLoss(Tensor logProbs, Tensor targets, LossOptions options = {});
 Tensor mseLoss(Tensor prediction, Tensor target, LossOptions options = {});
 Tensor l1Loss(Tensor prediction, Tensor target, LossOptions options = {});
 Tensor binaryCrossEntropyWithLogits(Tensor logits, Tensor targets, LossOptions options = {});
+// PyTorch's huber_loss (0.5·d² for |d| <= delta, delta·(|d| - delta/2) beyond; DQN's loss) and
+// smooth_l1_loss (the same of delta = beta, divided by beta; beta = 0: the L1 loss).
+struct HuberLossOptions {
+  double delta = 1.0;
+  Reduction reduction = Reduction::mean;
+};
+Tensor huberLoss(Tensor prediction, Tensor target, HuberLossOptions options = {});
+struct SmoothL1LossOptions {
+  double beta = 1.0;
+  Reduction reduction = Reduction::mean;
+};
+Tensor smoothL1Loss(Tensor prediction, Tensor target, SmoothL1LossOptions options = {});
 
 // True while the training graph is traced, false for the inference graph. Layers with
 // train-only behaviour (BatchNorm2d) read it; specs may too.

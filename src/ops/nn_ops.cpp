@@ -133,6 +133,37 @@ Tensor l1Loss(Tensor prediction, Tensor target, LossOptions options) {
   return reduced(abs(sub(prediction, target)), options.reduction);
 }
 
+namespace {
+
+// 0.5·d² where |d| <= delta, delta·(|d| - delta/2) beyond. With q = min(|d|, delta), both are
+// 0.5·q² + delta·(|d| - q): one expression (no select), its gradient continuous at |d| = delta.
+Tensor huberPerElement(Tensor d, double delta) {
+  const Tensor a = abs(d);
+  const Tensor q = min(a, delta);
+  return add(mul(square(q), 0.5), mul(sub(a, q), delta));
+}
+
+}  // namespace
+
+Tensor huberLoss(Tensor prediction, Tensor target, HuberLossOptions options) {
+  requirePair("huberLoss", "prediction", prediction, target);
+  if (!(options.delta > 0.0) || !std::isfinite(options.delta)) {
+    OpBuilder(OpKind::mul, "huberLoss").fail("delta must be a positive number, got {}", options.delta);
+  }
+  return reduced(huberPerElement(sub(prediction, target), options.delta), options.reduction);
+}
+
+// PyTorch's smooth_l1_loss: the Huber loss of delta = beta divided by beta; beta = 0 is the L1 loss.
+Tensor smoothL1Loss(Tensor prediction, Tensor target, SmoothL1LossOptions options) {
+  requirePair("smoothL1Loss", "prediction", prediction, target);
+  if (!(options.beta >= 0.0) || !std::isfinite(options.beta)) {
+    OpBuilder(OpKind::mul, "smoothL1Loss").fail("beta must be at least 0, got {}", options.beta);
+  }
+  const Tensor d = sub(prediction, target);
+  const Tensor perElement = options.beta == 0.0 ? abs(d) : mul(huberPerElement(d, options.beta), 1.0 / options.beta);
+  return reduced(perElement, options.reduction);
+}
+
 // max(x, 0) - x·y + log(1 + e^-|x|): PyTorch's form, which neither overflows for large |x| nor
 // loses the small terms.
 Tensor binaryCrossEntropyWithLogits(Tensor logits, Tensor targets, LossOptions options) {

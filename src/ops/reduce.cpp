@@ -117,6 +117,21 @@ Tensor amin(Tensor x, std::int64_t axis, ReduceOptions options) {
   return extremeAlong(OpKind::argmin, "amin", x, axis, options);
 }
 
+// log Σ exp(x - m) + m with m the maximum along the axis, so that no exp overflows; m is taken
+// out of the gradient at both places (it cancels in the value), which leaves softmax(x), the
+// gradient PyTorch gives.
+Tensor logsumexp(Tensor x, std::int64_t axis, ReduceOptions options) {
+  {
+    OpBuilder check(OpKind::sum, "logsumexp");
+    const ir::TensorInfo& in = check.input(x);
+    axis = check.axis(axis, in.shape.size());
+  }
+  const ReduceOptions keep{.keepDims = true};
+  const Tensor peak = stopGradient(amax(x, axis, keep));
+  const Tensor out = add(log(sum(exp(sub(x, peak)), axis, keep)), peak);
+  return options.keepDims ? out : squeeze(out, axis);
+}
+
 Tensor cumsum(Tensor x, std::int64_t axis) {
   OpBuilder op(OpKind::cumsum, "cumsum");
   const ir::TensorInfo& in = op.input(x);

@@ -164,6 +164,50 @@ TEST(EvalPytorchHelpers, ElementwiseLossesWithEachReduction) {
   }
 }
 
+// Differences 0, 0.5, 2, -3. Huber with delta 1: 0.5·d² inside (0, 0.125), d·1 - 0.5 beyond
+// (1.5, 2.5); delta 2: 0, 0.125, 2 (still inside), 2·3 - 2 = 4. Smooth L1 of beta 2 is Huber of
+// delta 2 divided by 2; beta 0 is the L1 loss.
+TEST(EvalPytorchHelpers, HuberAndSmoothL1LossesAsPytorchDefinesThem) {
+  const Feeds feeds = {{"p", f32({4}, {0, 0.5, 2, -3})}, {"t", f32({4}, {0, 0, 0, 0})}};
+  const auto none = Reduction::none;
+  expectF32(run(feeds, [&](const Inputs& in) { return huberLoss(in["p"], in["t"], {.reduction = none}); }), {4},
+            {0, 0.125, 1.5, 2.5});
+  expectF32(run(feeds, [](const Inputs& in) { return huberLoss(in["p"], in["t"]); }), {}, {4.125 / 4});
+  expectF32(run(feeds, [&](const Inputs& in) { return huberLoss(in["p"], in["t"], {.delta = 2, .reduction = none}); }),
+            {4}, {0, 0.125, 2, 4});
+  expectF32(run(feeds, [](const Inputs& in) { return smoothL1Loss(in["p"], in["t"], {.beta = 2, .reduction = Reduction::sum}); }),
+            {}, {0 + 0.0625 + 1 + 2});
+  expectF32(run(feeds, [&](const Inputs& in) { return smoothL1Loss(in["p"], in["t"], {.beta = 0, .reduction = none}); }),
+            {4}, {0, 0.5, 2, 3});
+  expectF32(run(feeds, [&](const Inputs& in) { return smoothL1Loss(in["p"], in["t"], {.reduction = none}); }), {4},
+            {0, 0.125, 1.5, 2.5});
+  // Differences away from 0 and from ±delta, on both sides of it.
+  const Feeds spread = {{"p", f32({2, 3}, {-2.5, -0.7, -0.2, 0.3, 0.9, 1.6})}, {"t", f32({2, 3}, {0, 0, 0, 0, 0, 0})}};
+  checkGradients(opProblem(spread, [](const Inputs& in) { return huberLoss(in["p"], in["t"]); }, {"p"}));
+  checkGradients(opProblem(spread, [](const Inputs& in) { return smoothL1Loss(in["p"], in["t"], {.beta = 0.5}); }, {"p"}));
+  EXPECT_EQ(errorOf(feeds, [](const Inputs& in) { return huberLoss(in["p"], in["t"], {.delta = 0}); }),
+            "huberLoss: delta must be a positive number, got 0");
+  EXPECT_EQ(errorOf(feeds, [](const Inputs& in) { return smoothL1Loss(in["p"], in["t"], {.beta = -1}); }),
+            "smoothL1Loss: beta must be at least 0, got -1");
+}
+
+// log Σ exp over the last axis: 3 + log(1 + e^-1 + e^-2) for 1, 2, 3, and 1000 + log 3 for three
+// 1000s (no exp overflows); its gradient is softmax.
+TEST(EvalPytorchHelpers, LogsumexpIsShiftedByTheMaximum) {
+  const Feeds feeds = {{"x", f32({2, 3}, {1, 2, 3, 1000, 1000, 1000})}};
+  const double first = 3 + std::log(1 + std::exp(-1.0) + std::exp(-2.0));
+  expectF32(run(feeds, [](const Inputs& in) { return logsumexp(in["x"], -1); }), {2}, {first, 1000 + std::log(3.0)},
+            1e-12);
+  expectF32(run(feeds, [](const Inputs& in) { return logsumexp(in["x"], 1, {.keepDims = true}); }), {2, 1},
+            {first, 1000 + std::log(3.0)}, 1e-12);
+  expectF32(run(feeds, [](const Inputs& in) { return logsumexp(in["x"], 0); }), {3},
+            {1000 + std::log1p(std::exp(-999.0)), 1000 + std::log1p(std::exp(-998.0)), 1000 + std::log1p(std::exp(-997.0))},
+            1e-12);
+  checkGradients(opProblem({{"x", randomF32({3, 4}, 13, -3, 3)}}, [](const Inputs& in) { return logsumexp(in["x"], 1); }));
+  EXPECT_EQ(errorOf(feeds, [](const Inputs& in) { return logsumexp(in["x"], 2); }),
+            "logsumexp: axis 2 is out of range for rank 2 (expected -2..1)");
+}
+
 TEST(EvalPytorchHelpers, LossesNameAMismatchedTarget) {
   const Feeds wide = {{"p", f32({2, 1}, {0, 0})}, {"t", f32({2}, {0, 0})}};
   EXPECT_EQ(errorOf(wide, [](const Inputs& in) { return mseLoss(in["p"], in["t"]); }),
