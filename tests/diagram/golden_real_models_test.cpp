@@ -966,5 +966,28 @@ TEST(DiagramGoldenRealModels, EspcnPixelShuffleIsOneKernelAndHoldsTheUpscaledIma
   EXPECT_EQ(value(d.metrics, Side::infer, "activations"), B * (6 * 64 * px + 3 * 32 * px + 3 * 9 * px) * 4);
 }
 
+// The Nature DQN (Breakout, 4 actions): 1,686,180 parameters, the figure usually quoted for it;
+// the convolutions take 84 -> (84 - 8)/4 + 1 = 20 -> (20 - 4)/2 + 1 = 9 -> 9 - 3 + 1 = 7.
+TEST(DiagramGoldenRealModels, NatureDqnHasItsParametersAndFlops) {
+  const ir::TracedModel model = traced("dqn_nature");
+  constexpr std::int64_t B = 32;
+  EXPECT_EQ(shapesOf(model.infer, ir::OpKind::conv2d),
+            (std::vector<Shape>{{B, 32, 20, 20}, {B, 64, 9, 9}, {B, 64, 7, 7}}));
+  EXPECT_EQ(model.infer.tensor(model.infer.outputs.at(0)).shape, (Shape{B, 4}));
+  const Diagram d = buildDiagram(model);
+  // conv1 4·32·64 + 32, conv2 32·64·16 + 64, conv3 64·64·9 + 64, fc1 3136·512 + 512, fc2 512·4 + 4.
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 8'224 + 32'832 + 36'928 + 1'606'144 + 2'052);
+  EXPECT_EQ(value(d.metrics, Side::train, "params"), 1'686'180);
+  // Per state: 2 · output elements · inputs per output.
+  constexpr std::int64_t conv1 = 2 * (32 * 20 * 20) * (4 * 64), conv2 = 2 * (64 * 9 * 9) * (32 * 16),
+                         conv3 = 2 * (64 * 7 * 7) * (64 * 9), fc1 = 2 * 3136 * 512, fc2 = 2 * 512 * 4;
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), B * (conv1 + conv2 + conv3 + fc1 + fc2));
+  EXPECT_EQ(value(d.metrics, Side::infer, "flops"), 598'081'536);
+  // Backward: every layer's weight gradient, and the input gradient of all but conv1 (its input
+  // is the frames); the Huber loss and the taken action's gather count no FLOPs.
+  EXPECT_EQ(value(d.metrics, Side::train, "flops"),
+            B * (conv1 + conv2 + conv3 + fc1 + fc2 + 2 * (conv2 + conv3 + fc1 + fc2) + conv1));
+}
+
 }  // namespace
 }  // namespace nndna::diagram
