@@ -149,38 +149,34 @@ TEST(Modules, DuplicateNamesAndLateParametersAreErrors) {
   }
 }
 
-TEST(Modules, InvalidLayerSizesNameTheLayer) {
-  struct Bad : Module {
-    Linear l{"l", 0, 4};
-  };
+// Builds M as a spec's model and expects the error to name this file and say `message`.
+template <class M>
+void expectBuildError(const std::string& message) {
   detail::SpecBuilder build = [](std::unique_ptr<Module>& m) {
-    m = std::make_unique<Bad>();
+    m = std::make_unique<M>();
     return detail::ErasedSpec{};
   };
   try {
     loadSpec(RegisteredSpec{"bad.cpp", "bad", build});
-    FAIL();
+    ADD_FAILURE() << "built without an error";
   } catch (const TraceError& e) {
-    EXPECT_EQ(e.message(), "Linear: layer 'l': in must be positive, got 0");
+    EXPECT_EQ(e.message(), message);
     EXPECT_EQ(std::filesystem::path(e.file()).filename(), "module_test.cpp");
   }
+}
+
+TEST(Modules, InvalidLayerSizesNameTheLayer) {
+  struct Bad : Module {
+    Linear l{"l", 0, 4};
+  };
+  expectBuildError<Bad>("Linear: layer 'l': in must be positive, got 0");
 }
 
 TEST(Modules, AnEmbeddingsPaddingRowMustBeOneOfItsRows) {
   struct Bad : Module {
     Embedding e{"e", 10, 4, {.paddingIdx = -11}};
   };
-  detail::SpecBuilder build = [](std::unique_ptr<Module>& m) {
-    m = std::make_unique<Bad>();
-    return detail::ErasedSpec{};
-  };
-  try {
-    loadSpec(RegisteredSpec{"bad.cpp", "bad", build});
-    FAIL();
-  } catch (const TraceError& e) {
-    EXPECT_EQ(e.message(), "Embedding: layer 'e': paddingIdx -11 must be within the 10 rows ([-10, 10))");
-    EXPECT_EQ(std::filesystem::path(e.file()).filename(), "module_test.cpp");
-  }
+  expectBuildError<Bad>("Embedding: layer 'e': paddingIdx -11 must be within the 10 rows ([-10, 10))");
 }
 
 // PyTorch's names, shapes (stored input-first, as Linear's) and counts: nn.LSTM(10, 20,
