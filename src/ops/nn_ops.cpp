@@ -113,6 +113,24 @@ void requirePair(std::string_view api, std::string_view what, Tensor prediction,
   }
 }
 
+// A number parameter of `api` (`delta`, `p`...): finite and above 0, or (the second) at least 0.
+void requirePositive(std::string_view api, std::string_view what, double value) {
+  if (!(value > 0.0) || !std::isfinite(value)) {
+    OpBuilder(OpKind::mul, api).fail("{} must be a positive number, got {}", what, value);
+  }
+}
+void requireAtLeastZero(std::string_view api, std::string_view what, double value) {
+  if (!(value >= 0.0) || !std::isfinite(value)) OpBuilder(OpKind::mul, api).fail("{} must be at least 0, got {}", what, value);
+}
+
+// 0.5·d² where |d| <= delta, delta·(|d| - delta/2) beyond. With q = min(|d|, delta), both are
+// 0.5·q² + delta·(|d| - q): one expression (no select), its gradient continuous at |d| = delta.
+Tensor huberPerElement(Tensor d, double delta) {
+  const Tensor a = abs(d);
+  const Tensor q = min(a, delta);
+  return add(mul(square(q), 0.5), mul(sub(a, q), delta));
+}
+
 Tensor reduced(Tensor perElement, Reduction reduction) {
   switch (reduction) {
     case Reduction::mean: return mean(perElement);
@@ -133,32 +151,16 @@ Tensor l1Loss(Tensor prediction, Tensor target, LossOptions options) {
   return reduced(abs(sub(prediction, target)), options.reduction);
 }
 
-namespace {
-
-// 0.5·d² where |d| <= delta, delta·(|d| - delta/2) beyond. With q = min(|d|, delta), both are
-// 0.5·q² + delta·(|d| - q): one expression (no select), its gradient continuous at |d| = delta.
-Tensor huberPerElement(Tensor d, double delta) {
-  const Tensor a = abs(d);
-  const Tensor q = min(a, delta);
-  return add(mul(square(q), 0.5), mul(sub(a, q), delta));
-}
-
-}  // namespace
-
 Tensor huberLoss(Tensor prediction, Tensor target, HuberLossOptions options) {
   requirePair("huberLoss", "prediction", prediction, target);
-  if (!(options.delta > 0.0) || !std::isfinite(options.delta)) {
-    OpBuilder(OpKind::mul, "huberLoss").fail("delta must be a positive number, got {}", options.delta);
-  }
+  requirePositive("huberLoss", "delta", options.delta);
   return reduced(huberPerElement(sub(prediction, target), options.delta), options.reduction);
 }
 
 // PyTorch's smooth_l1_loss: the Huber loss of delta = beta divided by beta; beta = 0 is the L1 loss.
 Tensor smoothL1Loss(Tensor prediction, Tensor target, SmoothL1LossOptions options) {
   requirePair("smoothL1Loss", "prediction", prediction, target);
-  if (!(options.beta >= 0.0) || !std::isfinite(options.beta)) {
-    OpBuilder(OpKind::mul, "smoothL1Loss").fail("beta must be at least 0, got {}", options.beta);
-  }
+  requireAtLeastZero("smoothL1Loss", "beta", options.beta);
   const Tensor d = sub(prediction, target);
   const Tensor perElement = options.beta == 0.0 ? abs(d) : mul(huberPerElement(d, options.beta), 1.0 / options.beta);
   return reduced(perElement, options.reduction);
@@ -176,12 +178,12 @@ Tensor binaryCrossEntropyWithLogits(Tensor logits, Tensor targets, LossOptions o
 // of |x|^p and the 1/p-th power otherwise. The floor is taken under the root, max(Σ|x|^p, eps^p)^(1/p)
 // (the same value): a zero vector's root then has a finite gradient, as PyTorch's clamp gives.
 Tensor normalize(Tensor x, NormalizeOptions options) {
+  requirePositive("normalize", "p", options.p);
+  requireAtLeastZero("normalize", "eps", options.eps);
   std::int64_t dim = 0;
   {
     OpBuilder check(OpKind::sum, "normalize");
     const ir::TensorInfo& in = check.input(x);
-    if (!(options.p > 0.0) || !std::isfinite(options.p)) check.fail("p must be a positive number, got {}", options.p);
-    if (!(options.eps >= 0.0) || !std::isfinite(options.eps)) check.fail("eps must be at least 0, got {}", options.eps);
     dim = check.axis(options.dim, in.shape.size(), "dim");
   }
   const ReduceOptions keep{.keepDims = true};
