@@ -158,6 +158,8 @@ std::optional<DimTerms> parseDimName(std::string_view name) {
   return terms;
 }
 
+bool isDimName(std::string_view name) { return isDimIdentifier(name) || parseDimName(name).has_value(); }
+
 std::string formatDimName(const DimTerms& terms) {
   if (terms.powers.empty() || terms.num <= 0 || terms.den <= 0) return {};
   std::vector<std::string> above;

@@ -41,6 +41,9 @@ struct DimTerms {
 bool isDimIdentifier(std::string_view name);
 // Parses an axis name; nothing for "" or anything not of the form above.
 std::optional<DimTerms> parseDimName(std::string_view name);
+// Whether parseDimName accepts `name`. A dim's own name, nearly every name an IR holds, is
+// answered without building its terms: the readers check every axis name of every tensor.
+bool isDimName(std::string_view name);
 // The canonical text of `terms`: "" when it has no named dim (a bare number is not a name) or
 // does not fit kMaxDimNameLength.
 std::string formatDimName(const DimTerms& terms);

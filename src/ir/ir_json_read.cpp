@@ -185,7 +185,7 @@ class Reader {
     if (name.size() > kMaxDimNameLength) {
       fail(path, fmt::format("an axis name has at most {} bytes, got {}", kMaxDimNameLength, name.size()));
     }
-    if (!name.empty() && !parseDimName(name)) {
+    if (!name.empty() && !isDimName(name)) {
       fail(path, fmt::format("'{}' is not an axis name (a dim's name or a product such as H·Dh or D/H)", name));
     }
     return name;
@@ -324,7 +324,7 @@ SpecInfo readSpec(const Reader& r, const json& spec) {
     // A named dim's definition ("D/H"): optional, and a product of dims when present.
     if (const json* def = r.optional(dims[i], "definition")) {
       std::string text = r.str(*def, p.field("definition"));
-      if (!parseDimName(text)) {
+      if (!isDimName(text)) {
         r.fail(p.field("definition"), fmt::format("'{}' is not a product of dims (\"H·Dh\", \"D/H\")", text));
       }
       s.dims.back().definition = std::move(text);
@@ -1006,13 +1006,18 @@ class StreamingReader : public nlohmann::json_sax<json> {
     const std::size_t most = e.slot == Slot::ops ? r_.limits().maxTensors : r_.limits().maxRank;
     if (e.count >= most) r_.fail(p, fmt::format("too many entries ({})", e.count + 1));
     std::size_t bytes = 0;
+    // Room for the usual entries at the first (a vector growing 1, 2, 4 allocates three times);
+    // never more than what the entries are charged below, whatever their count.
     if (e.slot == Slot::ops) {
+      if (e.count == 0) e.op.inputs.reserve(2);
       e.op.inputs.push_back(r_.id(v, p));
       bytes = sizeof(TensorId);
     } else if (e.field == kShape) {
+      if (e.count == 0) e.tensor.shape.reserve(4);
       e.tensor.shape.push_back(r_.integer(v, p, 1, std::numeric_limits<std::int64_t>::max()));
       bytes = sizeof(std::int64_t);
     } else {
+      if (e.count == 0) e.names.reserve(std::clamp<std::size_t>(e.tensor.shape.size(), 1, 4));
       e.names.push_back(r_.dimName(v, p));
       bytes = sizeof(std::string) + heapOf(e.names.back());
     }

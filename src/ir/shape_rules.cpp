@@ -45,7 +45,7 @@ class Call {
     if (given.empty()) return;
     if (given.size() != count) fail("names must be one per {} ({}), got {}", what, count, given.size());
     for (std::size_t k = 0; k < given.size(); ++k) {
-      if (!given[k].empty() && !parseDimName(given[k])) {
+      if (!given[k].empty() && !isDimName(given[k])) {
         fail("names[{}] '{}' is not an axis name (a dim's name or a product such as H·Dh or D/H)", k,
              given[k]);
       }

@@ -3,6 +3,7 @@
 // (buildTrainingStep, buildDiagram) run it on theirs.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <unordered_set>
 
@@ -73,26 +74,29 @@ class Checker {
         inRange(info.shape[k], 1, std::numeric_limits<std::int64_t>::max(), Where{"tensors", t, ".shape", k});
       }
       if (!checkedNumel(info.shape)) fail(shape, "element count overflows 64 bits");
-      if (!info.names.empty()) checkNames(info, Where{"tensors", t, ".names"}.str());
+      if (!info.names.empty()) checkNames(info, t);
       inRange(info.source, 0, std::max<std::int64_t>(opCount - 1, 0), Where{"tensors", t, ".source"});
     }
   }
 
-  // A tensor's axis names: none, or one per axis, each "" or an axis name (dim_names.hpp), not
+  // Tensor `t`'s axis names: none, or one per axis, each "" or an axis name (dim_names.hpp), not
   // all "" (stored normalized, so that comparing names is exact).
-  void checkNames(const TensorInfo& info, const std::string& p) const {
+  void checkNames(const TensorInfo& info, std::size_t t) const {
     if (info.names.empty()) return;
+    const Where p{"tensors", t, ".names"};
     if (info.names.size() != info.shape.size()) {
       fail(p, fmt::format("expected one name per axis of {} ({}), got {}", formatShape(info.shape),
                           info.shape.size(), info.names.size()));
     }
     for (std::size_t k = 0; k < info.names.size(); ++k) {
-      if (!info.names[k].empty() && !parseDimName(info.names[k])) {
-        fail(fmt::format("{}[{}]", p, k), fmt::format("'{}' is not an axis name (a dim's name or a product "
+      if (!info.names[k].empty() && !isDimName(info.names[k])) {
+        fail(Where{"tensors", t, ".names", k}, fmt::format("'{}' is not an axis name (a dim's name or a product "
                                                       "such as H·Dh or D/H)", info.names[k]));
       }
     }
-    if (normalizedDimNames(info.names).empty()) fail(p, "every name is \"\": leave the names out");
+    if (std::all_of(info.names.begin(), info.names.end(), [](const std::string& n) { return n.empty(); })) {
+      fail(p, "every name is \"\": leave the names out");
+    }
   }
 
   void checkSites() const {

@@ -28,6 +28,22 @@ TEST(DimNames, IdentifiersAreALetterThenLettersDigitsOrUnderscores) {
   EXPECT_TRUE(isDimIdentifier(std::string(kMaxDimNameLength, 'a')));
 }
 
+// isDimName answers a dim's own name without parsing it; it must accept exactly what
+// parseDimName accepts.
+TEST(DimNames, IsDimNameAcceptsExactlyWhatParsing) {
+  const std::vector<std::string> names = {
+      "T", "d_model2", std::string(kMaxDimNameLength, 'a'), std::string(kMaxDimNameLength + 1, 'a'),
+      "", "2D", "_T", "4", "H" + kDot + "Dh", "D/H", "D/(H" + kDot + "K)", "D/H" + kDot + "K", "T^2",
+      "T^1", "T^100", "S/4", "T" + kDot, kDot + "T", "T/", "T-1", "T T", "D/H/K", "T" + kDot + "T/T"};
+  for (const std::string& name : names) {
+    EXPECT_EQ(isDimName(name), parseDimName(name).has_value()) << "'" << name << "'";
+  }
+  EXPECT_TRUE(isDimName("T"));
+  EXPECT_TRUE(isDimName("D/(H" + kDot + "K)"));
+  EXPECT_FALSE(isDimName("2D"));
+  EXPECT_FALSE(isDimName(std::string(kMaxDimNameLength + 1, 'a')));
+}
+
 TEST(DimNames, ParsesToCanonicalTerms) {
   const std::optional<DimTerms> t = parseDimName("4" + kDot + "H" + kDot + "Dh/(2" + kDot + "K)");
   ASSERT_TRUE(t);
