@@ -192,14 +192,20 @@ SideSummary sideSummary(const ir::Graph& g, const ir::Graph& paramsGraph, Side s
       addRow(prefix);
     }
   }
-  // The row of a module and of each of its ancestors, deepest first.
+  // The row of a module and of each of its ancestors, deepest first. Found once per module and
+  // kept: every forward op adds to the rows of its module, and there are far fewer modules.
+  std::unordered_map<std::string, std::vector<std::size_t>> rowsOfModule;
   auto forEachRow = [&](const std::string& module, auto&& fn) {
-    std::string path = module;
-    while (true) {
-      if (const auto it = rowOf.find(path); it != rowOf.end()) fn(summary.rows[it->second]);
-      if (path.empty()) return;
-      path = moduleOfParam(path);
+    auto [at, added] = rowsOfModule.try_emplace(module);
+    if (added) {
+      std::string path = module;
+      while (true) {
+        if (const auto it = rowOf.find(path); it != rowOf.end()) at->second.push_back(it->second);
+        if (path.empty()) break;
+        path = moduleOfParam(path);
+      }
     }
+    for (const std::size_t row : at->second) fn(summary.rows[row]);
   };
   for (const ir::Param& p : paramsGraph.params) {
     const std::int64_t n = ir::numel(paramsGraph.tensor(p.tensor).shape);
