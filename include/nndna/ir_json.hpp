@@ -65,6 +65,17 @@ void writeJson(const TracedModel& model, const std::function<void(std::string_vi
 TracedModel tracedModelFromJson(std::string_view text, const ReadLimits& limits = {},
                                 std::string_view file = {});
 
+// The same document in CBOR (RFC 8949), token for token (docs/ir.md, "The CBOR form"): how a
+// spec program hands its IR to nndna, a quarter smaller than the text and read in about 0.6 of
+// its time. Streamed to `sink` in pieces as writeJson does.
+void writeCbor(const TracedModel& model, const std::function<void(std::string_view)>& sink);
+// Reads writeCbor's form with every check tracedModelFromJson makes, and the ones JSON's syntax
+// makes for it: text strings must be UTF-8, and tags and byte strings are rejected. Its memory is
+// bounded as for twice as many bytes of JSON (ReadLimits::maxMemoryPerByte): the same document
+// is 0.6-0.8 times as long in CBOR.
+TracedModel tracedModelFromCbor(std::string_view bytes, const ReadLimits& limits = {},
+                                std::string_view file = {});
+
 // Reads an IR file: a regular file no larger than limits.maxBytes (checked before reading), then
 // tracedModelFromJson; errors name the file.
 TracedModel tracedModelFromFile(const std::filesystem::path& path, const ReadLimits& limits = {});

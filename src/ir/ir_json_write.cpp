@@ -1,8 +1,10 @@
 // Writing the IR's JSON form (docs/ir.md), streamed: no document tree is built, so writing a
-// graph costs time and memory linear in its size and little beyond the text itself.
+// graph costs time and memory linear in its size and little beyond the text itself. The same
+// functions write its CBOR form (the spec program's), token for token, through a CborWriter.
 #include <cmath>
 #include <set>
 
+#include "ir/cbor_writer.hpp"
 #include "ir/json_names.hpp"
 #include "ir/json_writer.hpp"
 #include "nndna/ir_json.hpp"
@@ -18,7 +20,8 @@ std::string_view nameOf(const std::array<std::string_view, N>& names, Enum value
 
 // JSON has no infinities: a non-finite scalar attribute (whereCausal's -inf fill, a clamp bound)
 // is written as the string "inf", "-inf" or "nan".
-void writeScalar(JsonWriter& w, double v) {
+template <class Writer>
+void writeScalar(Writer& w, double v) {
   if (std::isfinite(v)) {
     w.value(v);
   } else {
@@ -26,7 +29,8 @@ void writeScalar(JsonWriter& w, double v) {
   }
 }
 
-void writeInit(JsonWriter& w, const Init& init) {
+template <class Writer>
+void writeInit(Writer& w, const Init& init) {
   w.beginObject();
   w.member("kind", nameOf(json_names::kInits, init.kind));
   if (init.kind == Init::Kind::normal || init.kind == Init::Kind::uniform) w.member("a", init.a);
@@ -34,7 +38,8 @@ void writeInit(JsonWriter& w, const Init& init) {
   w.endObject();
 }
 
-void writeLr(JsonWriter& w, const LearningRate& lr) {
+template <class Writer>
+void writeLr(Writer& w, const LearningRate& lr) {
   w.beginObject();
   w.member("kind", nameOf(json_names::kLearningRates, lr.kind));
   w.member("value", lr.value);
@@ -58,7 +63,8 @@ void writeLr(JsonWriter& w, const LearningRate& lr) {
   w.endObject();
 }
 
-void writeOptimizer(JsonWriter& w, const Optimizer& optimizer) {
+template <class Writer>
+void writeOptimizer(Writer& w, const Optimizer& optimizer) {
   w.beginObject();
   std::visit(
       [&](const auto& o) {
@@ -85,7 +91,8 @@ void writeOptimizer(JsonWriter& w, const Optimizer& optimizer) {
   w.endObject();
 }
 
-void writeDecls(JsonWriter& w, const std::vector<InputDecl>& decls) {
+template <class Writer>
+void writeDecls(Writer& w, const std::vector<InputDecl>& decls) {
   w.beginArray();
   for (const InputDecl& d : decls) {
     w.beginObject();
@@ -99,7 +106,8 @@ void writeDecls(JsonWriter& w, const std::vector<InputDecl>& decls) {
 }
 
 // Only the attributes that differ from their defaults are written; none: no "attrs" at all.
-void writeAttrs(JsonWriter& w, const OpAttrs& a) {
+template <class Writer>
+void writeAttrs(Writer& w, const OpAttrs& a) {
   const OpAttrs d;
   bool open = false;
   auto key = [&](std::string_view k) {
@@ -139,7 +147,8 @@ void writeAttrs(JsonWriter& w, const OpAttrs& a) {
   if (open) w.endObject();
 }
 
-void writeParams(JsonWriter& w, const std::vector<Param>& params) {
+template <class Writer>
+void writeParams(Writer& w, const std::vector<Param>& params) {
   w.beginArray();
   for (const Param& p : params) {
     w.beginObject();
@@ -153,7 +162,8 @@ void writeParams(JsonWriter& w, const std::vector<Param>& params) {
   w.endArray();
 }
 
-void writeNamed(JsonWriter& w, const std::vector<NamedTensor>& named) {
+template <class Writer>
+void writeNamed(Writer& w, const std::vector<NamedTensor>& named) {
   w.beginArray();
   for (const NamedTensor& n : named) {
     w.beginObject();
@@ -164,7 +174,8 @@ void writeNamed(JsonWriter& w, const std::vector<NamedTensor>& named) {
   w.endArray();
 }
 
-void writeGraph(JsonWriter& w, const Graph& g) {
+template <class Writer>
+void writeGraph(Writer& w, const Graph& g) {
   w.beginObject();
   w.key("tensors");
   w.beginArray();
@@ -256,7 +267,8 @@ void writeGraph(JsonWriter& w, const Graph& g) {
   w.endObject();
 }
 
-void writeModel(JsonWriter& w, const TracedModel& model) {
+template <class Writer>
+void writeModel(Writer& w, const TracedModel& model) {
   const SpecInfo& s = model.spec;
   w.beginObject();
   w.member("format", kIrFormat);
@@ -329,6 +341,12 @@ std::string toJson(const TracedModel& model, int indent) {
 
 void writeJson(const TracedModel& model, const std::function<void(std::string_view)>& sink, int indent) {
   JsonWriter w(indent, sink);
+  writeModel(w, model);
+  w.finish();
+}
+
+void writeCbor(const TracedModel& model, const std::function<void(std::string_view)>& sink) {
+  CborWriter w(sink);
   writeModel(w, model);
   w.finish();
 }

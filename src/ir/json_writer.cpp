@@ -6,6 +6,8 @@
 #include <cmath>
 #include <iterator>
 
+#include "ir/utf8.hpp"
+
 namespace nndna::ir {
 
 JsonWriter::JsonWriter(int indent, Sink sink) : indent_(indent), sink_(std::move(sink)) {
@@ -134,26 +136,6 @@ void JsonWriter::value(std::span<const std::string> values) {
   out_ += ']';
 }
 
-namespace {
-// The length of the well-formed UTF-8 sequence at s[i] (Unicode's Table 3-7), or 0.
-std::size_t utf8Length(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const std::size_t left = s.size() - i;
-  const unsigned char c = b(0);
-  if (c < 0x80) return 1;
-  auto cont = [&](std::size_t k, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
-    return k < left && b(k) >= lo && b(k) <= hi;
-  };
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
-  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
-  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
-  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
-}  // namespace
 
 void JsonWriter::writeString(std::string_view s) {
   out_ += '"';
@@ -187,7 +169,7 @@ void JsonWriter::writeString(std::string_view s) {
       ++i;
       continue;
     }
-    const std::size_t n = utf8Length(s, i);
+    const std::size_t n = utf8SequenceLength(s, i);
     if (n == 0) {
       out_ += "\xEF\xBF\xBD";  // U+FFFD for each byte that starts no valid sequence
       ++i;

@@ -8,7 +8,7 @@
 
 namespace nndna::specrun::child {
 
-inline constexpr const char* kIrFile = "ir.json";        // the traced model (ir::toJson)
+inline constexpr const char* kIrFile = "ir.cbor";        // the traced model (ir::writeCbor)
 inline constexpr const char* kErrorFile = "error.json";  // {"kind", "message", ...} on failure
 
 inline constexpr int kExitOk = 0;

@@ -247,7 +247,7 @@ ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunRe
     case ChildFileStatus::unreadable: throwUnreadable(display, child::kIrFile, irFile, result);
   }
   try {
-    ir::TracedModel model = ir::tracedModelFromJson(irFile.text, readLimits);
+    ir::TracedModel model = ir::tracedModelFromCbor(irFile.text, readLimits);
     rep.readSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - readStart).count();
     if (options.onStage) options.onStage({.stage = "read", .finished = true, .seconds = rep.readSeconds});
     return model;

@@ -272,7 +272,7 @@ TEST_F(HostileSpec, LinkedIrIsNotFollowed) {
   ::unsetenv("NNDNA_TEST_PARENT_SECRET");
   EXPECT_EQ(e.kind(), Kind::invalid_output);
   const std::string message = e.what();
-  EXPECT_TRUE(message.ends_with("ir_symlink.cpp: the spec program's ir.json is a symbolic link: not read")) << message;
+  EXPECT_TRUE(message.ends_with("ir_symlink.cpp: the spec program's ir.cbor is a symbolic link: not read")) << message;
   EXPECT_EQ(message.find("hunter2-parent"), std::string::npos) << message;
 }
 

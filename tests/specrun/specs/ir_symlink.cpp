@@ -1,4 +1,5 @@
-// Issue 9.5: the spec leaves ir.json as a link to the parent's environment and exits "successfully".
+// Issue 9.5: the spec leaves its IR file (ir.cbor) as a link to the parent's environment and
+// exits "successfully".
 #include <nndna/nndna.hpp>
 
 #include <unistd.h>
@@ -12,7 +13,7 @@ struct Net : Module {
 };
 
 Tensor lossFn(Net& m, const Inputs& in) {
-  ::symlink("/proc/self/environ", "ir.json");
+  ::symlink("/proc/self/environ", "ir.cbor");
   std::_Exit(0);
   return mean(m.l(in["x"]));
 }
