@@ -23,6 +23,9 @@ std::string_view sideName(Side side);
 struct Options {
   // Draw one side alone. Unset: both sides, merged into one picture when they share a layer.
   std::optional<Side> only;
+  // Make Diagram::summary, which only the HTML page shows (its Summary tab): a drawing for
+  // another output (DOT, SVG, JSON) skips it, about a fifth of GPT-2 small's diagram.
+  bool summary = true;
 };
 
 // Per-side values; a side that does not draw the element has nothing.

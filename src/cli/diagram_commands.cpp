@@ -42,6 +42,7 @@ void addDiagramCommands(CLI::App& app) {
     if (out.laidOut()) warmUp = startRendererWarmUp();
     const ir::TracedModel model = loadModel(args->model);
     diagram::Options options;
+    options.summary = out.format == DiagramFormat::html;  // only the page shows it
     if (args->side == "train") options.only = diagram::Side::train;
     if (args->side == "infer") options.only = diagram::Side::infer;
     // A usage error as summary's (status 105), not the library's invalid_argument (1).

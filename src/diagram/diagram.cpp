@@ -53,10 +53,11 @@ struct StepFigures {
   std::shared_ptr<const Summary> summary;
 };
 
-StepFigures stepFigures(const ir::TracedModel& model) {
+StepFigures stepFigures(const ir::TracedModel& model, bool withSummary) {
   // The model's graphs are checked on the way in (buildDiagram, or the IR reader).
   const ir::Graph step = training::detail::buildTrainingStepOfCheckedGraph(model.train, model.spec.optimizer);
-  return {metricsWithStep(model, step), std::make_shared<const Summary>(detail::summarizeWithStep(model, step, {}))};
+  return {metricsWithStep(model, step),
+          withSummary ? std::make_shared<const Summary>(detail::summarizeWithStep(model, step, {})) : nullptr};
 }
 
 // The boxes and edges of a validated model: everything but the step's figures.
@@ -90,7 +91,7 @@ Diagram buildDiagramOfCheckedModel(const ir::TracedModel& model, const Options& 
   Diagram d = buildDrawing(model, options);
   // Built after the drawing, whose trees and DAGs it then reuses the memory of (a million-op
   // step would otherwise touch more), and once: a side drawn alone shares its figures.
-  StepFigures figures = stepFigures(model);
+  StepFigures figures = stepFigures(model, options.summary);
   if (d.inferAlone) {
     Diagram alone = *d.inferAlone;
     alone.metrics = figures.metrics;

@@ -87,8 +87,11 @@ JobOutcome drawn(const ir::TracedModel& model, ModelCheck check, DiagramProduct 
     return diagram::detail::finishedSvg(workers->layOut(diagram::detail::planLayout(d), stop), d);
   };
   try {
+    diagram::Options options;
+    options.summary = product == DiagramProduct::page;  // only the page shows it, not the app's JSON
     const diagram::Diagram d = stages.timed("diagram", [&] {
-      return check == ModelCheck::checked ? diagram::buildDiagramOfCheckedModel(model) : diagram::buildDiagram(model);
+      return check == ModelCheck::checked ? diagram::buildDiagramOfCheckedModel(model, options)
+                                          : diagram::buildDiagram(model, options);
     });
     if (stop.stop_requested()) return {.status = 409, .body = errorBody("cancelled", "the request was cancelled")};
     const std::string svg = stages.timed("layout", [&] { return renderSvg(d); });

@@ -221,6 +221,28 @@ TEST(DiagramGolden, AModelReadFromItsIrDrawsWithoutACheckAgain) {
   EXPECT_EQ(d.summary->params, 124'439'808);
 }
 
+// Without the summary (Options::summary, for outputs that do not show it: DOT, SVG, JSON) the
+// drawing and its figures are the same, and the side drawn alone has none either.
+TEST(DiagramGolden, ADiagramWithoutTheSummaryIsTheSameDrawing) {
+  const ir::TracedModel model = traced("gpt2_small");
+  const Diagram with = buildDiagram(model);
+  const Diagram without = buildDiagram(model, {.summary = false});
+  EXPECT_FALSE(without.summary);
+  EXPECT_EQ(without.dot, with.dot);
+  EXPECT_EQ(toJson(without, -1), toJson(with, -1));
+  EXPECT_EQ(metric(*without.metrics.train, "kernels").value, 1'326);
+  // A model whose sides share no box draws its inference side alone, without the summary too.
+  const ir::TracedModel disjoint = traced("disjoint_sides");
+  const Diagram a = buildDiagram(disjoint);
+  const Diagram b = buildDiagram(disjoint, {.summary = false});
+  EXPECT_FALSE(a.merged);
+  ASSERT_TRUE(a.inferAlone && b.inferAlone);
+  EXPECT_TRUE(a.inferAlone->summary);
+  EXPECT_FALSE(b.inferAlone->summary);
+  EXPECT_EQ(b.inferAlone->dot, a.inferAlone->dot);
+  EXPECT_EQ(b.dot, a.dot);
+}
+
 // Every example linked into nndna diagrams, lays out and renders (the issue's "each is compiled,
 // traced, diagrammed and rendered"): non-empty, one box per drawn node in the DOT.
 TEST(DiagramGolden, EveryExampleDiagramsToDot) {
