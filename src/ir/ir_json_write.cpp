@@ -108,7 +108,7 @@ void writeDecls(Writer& w, const std::vector<InputDecl>& decls) {
 // Only the attributes that differ from their defaults are written; none: no "attrs" at all.
 template <class Writer>
 void writeAttrs(Writer& w, const OpAttrs& a) {
-  const OpAttrs d;
+  static const OpAttrs d;  // the defaults, made once: this runs for every op
   bool open = false;
   auto key = [&](std::string_view k) {
     if (!open) {
@@ -214,7 +214,7 @@ void writeGraph(Writer& w, const Graph& g) {
     w.member("out", op.out);
     if (op.phase != Phase::forward) w.member("phase", phaseName(op.phase));
     if (op.site != kNone) w.member("site", op.site);
-    writeAttrs(w, op.attrs);
+    if (op.attrs.any()) writeAttrs(w, op.attrs);  // none: all defaults, nothing to write
     w.endObject();
   }
   w.endArray();
