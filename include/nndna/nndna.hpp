@@ -435,7 +435,8 @@ Tensor argmin(Tensor x, std::int64_t axis = -1);
 Tensor amax(Tensor x, std::int64_t axis, ReduceOptions options = {});
 Tensor amin(Tensor x, std::int64_t axis, ReduceOptions options = {});
 // torch.logsumexp over one axis: log Σ exp(x), shifted by the maximum so that it never overflows
-// (a composite: the maximum, exp, sum, log). Its gradient is softmax(x).
+// (a composite: the maximum, kept finite, exp, sum, log), -inf for a row of -inf (one fully
+// masked) and +inf for a row holding +inf. Its gradient is softmax(x).
 Tensor logsumexp(Tensor x, std::int64_t axis, ReduceOptions options = {});
 // The running sum along `axis` (PyTorch's cumsum): out[i] = x[0] + ... + x[i].
 Tensor cumsum(Tensor x, std::int64_t axis);

@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "ops/op_builder.hpp"
 
@@ -127,7 +128,10 @@ Tensor logsumexp(Tensor x, std::int64_t axis, ReduceOptions options) {
     axis = check.axis(axis, in.shape.size());
   }
   const ReduceOptions keep{.keepDims = true};
-  const Tensor peak = stopGradient(amax(x, axis, keep));
+  // The shift kept finite, as PyTorch keeps it: a row whose maximum is -inf (all masked) sums
+  // exp(-inf) = 0 to -inf, and one holding +inf gives +inf, where inf - inf would give NaN.
+  constexpr double kLargest = std::numeric_limits<float>::max();
+  const Tensor peak = stopGradient(clamp(amax(x, axis, keep), -kLargest, kLargest));
   const Tensor out = add(log(sum(exp(sub(x, peak)), axis, keep)), peak);
   return options.keepDims ? out : squeeze(out, axis);
 }

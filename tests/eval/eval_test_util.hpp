@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <utility>
@@ -42,14 +43,18 @@ inline Value run(const Feeds& feeds, const Fn& fn, std::uint64_t seed = 0) {
   return evaluate(graph, leavesOf(feeds), EvalOptions{seed}).at(graph.outputs.at(0));
 }
 
-// Exact shape and dtype, values within `tolerance`.
+// Exact shape and dtype, values within `tolerance` (an infinity exactly).
 inline void expectValue(const Value& actual, const Shape& shape, DType dtype,
                         const std::vector<double>& expected, double tolerance = 1e-12) {
   ASSERT_EQ(actual.shape, shape);
   ASSERT_EQ(actual.dtype, dtype);
   ASSERT_EQ(actual.data.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_NEAR(actual.data[i], expected[i], tolerance) << "element " << i;
+    if (std::isinf(expected[i])) {
+      EXPECT_EQ(actual.data[i], expected[i]) << "element " << i;
+    } else {
+      EXPECT_NEAR(actual.data[i], expected[i], tolerance) << "element " << i;
+    }
   }
 }
 inline void expectF32(const Value& actual, const Shape& shape, const std::vector<double>& expected,

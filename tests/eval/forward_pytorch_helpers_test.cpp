@@ -2,6 +2,7 @@
 // activations, the element-wise losses): values against hand computations, gradients by finite
 // differences, names kept, and errors that name the helper the user called.
 #include <cmath>
+#include <limits>
 
 #include "gradcheck.hpp"
 
@@ -204,6 +205,12 @@ TEST(EvalPytorchHelpers, LogsumexpIsShiftedByTheMaximum) {
             {1000 + std::log1p(std::exp(-999.0)), 1000 + std::log1p(std::exp(-998.0)), 1000 + std::log1p(std::exp(-997.0))},
             1e-12);
   checkGradients(opProblem({{"x", randomF32({3, 4}, 13, -3, 3)}}, [](const Inputs& in) { return logsumexp(in["x"], 1); }));
+  // As PyTorch: a fully masked row is -inf (not NaN: the shift stays finite), a row holding +inf
+  // is +inf, and a row with some -inf sums the rest (log 2 for two zeros).
+  const double inf = std::numeric_limits<double>::infinity();
+  const Feeds masked = {{"x", f32({3, 3}, {-inf, -inf, -inf, inf, 1, 2, -inf, 0, 0})}};
+  expectF32(run(masked, [](const Inputs& in) { return logsumexp(in["x"], 1); }), {3}, {-inf, inf, std::log(2.0)},
+            1e-12);
   EXPECT_EQ(errorOf(feeds, [](const Inputs& in) { return logsumexp(in["x"], 2); }),
             "logsumexp: axis 2 is out of range for rank 2 (expected -2..1)");
 }
