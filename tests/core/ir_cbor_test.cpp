@@ -15,6 +15,7 @@
 #include "ir/cbor_writer.hpp"
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
+#include "support/ir_chain.hpp"
 
 namespace nndna {
 namespace {
@@ -177,23 +178,7 @@ TEST(IrCbor, ChecksTheGraphAsTheJsonReaderDoes) {
 // (IrJson.AttributeHeavyChainsRead), reads within the default budget in CBOR too: its bytes are
 // charged as twice as many.
 TEST(IrCbor, AttributeHeavyChainsRead) {
-  ir::TracedModel model;
-  model.spec.label = "chain";
-  InputDecl x;
-  x.name = "x";
-  x.shape = {4, 4};
-  model.spec.inputs.push_back(x);
-  ir::Graph& g = model.train;
-  auto add = [&](ir::OpKind k, std::vector<ir::TensorId> inputs, ir::OpAttrs a, Shape shape) {
-    const auto id = static_cast<ir::TensorId>(g.tensors.size());
-    g.tensors.push_back({.shape = std::move(shape), .source = id});
-    g.ops.push_back({.kind = k, .inputs = std::move(inputs), .out = id, .attrs = std::move(a)});
-    return id;
-  };
-  ir::TensorId t = add(ir::OpKind::tensor_input, {}, ir::OpAttrs{.name = "x"}, {4, 4});
-  g.inputs.push_back({"x", t});
-  for (int i = 0; i < 150'000; ++i) t = add(ir::OpKind::softmax, {t}, ir::OpAttrs{.axis = 1}, {4, 4});
-  g.outputs = {add(ir::OpKind::mean, {t}, ir::OpAttrs{.allAxes = true}, {})};
+  const ir::TracedModel model = test::chainOf(ir::OpKind::softmax, ir::OpAttrs{.axis = 1}, 150'000);
   const std::string bytes = cborOf(model);
   ASSERT_GT(bytes.size(), std::size_t{4} << 20);  // past the budget's 1 MiB floor
   EXPECT_EQ(ir::tracedModelFromCbor(bytes).train.ops.size(), 150'002u);

@@ -13,6 +13,7 @@
 #include "ir/json_writer.hpp"  // kSinkChunkBytes
 #include "nndna/ir_json.hpp"
 #include "nndna/trace.hpp"
+#include "support/ir_chain.hpp"
 
 namespace nndna {
 namespace {
@@ -197,28 +198,7 @@ TEST(IrJson, LeftOutDefaultsReadAsTheDefaults) {
   expectRejected([](json& d) { d["train"]["ops"][9]["out"] = 20; }, "train.ops[9].out: 20 is out of range (0..19)");
 }
 
-// A hand-built training graph: input x [4, 4], `count` ops of `kind` with `attrs`, each on the
-// previous one, and the mean of the last as the loss.
-ir::TracedModel chainOf(ir::OpKind kind, const ir::OpAttrs& attrs, int count) {
-  ir::TracedModel model;
-  model.spec.label = "chain";
-  InputDecl x;
-  x.name = "x";
-  x.shape = {4, 4};
-  model.spec.inputs.push_back(x);
-  ir::Graph& g = model.train;
-  auto add = [&](ir::OpKind k, std::vector<ir::TensorId> inputs, ir::OpAttrs a, Shape shape) {
-    const auto id = static_cast<ir::TensorId>(g.tensors.size());
-    g.tensors.push_back({.shape = std::move(shape), .source = id});
-    g.ops.push_back({.kind = k, .inputs = std::move(inputs), .out = id, .attrs = std::move(a)});
-    return id;
-  };
-  ir::TensorId t = add(ir::OpKind::tensor_input, {}, ir::OpAttrs{.name = "x"}, {4, 4});
-  g.inputs.push_back({"x", t});
-  for (int i = 0; i < count; ++i) t = add(kind, {t}, attrs, {4, 4});
-  g.outputs = {add(ir::OpKind::mean, {t}, ir::OpAttrs{.allAxes = true}, {})};
-  return model;
-}
+using test::chainOf;
 
 // A long chain of small ops that each hold an attribute is the real IR dearest to hold per byte of
 // its text: `softmax(h, 1)` on [4, 4] is 84 bytes of JSON and about 400 of memory (op, inputs,
