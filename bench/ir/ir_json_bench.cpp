@@ -121,8 +121,9 @@ void report(const char* name, const ir::TracedModel& model) {
   };
   row("json", text.size(), jsonWrite, jsonRead, jsonPeak, "");
   char ratios[96];
-  std::snprintf(ratios, sizeof ratios, "bytes %.2f, write %.2f, read %.2f", static_cast<double>(bytes.size()) / static_cast<double>(text.size()),
-                cborWrite / jsonWrite, cborRead / jsonRead);
+  std::snprintf(ratios, sizeof ratios, "bytes %.2f, write %.2f, read %.2f",
+                static_cast<double>(bytes.size()) / static_cast<double>(text.size()), cborWrite / jsonWrite,
+                cborRead / jsonRead);
   row("cbor", bytes.size(), cborWrite, cborRead, cborPeak, ratios);
 }
 

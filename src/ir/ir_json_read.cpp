@@ -1030,8 +1030,9 @@ class StreamingReader : public nlohmann::json_sax<json> {
     const std::size_t most = e.slot == Slot::ops ? r_.limits().maxTensors : r_.limits().maxRank;
     if (e.count >= most) r_.fail(p, fmt::format("too many entries ({})", e.count + 1));
     std::size_t bytes = 0;
-    // Room for the usual entries at the first (a vector growing 1, 2, 4 allocates three times);
-    // never more than what the entries are charged below, whatever their count.
+    // Room for the usual entries at the first (a vector growing 1, 2, 4 allocates three times),
+    // within what the finished element is charged (heap() of its arrays): two inputs, four axes,
+    // and a name per axis of the shape (which the writer puts first; a count that differs fails).
     if (e.slot == Slot::ops) {
       if (e.count == 0) e.op.inputs.reserve(2);
       e.op.inputs.push_back(r_.id(v, p));

@@ -90,8 +90,8 @@ class Checker {
     }
     for (std::size_t k = 0; k < info.names.size(); ++k) {
       if (!info.names[k].empty() && !isDimName(info.names[k])) {
-        fail(Where{"tensors", t, ".names", k}, fmt::format("'{}' is not an axis name (a dim's name or a product "
-                                                      "such as H·Dh or D/H)", info.names[k]));
+        fail(Where{"tensors", t, ".names", k},
+             fmt::format("'{}' is not an axis name (a dim's name or a product such as H·Dh or D/H)", info.names[k]));
       }
     }
     if (std::all_of(info.names.begin(), info.names.end(), [](const std::string& n) { return n.empty(); })) {

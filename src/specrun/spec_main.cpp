@@ -2,8 +2,9 @@
 //
 // The spec runner links one user spec file with this main and runs the program in a sandboxed
 // child, in a private working directory. The program traces the spec and writes, in that
-// directory, either the IR (`ir.cbor`, its CBOR form) or a description of what went wrong (`error.json`), and
-// exits with one of the codes in child_protocol.hpp. The parent reads only those two files.
+// directory, either the IR (`ir.cbor`, its CBOR form) or a description of what went wrong
+// (`error.json`), and exits with one of the codes in child_protocol.hpp. The parent reads only
+// those two files.
 #include <fcntl.h>
 #include <unistd.h>
 
