@@ -4,7 +4,8 @@
 // a message naming the offending field (its JSON path), never a crash. Its memory is bounded by
 // ReadLimits: it streams the document (nlohmann's SAX interface) into the Graph, materialising
 // one array element at a time, so a hostile document cannot make it allocate much more than the
-// document's size.
+// document's size. The same document in CBOR (writeCbor, tracedModelFromCbor) is how a spec
+// program hands its IR to nndna; everything a user reads or writes is the JSON.
 #pragma once
 
 #include <cstddef>
