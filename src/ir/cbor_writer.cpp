@@ -99,13 +99,17 @@ void CborWriter::value(std::string_view s) {
   text(s);
 }
 
-void CborWriter::value(std::int64_t v) {
-  startItem();
+void CborWriter::integer(std::int64_t v) {
   if (v >= 0) {
     head(kUnsigned, static_cast<std::uint64_t>(v));
   } else {
     head(kNegative, static_cast<std::uint64_t>(-(v + 1)));  // -1 - v, without overflow at the minimum
   }
+}
+
+void CborWriter::value(std::int64_t v) {
+  startItem();
+  integer(v);
 }
 
 void CborWriter::value(std::uint64_t v) {
@@ -139,13 +143,7 @@ template <class Int>
 void CborWriter::integers(std::span<const Int> values) {
   startItem();
   head(kArray, values.size());
-  for (const Int v : values) {
-    if (v >= 0) {
-      head(kUnsigned, static_cast<std::uint64_t>(v));
-    } else {
-      head(kNegative, static_cast<std::uint64_t>(-(static_cast<std::int64_t>(v) + 1)));
-    }
-  }
+  for (const Int v : values) integer(v);
 }
 
 void CborWriter::value(std::span<const std::int64_t> values) { integers(values); }

@@ -68,6 +68,8 @@ class NNDNA_API CborWriter {
   // An item's head: its major type and its argument (a count, a length or an integer).
   void head(std::uint8_t major, std::uint64_t argument);
   void text(std::string_view s);
+  // A signed integer: major type 0, or 1 for a negative one.
+  void integer(std::int64_t v);
   template <class Int>
   void integers(std::span<const Int> values);
 
