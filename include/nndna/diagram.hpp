@@ -24,7 +24,7 @@ struct Options {
   // Draw one side alone. Unset: both sides, merged into one picture when they share a layer.
   std::optional<Side> only;
   // Make Diagram::summary, which only the HTML page shows (its Summary tab): a drawing for
-  // another output (DOT, SVG, JSON) skips it, about a fifth of GPT-2 small's diagram.
+  // another output (DOT, SVG, JSON) skips it, about a quarter of GPT-2 small's diagram.
   bool summary = true;
 };
 
