@@ -1,6 +1,5 @@
 #include "specrun/toolchain.hpp"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,7 +9,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "nndna/trace.hpp"
+#include "trace/own_module.hpp"
 
 namespace nndna::specrun {
 
@@ -44,13 +43,21 @@ fs::path findOnPath(std::string_view name) {
   return {};
 }
 
-// The libnndna.so this process loaded (the runner links it).
-fs::path loadedLibrary() {
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(&nndna::registeredSpecs), &info) == 0 || info.dli_fname == nullptr) {
-    throw std::runtime_error("cannot find the loaded libnndna (dladdr failed)");
+// The libnndna.so spec programs link: the one this process loaded, or, in the `nndna` command,
+// which has libnndna linked in (src/cli/CMakeLists.txt), the one installed beside it
+// (NNDNA_SPECRUN_LIBRARY_FROM_PROGRAM: from the bin directory to the library).
+fs::path specLibrary() {
+  const tracing::OwnModule& own = tracing::ownModule();
+  if (own.file.empty()) throw std::runtime_error("cannot find the loaded libnndna (dladdr failed)");
+  if (!own.isProgram) return fs::canonical(own.file);
+  const fs::path program = fs::canonical("/proc/self/exe");
+  const fs::path beside = program.parent_path() / NNDNA_SPECRUN_LIBRARY_FROM_PROGRAM;
+  std::error_code ec;
+  fs::path library = fs::canonical(beside, ec);
+  if (ec) {
+    throw std::runtime_error(fmt::format("libnndna is missing: {} looks for it at {}", program.string(), beside.string()));
   }
-  return fs::canonical(info.dli_fname);
+  return library;
 }
 
 Toolchain locate() {
@@ -60,7 +67,7 @@ Toolchain locate() {
   if (tc.compiler.empty()) {
     throw std::runtime_error("no C++ compiler: install g++ (Debian: apt-get install g++) or set NNDNA_CXX");
   }
-  tc.library = loadedLibrary();
+  tc.library = specLibrary();
   const fs::path libDir = tc.library.parent_path();
   // Installed: <prefix>/lib/libnndna.so.0, <prefix>/include/nndna/, <prefix>/lib/nndna/.
   const fs::path installedInclude = libDir.parent_path() / "include";

@@ -3,8 +3,11 @@
 
 #include <filesystem>
 
+#include <dlfcn.h>
+
 #include "nndna/trace.hpp"
 #include "trace/callsite.hpp"
+#include "trace/own_module.hpp"
 
 namespace nndna {
 namespace {
@@ -147,6 +150,20 @@ TEST(CallSites, ShortFunctionNames) {
   EXPECT_EQ(shortFunctionName(
                 "lossFn(Net&, nndna::Inputs const&)::{lambda(nndna::Tensor)#1}::operator()(nndna::Tensor) const"),
             "lossFn::{lambda#1}");
+}
+
+// This test program loads libnndna.so: its code is a module of its own, not the program's. (The
+// other case, `nndna` with libnndna linked in: cli.built_in_specs_trace_as_spec_programs.)
+TEST(CallSites, LibnndnaKnowsItsOwnModule) {
+  const tracing::OwnModule& own = tracing::ownModule();
+  EXPECT_FALSE(own.isProgram);
+  EXPECT_TRUE(own.file.filename().string().starts_with("libnndna.so")) << own.file;
+  Dl_info info{};
+  ASSERT_NE(::dladdr(reinterpret_cast<void*>(&tracing::shortFunctionName), &info), 0);
+  EXPECT_EQ(own.base, reinterpret_cast<std::uintptr_t>(info.dli_fbase));
+  ASSERT_NE(::dladdr(reinterpret_cast<void*>(&traceNamed), &info), 0);
+  EXPECT_NE(own.base, reinterpret_cast<std::uintptr_t>(info.dli_fbase));  // the test program's
+  EXPECT_EQ(&own, &tracing::ownModule());                                // found once
 }
 
 }  // namespace
