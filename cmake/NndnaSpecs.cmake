@@ -8,7 +8,7 @@ set(NNDNA_SPEC_COMPILE_OPTIONS -O0 -g -fno-omit-frame-pointer -Wno-missing-field
 # every object when linked, so NNDNA_SPEC's static registration is never dropped.
 function(nndna_add_specs target)
   add_library(${target} OBJECT ${ARGN})
-  target_link_libraries(${target} PUBLIC nndna PRIVATE nndna_warnings)
+  target_link_libraries(${target} PUBLIC ${NNDNA_LIB} PRIVATE nndna_warnings)
   set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target}
     PROPERTIES COMPILE_OPTIONS "${NNDNA_SPEC_COMPILE_OPTIONS}")
 endfunction()
