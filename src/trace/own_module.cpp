@@ -9,8 +9,10 @@ namespace {
 
 OwnModule findOwnModule() {
   OwnModule own;
+  // A function of libnndna's own that nothing outside can interpose or take the address of (an
+  // exported one's address may be a program's PLT entry).
   Dl_info self{};
-  if (::dladdr(reinterpret_cast<void*>(&ownModule), &self) == 0) return own;
+  if (::dladdr(reinterpret_cast<void*>(&findOwnModule), &self) == 0) return own;
   own.base = reinterpret_cast<std::uintptr_t>(self.dli_fbase);
   if (self.dli_fname != nullptr) own.file = self.dli_fname;
   // The program's own module holds its program headers (AT_PHDR), wherever it was loaded.
