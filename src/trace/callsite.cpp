@@ -158,13 +158,6 @@ class Resolver {
     callbacks_.find_debuginfo = dwfl_standard_find_debuginfo;
     callbacks_.section_address = nullptr;
     callbacks_.debuginfo_path = nullptr;
-    // Linked into the program (the `nndna` command), libnndna shares its module with the built-in
-    // specs: its frames are then told apart by their compilation units (compute()).
-    if (ownModule().isProgram) {
-      programBase_ = ownModule().base;
-    } else {
-      libraryBase_ = ownModule().base;
-    }
   }
   ~Resolver() {
     if (dwfl_ != nullptr) dwfl_end(dwfl_);
@@ -206,7 +199,10 @@ class Resolver {
     if (dladdr(reinterpret_cast<void*>(address), &info) == 0) return frame;
     const auto base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
     frame.relativeAddress = address - base;
-    if (base == libraryBase_) return frame;  // inside libnndna.so
+    // Linked into the program (the `nndna` command), libnndna shares its module with the built-in
+    // specs: its frames are then told apart by their compilation units (below).
+    const bool inOwnModule = base == own_.base;
+    if (inOwnModule && !own_.isProgram) return frame;  // inside libnndna.so
 
     Dwfl* dwfl = session();
     if (dwfl == nullptr) return frame;
@@ -223,7 +219,7 @@ class Resolver {
     // In the program, libnndna's code is told by its compilation unit, one of nndna's own source
     // files, without decoding that unit's line table (which made `nndna trace --example
     // gpt2_small` take half as long again).
-    if (base == programBase_) {
+    if (inOwnModule) {
       Dwarf_Addr bias = 0;
       Dwarf_Die* unit = dwfl_module_addrdie(module, pc, &bias);
       const char* unitFile = unit != nullptr ? dwarf_diename(unit) : nullptr;
@@ -260,8 +256,7 @@ class Resolver {
   std::mutex mutex_;
   Dwfl_Callbacks callbacks_{};
   Dwfl* dwfl_ = nullptr;
-  std::uintptr_t libraryBase_ = 0;  // libnndna.so's, when it is a library of its own
-  std::uintptr_t programBase_ = 0;  // the program's, when libnndna is linked into it
+  const OwnModule& own_ = ownModule();
   std::unordered_map<std::uintptr_t, ResolvedFrame> cache_;
   std::unordered_map<Dwfl_Module*, FunctionSymbols> symbolsByModule_;
 };
