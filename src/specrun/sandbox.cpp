@@ -15,6 +15,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <system_error>
 #include <vector>
@@ -335,8 +336,11 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   setup.goRead = go.read();
   setup.goWrite = go.write();
 
-  std::vector<char> stack(std::size_t{256} << 10);
-  void* stackTop = stack.data() + stack.size();
+  // Not zeroed: zeroing would touch all its pages in this process, where after the clone a write
+  // to any page shared with the child is a copy-on-write fault; the child touches the few it uses.
+  constexpr std::size_t kStackBytes = std::size_t{256} << 10;
+  const auto stack = std::make_unique_for_overwrite<char[]>(kStackBytes);
+  void* stackTop = stack.get() + kStackBytes;
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = -1;
   if (limits.isolate) {
@@ -416,7 +420,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
     result.outputTotal += got;
   };
 
-  std::array<char, 65536> buffer{};
+  std::array<char, 65536> buffer;  // filled by read() before use
   bool outputOpen = true;
   bool statusOpen = true;
   int waitStatus = 0;
