@@ -5,10 +5,37 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 
-# libdw resolves return addresses to file/line/column (call-site capture).
+# A library loaded with dlopen when first needed rather than linked: an interface target with its
+# headers (and pkg-config's flags) only, and <NAME>_LIBRARY defined to the soname to load, read
+# from the library pkg-config links (`objdump -p`), so that it is the one the headers describe.
+function(nndna_loaded_library target pkg library define)
+  set(soname "")
+  foreach(file IN LISTS ${pkg}_LINK_LIBRARIES)
+    get_filename_component(name "${file}" NAME)
+    if(name STREQUAL "${library}")
+      execute_process(COMMAND ${CMAKE_OBJDUMP} -p "${file}" OUTPUT_VARIABLE dynamic RESULT_VARIABLE failed)
+      string(REGEX MATCH "SONAME +([^ \n]+)" found "${dynamic}")
+      set(soname "${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  if(soname STREQUAL "")
+    message(FATAL_ERROR "cannot read the soname of ${library} (pkg-config ${pkg}: ${${pkg}_LINK_LIBRARIES})")
+  endif()
+  add_library(${target} INTERFACE)
+  target_include_directories(${target} SYSTEM INTERFACE $<TARGET_PROPERTY:PkgConfig::${pkg},INTERFACE_INCLUDE_DIRECTORIES>)
+  target_compile_options(${target} INTERFACE $<TARGET_PROPERTY:PkgConfig::${pkg},INTERFACE_COMPILE_OPTIONS>)
+  target_compile_definitions(${target} INTERFACE ${define}="${soname}")
+  target_link_libraries(${target} INTERFACE ${CMAKE_DL_LIBS})
+endfunction()
+
+# libdw resolves return addresses to file/line/column (call-site capture). Loaded the first time
+# a call site or a crash is resolved (src/trace/libdw.hpp): most `nndna` commands never do.
 pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
-# Graphviz's layout library, used in process for diagrams and xray graphs.
+nndna_loaded_library(nndna_libdw LIBDW libdw.so NNDNA_LIBDW_LIBRARY)
+# Graphviz's layout library, used in process for diagrams and xray graphs. Loaded the first time
+# a layout needs it (src/render/graphviz_library.hpp): `nndna diagram -o x.dot` never does.
 pkg_check_modules(GVC REQUIRED IMPORTED_TARGET libgvc)
+nndna_loaded_library(nndna_graphviz GVC libgvc.so NNDNA_GRAPHVIZ_LIBRARY)
 # cpp-httplib 0.11 is a compiled library; its pkg-config -D flags must match (ABI).
 pkg_check_modules(HTTPLIB IMPORTED_TARGET cpp-httplib)
 # zlib: `nndna serve` gzips its answers itself.

@@ -69,7 +69,7 @@ LaidOutBand layOutBand(const std::string& dot, std::size_t index, std::span<cons
   band.bodyLength = svgEnd - graphStart;
 
   for (const std::string& name : ends) {
-    Agnode_t* n = agnode(laidOut.graph(), const_cast<char*>(name.c_str()), 0);
+    Agnode_t* n = graphvizLibrary().agnode(laidOut.graph(), const_cast<char*>(name.c_str()), 0);
     if (n == nullptr) continue;
     const double x = tx + ND_coord(n).x;
     const double y = ty - ND_coord(n).y;

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "render/graphviz_library.hpp"
+
 namespace nndna::render::detail {
 namespace {
 
@@ -76,14 +78,15 @@ Agiddisc_t g_ids = {openIds, mapId, allocId, freeId, printId, closeIds, register
 
 Agraph_t* readDot(const std::string& dot) {
   // The graph keeps pointers to the disciplines (writing it would use `io`), so they outlive it.
-  static Agiodisc_t io = {readLine, AgIoDisc.putstr, AgIoDisc.flush};
-  Agdisc_t disc = {&AgMemDisc, &g_ids, &io};
+  const GraphvizLibrary& gv = graphvizLibrary();
+  static Agiodisc_t io = {readLine, gv.AgIoDisc->putstr, gv.AgIoDisc->flush};
+  Agdisc_t disc = {gv.AgMemDisc, &g_ids, &io};
   TextSource source{dot};
   // The lexer's line count is global and runs on from the last graph read, so an error named
   // lines past the graph's end (line 15 of a one-line graph after a 14-line one). Reset, it can
   // still be one off: the scanner may hold the previous graph's last newline.
-  agreadline(1);
-  return agread(&source, &disc);
+  gv.agreadline(1);
+  return gv.agread(&source, &disc);
 }
 
 }  // namespace nndna::render::detail

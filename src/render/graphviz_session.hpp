@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "render/graphviz_library.hpp"
 #include "render/svg_render.hpp"
 
 namespace nndna::render::detail {
@@ -23,7 +24,7 @@ class RenderedText {
 
  private:
   struct Free {
-    void operator()(char* data) const { gvFreeRenderData(data); }
+    void operator()(char* data) const { graphvizLibrary().gvFreeRenderData(data); }
   };
   std::unique_ptr<char, Free> data_;
   std::size_t length_ = 0;

@@ -7,9 +7,9 @@
 #include <charconv>
 #include <cstdio>
 
-// libgvc's output functions for renderers (its gvio.h, not installed by Debian), and the one
-// defined below.
-extern "C" size_t gvwrite(GVJ_t* job, const char* s, size_t len);
+#include "render/graphviz_library.hpp"
+
+// libgvc's output function for renderers (its gvio.h, not installed by Debian), defined below.
 extern "C" void gvprintdouble(GVJ_t* job, double num);
 
 namespace nndna::render::detail {
@@ -19,9 +19,13 @@ using PrintDouble = void (*)(GVJ_t*, double);
 
 bool g_graphvizOwn = false;
 
-// libgvc's gvprintdouble: the next definition after this library's in the search order.
+// libgvc's gvprintdouble: the next definition after this library's in the search order, once
+// libgvc is loaded (into the global scope).
 PrintDouble graphvizPrintDouble() {
-  static const auto own = reinterpret_cast<PrintDouble>(::dlsym(RTLD_NEXT, "gvprintdouble"));
+  static const auto own = [] {
+    (void)graphvizLibrary();
+    return reinterpret_cast<PrintDouble>(::dlsym(RTLD_NEXT, "gvprintdouble"));
+  }();
   return own;
 }
 
@@ -62,5 +66,5 @@ extern "C" void gvprintdouble(GVJ_t* job, double num) {
     return;
   }
   std::array<char, kSvgNumberRoom> text;
-  gvwrite(job, text.data(), formatSvgNumber(num, text));
+  graphvizLibrary().gvwrite(job, text.data(), formatSvgNumber(num, text));
 }

@@ -7,8 +7,9 @@
 // alternating rounds, twice (load 0.9): 0.151 -> 0.129 s and 0.166 -> 0.148 s.
 // svg_numbers.cpp defines gvprintdouble itself, writing the same characters with std::to_chars;
 // the plugin calls libgvc's exported function through the dynamic linker, which finds this
-// library's definition first (it is loaded before libgvc, which it links: ELF symbol
-// interposition, the mechanism malloc replacements use). Internal to nndna_render.
+// library's definition first (it is loaded with the program, before libgvc, which
+// graphviz_library.hpp loads when a layout first needs it: ELF symbol interposition, the
+// mechanism malloc replacements use). Internal to nndna_render.
 #pragma once
 
 #include <cstddef>

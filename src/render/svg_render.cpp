@@ -4,6 +4,7 @@
 #include <string>
 
 #include "render/dot_reader.hpp"
+#include "render/graphviz_library.hpp"
 #include "render/graphviz_session.hpp"
 #include "render/text_measure_cache.hpp"
 
@@ -31,7 +32,7 @@ int collectError(char* message) {
 // Called with the lock held.
 GVC_t* context() {
   static GVC_t* gvc = [] {
-    GVC_t* c = gvContext();
+    GVC_t* c = graphvizLibrary().gvContext();
     if (c == nullptr) throw RenderError("graphviz: cannot create a layout context");
     // Without pango (not installed), Graphviz falls back to its built-in font metrics, as before.
     installTextMeasureCache(c);
@@ -49,7 +50,11 @@ std::string takeErrors(std::string_view fallback) {
 
 }  // namespace
 
-GraphvizLock lockGraphviz() { return GraphvizLock(graphvizMutex()); }
+GraphvizLock lockGraphviz() {
+  // Loaded before the lock is taken, and so before any layout child is forked (band_layout.cpp).
+  (void)graphvizLibrary();
+  return GraphvizLock(graphvizMutex());
+}
 
 LaidOutGraph::LaidOutGraph(const std::string& dot, const LayoutOptions& options) : lock_(lockGraphviz()) {
   layOut(dot, options);
@@ -63,35 +68,37 @@ LaidOutGraph::LaidOutGraph(const std::string& dot, const LayoutOptions& options,
 }
 
 void LaidOutGraph::layOut(const std::string& dot, const LayoutOptions& options) {
+  const GraphvizLibrary& gv = graphvizLibrary();
   errorBuffer().clear();
-  agseterrf(collectError);
+  gv.agseterrf(collectError);
   // Without this, warnings (e.g. unknown attributes) would also end up in the error text.
-  agseterr(AGERR);
+  gv.agseterr(AGERR);
   GVC_t* gvc = context();
 
   graph_ = readDot(dot);
   if (graph_ == nullptr) throw RenderError(takeErrors("graphviz: cannot parse the DOT text"));
   if (options.nslimit) {
     std::string value = std::to_string(*options.nslimit);
-    agsafeset(graph_, const_cast<char*>("nslimit"), value.data(), const_cast<char*>(""));
+    gv.agsafeset(graph_, const_cast<char*>("nslimit"), value.data(), const_cast<char*>(""));
   }
-  if (gvLayout(gvc, graph_, options.engine.c_str()) != 0) {
-    agclose(graph_);
+  if (gv.gvLayout(gvc, graph_, options.engine.c_str()) != 0) {
+    gv.agclose(graph_);
     throw RenderError(takeErrors("graphviz: layout failed"));
   }
   laidOut_ = true;
 }
 
 LaidOutGraph::~LaidOutGraph() {
-  if (laidOut_) gvFreeLayout(context(), graph_);
-  agclose(graph_);
+  const GraphvizLibrary& gv = graphvizLibrary();
+  if (laidOut_) gv.gvFreeLayout(context(), graph_);
+  gv.agclose(graph_);
   errorBuffer().clear();
 }
 
 RenderedText LaidOutGraph::render(const char* format) {
   char* data = nullptr;
   unsigned int length = 0;
-  const int rc = gvRenderData(context(), graph_, format, &data, &length);
+  const int rc = graphvizLibrary().gvRenderData(context(), graph_, format, &data, &length);
   RenderedText out(data, data == nullptr ? 0 : length);
   if (rc != 0) throw RenderError(takeErrors("graphviz: rendering failed"));
   return out;

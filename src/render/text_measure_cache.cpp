@@ -9,10 +9,7 @@
 #include <string>
 #include <unordered_map>
 
-// Exported by libgvc but declared only in its private headers: picks the text-layout plugin of
-// highest quality. gvContext() has already picked pango, so the choice is made again once the
-// cache is added.
-extern "C" int gvtextlayout_select(GVC_t* gvc);
+#include "render/graphviz_library.hpp"
 
 namespace nndna::render::detail {
 namespace {
@@ -114,8 +111,11 @@ bool installTextMeasureCache(GVC_t* gvc) {
     g_pango = nullptr;
     return false;
   }
-  gvAddLibrary(gvc, &g_cachedLibrary);
-  gvtextlayout_select(gvc);
+  const GraphvizLibrary& gv = graphvizLibrary();
+  gv.gvAddLibrary(gvc, &g_cachedLibrary);
+  // gvContext() has already picked pango's text layout: the plugin of highest quality is picked
+  // again, now that the cache is there.
+  gv.gvtextlayout_select(gvc);
   return true;
 }
 

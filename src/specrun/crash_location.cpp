@@ -1,11 +1,12 @@
 #include "specrun/crash_location.hpp"
 
-#include <elfutils/libdwfl.h>
-
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <vector>
+
+#include "trace/libdw.hpp"
 
 namespace nndna::specrun {
 namespace {
@@ -40,7 +41,7 @@ std::vector<Candidate> candidates(const nlohmann::json& record) {
 }
 
 struct DwflDeleter {
-  void operator()(Dwfl* dwfl) const { dwfl_end(dwfl); }
+  void operator()(Dwfl* dwfl) const { tracing::libdw().end(dwfl); }
 };
 
 }  // namespace
@@ -51,25 +52,31 @@ std::optional<CrashLocation> locateCrash(const std::filesystem::path& binary, co
   if (const auto kind = record.find("kind"); kind == record.end() || *kind != "crash") return std::nullopt;
   const auto base = number(record, "base");
   if (!base) return std::nullopt;
-  static const Dwfl_Callbacks callbacks{.find_elf = nullptr,
-                                        .find_debuginfo = dwfl_standard_find_debuginfo,
-                                        .section_address = dwfl_offline_section_address,
-                                        .debuginfo_path = nullptr};
-  const std::unique_ptr<Dwfl, DwflDeleter> dwfl(dwfl_begin(&callbacks));
+  const tracing::Libdw* dw = nullptr;
+  try {
+    dw = &tracing::libdw();
+  } catch (const std::runtime_error&) {
+    return std::nullopt;  // the crash is still reported, without its line
+  }
+  const Dwfl_Callbacks callbacks{.find_elf = nullptr,
+                                 .find_debuginfo = dw->standardFindDebuginfo,
+                                 .section_address = dw->offlineSectionAddress,
+                                 .debuginfo_path = nullptr};
+  const std::unique_ptr<Dwfl, DwflDeleter> dwfl(dw->begin(&callbacks));
   if (!dwfl) return std::nullopt;
-  Dwfl_Module* module = dwfl_report_offline(dwfl.get(), "spec", binary.c_str(), -1);
-  dwfl_report_end(dwfl.get(), nullptr, nullptr);
+  Dwfl_Module* module = dw->reportOffline(dwfl.get(), "spec", binary.c_str(), -1);
+  dw->reportEnd(dwfl.get(), nullptr, nullptr);
   if (module == nullptr) return std::nullopt;
   // The program ran at `base` + its link-time addresses; the offline module sits at `bias` +.
   Dwarf_Addr bias = 0;
-  if (dwfl_module_getelf(module, &bias) == nullptr) return std::nullopt;
+  if (dw->moduleGetElf(module, &bias) == nullptr) return std::nullopt;
   for (const Candidate& c : candidates(record)) {
     if (c.address < *base + (c.returnAddress ? 1 : 0)) continue;
     const Dwarf_Addr address = c.address - *base - (c.returnAddress ? 1 : 0) + bias;
-    Dwfl_Line* line = dwfl_module_getsrc(module, address);
+    Dwfl_Line* line = dw->moduleGetSrc(module, address);
     if (line == nullptr) continue;
     int lineNo = 0;
-    const char* file = dwfl_lineinfo(line, nullptr, &lineNo, nullptr, nullptr, nullptr);
+    const char* file = dw->lineInfo(line, nullptr, &lineNo, nullptr, nullptr, nullptr);
     if (file != nullptr && lineNo > 0 && isUserFile(file)) return CrashLocation{file, lineNo};
   }
   return std::nullopt;

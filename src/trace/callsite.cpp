@@ -2,7 +2,6 @@
 
 #include <cxxabi.h>
 #include <dlfcn.h>
-#include <elfutils/libdwfl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "trace/libdw.hpp"
 #include "trace/own_module.hpp"
 
 namespace nndna::tracing {
@@ -107,11 +107,11 @@ bool isLibraryPath(std::string_view file) {
 class FunctionSymbols {
  public:
   explicit FunctionSymbols(Dwfl_Module* module) {
-    const int count = dwfl_module_getsymtab(module);
+    const int count = libdw().moduleGetSymtab(module);
     for (int i = 1; i < count; ++i) {
       GElf_Sym symbol{};
       GElf_Addr address = 0;
-      const char* name = dwfl_module_getsym_info(module, i, &symbol, &address, nullptr, nullptr, nullptr);
+      const char* name = libdw().moduleGetSymInfo(module, i, &symbol, &address, nullptr, nullptr, nullptr);
       if (name == nullptr || *name == '\0' || GELF_ST_TYPE(symbol.st_info) != STT_FUNC) continue;
       if (symbol.st_shndx == SHN_UNDEF) continue;
       symbols_.push_back({address, symbol.st_size, rank(GELF_ST_BIND(symbol.st_info)), i, name});
@@ -154,13 +154,13 @@ class FunctionSymbols {
 class Resolver {
  public:
   Resolver() {
-    callbacks_.find_elf = dwfl_linux_proc_find_elf;
-    callbacks_.find_debuginfo = dwfl_standard_find_debuginfo;
+    callbacks_.find_elf = dw_.linuxProcFindElf;
+    callbacks_.find_debuginfo = dw_.standardFindDebuginfo;
     callbacks_.section_address = nullptr;
     callbacks_.debuginfo_path = nullptr;
   }
   ~Resolver() {
-    if (dwfl_ != nullptr) dwfl_end(dwfl_);
+    if (dwfl_ != nullptr) dw_.end(dwfl_);
   }
   Resolver(const Resolver&) = delete;
   Resolver& operator=(const Resolver&) = delete;
@@ -177,11 +177,11 @@ class Resolver {
     // Modules are reported lazily and again when an address falls outside every known module
     // (a library loaded after the first resolution).
     if (dwfl_ == nullptr) {
-      dwfl_ = dwfl_begin(&callbacks_);
+      dwfl_ = dw_.begin(&callbacks_);
       if (dwfl_ != nullptr) {
-        dwfl_report_begin(dwfl_);
-        dwfl_linux_proc_report(dwfl_, getpid());
-        dwfl_report_end(dwfl_, nullptr, nullptr);
+        dw_.reportBegin(dwfl_);
+        dw_.linuxProcReport(dwfl_, getpid());
+        dw_.reportEnd(dwfl_, nullptr, nullptr);
       }
     }
     return dwfl_;
@@ -208,12 +208,12 @@ class Resolver {
     if (dwfl == nullptr) return frame;
     // The return address points after the call; the call itself is one byte earlier.
     const Dwarf_Addr pc = address - 1;
-    Dwfl_Module* module = dwfl_addrmodule(dwfl, pc);
+    Dwfl_Module* module = dw_.addrModule(dwfl, pc);
     if (module == nullptr) {
-      dwfl_report_begin_add(dwfl);
-      dwfl_linux_proc_report(dwfl, getpid());
-      dwfl_report_end(dwfl, nullptr, nullptr);
-      module = dwfl_addrmodule(dwfl, pc);
+      dw_.reportBeginAdd(dwfl);
+      dw_.linuxProcReport(dwfl, getpid());
+      dw_.reportEnd(dwfl, nullptr, nullptr);
+      module = dw_.addrModule(dwfl, pc);
       if (module == nullptr) return frame;
     }
     // In the program, libnndna's code is told by its compilation unit, one of nndna's own source
@@ -221,15 +221,15 @@ class Resolver {
     // gpt2_small` take half as long again).
     if (inOwnModule) {
       Dwarf_Addr bias = 0;
-      Dwarf_Die* unit = dwfl_module_addrdie(module, pc, &bias);
-      const char* unitFile = unit != nullptr ? dwarf_diename(unit) : nullptr;
+      Dwarf_Die* unit = dw_.moduleAddrDie(module, pc, &bias);
+      const char* unitFile = unit != nullptr ? dw_.dieName(unit) : nullptr;
       if (unitFile != nullptr && isLibraryPath(unitFile)) return frame;
     }
-    Dwfl_Line* line = dwfl_module_getsrc(module, pc);
+    Dwfl_Line* line = dw_.moduleGetSrc(module, pc);
     if (line == nullptr) return frame;
     int lineNo = 0;
     int column = 0;
-    const char* file = dwfl_lineinfo(line, nullptr, &lineNo, &column, nullptr, nullptr);
+    const char* file = dw_.lineInfo(line, nullptr, &lineNo, &column, nullptr, nullptr);
     if (file == nullptr) return frame;
     frame.file = file;
     frame.line = lineNo;
@@ -254,6 +254,7 @@ class Resolver {
   }
 
   std::mutex mutex_;
+  const Libdw& dw_ = libdw();  // loaded with the resolver (throws when it cannot be)
   Dwfl_Callbacks callbacks_{};
   Dwfl* dwfl_ = nullptr;
   const OwnModule& own_ = ownModule();

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# program_libraries.sh NNDNA NNDNA_NET: what each program loads. `nndna` loads none of the network
-# libraries (libcurl, cpp-httplib, OpenSSL: nndna-net's) and none of nndna's own libraries, fmt or
-# libstdc++, which it has linked in (src/cli/CMakeLists.txt); nndna-net loads all of them (so the
-# checks can see them when they are there). And `nndna` exports the one function of nndna's that
-# interposes a library's: Graphviz's SVG plugin finds gvprintdouble in it (docs/diagram.md).
+# program_libraries.sh NNDNA NNDNA_NET: what each program loads at start. `nndna` loads none of the
+# network libraries (libcurl, cpp-httplib, OpenSSL: nndna-net's), none of nndna's own libraries,
+# fmt or libstdc++, which it has linked in (src/cli/CMakeLists.txt), and neither Graphviz nor
+# elfutils, which it loads when it first lays out or resolves a call site (cmake/Dependencies.cmake);
+# nndna-net loads the network and nndna's libraries (so the checks can see them when they are
+# there). And `nndna` exports the one function of nndna's that interposes a library's: Graphviz's
+# SVG plugin finds gvprintdouble in it (docs/diagram.md).
 set -u
 nndna_libs="$(ldd "$1")" || { echo "ldd $1 failed"; exit 1; }
 net_libs="$(ldd "$2")" || { echo "ldd $2 failed"; exit 1; }
 status=0
-for kind in network linked-in; do
+for kind in network linked-in loaded-when-needed; do
   case "$kind" in
     network) libs='lib(curl|cpp-httplib|ssl|crypto)\.so'; expected=(libcurl libcpp-httplib libssl) ;;
     linked-in) libs='lib(stdc\+\+|nndna|nndna_render|nndna_xray|fmt)\.so'; expected=('libstdc\+\+' libnndna libfmt) ;;
+    loaded-when-needed) libs='lib(gvc|cgraph|cdt|pathplan|ltdl|dw|elf)[.-]'; expected=() ;;
   esac
   if grep -E "$libs" <<<"$nndna_libs"; then
     echo "FAIL: $1 loads the $kind libraries above"; status=1
