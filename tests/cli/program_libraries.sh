@@ -4,8 +4,8 @@
 # fmt or libstdc++, which it has linked in (src/cli/CMakeLists.txt), and neither Graphviz nor
 # elfutils, which it loads when it first lays out or resolves a call site (cmake/Dependencies.cmake);
 # nndna-net loads the network and nndna's libraries (so the checks can see them when they are
-# there). And `nndna` exports the one function of nndna's that interposes a library's: Graphviz's
-# SVG plugin finds gvprintdouble in it (docs/diagram.md).
+# there). Both are linked with -z now. And `nndna` exports the one function of nndna's that
+# interposes a library's: Graphviz's SVG plugin finds gvprintdouble in it (docs/diagram.md).
 set -u
 nndna_libs="$(ldd "$1")" || { echo "ldd $1 failed"; exit 1; }
 net_libs="$(ldd "$2")" || { echo "ldd $2 failed"; exit 1; }
@@ -22,6 +22,10 @@ for kind in network linked-in loaded-when-needed; do
   for lib in "${expected[@]}"; do
     grep -Eq "$lib\.so" <<<"$net_libs" || { echo "FAIL: $2 does not load $lib:"; echo "$net_libs"; status=1; }
   done
+done
+# Both bind every symbol at start (-z now, src/cli/CMakeLists.txt): full RELRO.
+for program in "$1" "$2"; do
+  readelf -d "$program" | grep -Eq 'FLAGS_1.*Flags:.* NOW' || { echo "FAIL: $program is not linked with -z now"; status=1; }
 done
 readelf --dyn-syms -W "$1" | grep -Eq ' FUNC +GLOBAL +DEFAULT +[0-9]+ gvprintdouble$' ||
   { echo "FAIL: $1 does not export gvprintdouble (Graphviz would write SVG numbers with its own)"; status=1; }
