@@ -3,7 +3,7 @@
 //
 // Why: on the VMs nndna runs on, the first touch of each fresh 4 KiB page is a slow fault, and a
 // one-shot command touches megabytes of fresh heap — for GPT-2 small's `nndna diagram -o x.dot`,
-// about 570 of the parent's 1,000 page faults and a fifth of its time (docs/specrun.md "The
+// about 570 of the parent's 850 page faults and a fifth of its time (docs/specrun.md "The
 // allocator"). One 2 MiB fault replaces 512 of them. Compiled only where mimalloc is linked (not
 // under the sanitizers), into the one-shot programs and the benchmarks that stand for them; not
 // into `nndna serve`, whose heap is warm after its first requests and should stay small.

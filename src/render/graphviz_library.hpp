@@ -4,8 +4,8 @@
 // A program that links nndna's renderer does not lay out on every run: `nndna diagram -o x.dot`,
 // `nndna trace`, `nndna --version` never do, and `nndna serve` only once its warm-up starts.
 // Linked, libgvc and the five libraries it brings (libcgraph, libcdt, libpathplan, libltdl,
-// libexpat) were loaded at every start: about 1 ms on the VMs nndna runs on (docs/diagram.md,
-// "Graphviz, loaded when first used"). Internal to nndna_render.
+// libexpat) were loaded at every start: about 1 ms on the VMs nndna runs on (docs/specrun.md,
+// "The command as a process"). Internal to nndna_render.
 #pragma once
 
 #include <graphviz/cgraph.h>
