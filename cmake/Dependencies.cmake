@@ -5,15 +5,16 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 
-# A library loaded with dlopen when first needed rather than linked: an interface target with its
-# headers (and pkg-config's flags) only, and <NAME>_LIBRARY defined to the soname to load, read
-# from the library pkg-config links (`objdump -p`), so that it is the one the headers describe.
+# A library loaded with dlopen when first needed rather than linked: `target`, an interface target
+# with the headers (and pkg-config's flags) of pkg-config's `pkg` only, defines `define` to the
+# soname to load, read (`objdump -p`) from the file named `library` that pkg-config would link, so
+# that the library loaded is the one the headers describe.
 function(nndna_loaded_library target pkg library define)
   set(soname "")
   foreach(file IN LISTS ${pkg}_LINK_LIBRARIES)
     get_filename_component(name "${file}" NAME)
     if(name STREQUAL "${library}")
-      execute_process(COMMAND ${CMAKE_OBJDUMP} -p "${file}" OUTPUT_VARIABLE dynamic RESULT_VARIABLE failed)
+      execute_process(COMMAND ${CMAKE_OBJDUMP} -p "${file}" OUTPUT_VARIABLE dynamic)
       string(REGEX MATCH "SONAME +([^ \n]+)" found "${dynamic}")
       set(soname "${CMAKE_MATCH_1}")
     endif()
