@@ -106,12 +106,12 @@ bool isLibraryPath(std::string_view file) {
 // every address up to the next symbol.
 class FunctionSymbols {
  public:
-  explicit FunctionSymbols(Dwfl_Module* module) {
-    const int count = libdw().moduleGetSymtab(module);
+  FunctionSymbols(const Libdw& dw, Dwfl_Module* module) {
+    const int count = dw.moduleGetSymtab(module);
     for (int i = 1; i < count; ++i) {
       GElf_Sym symbol{};
       GElf_Addr address = 0;
-      const char* name = libdw().moduleGetSymInfo(module, i, &symbol, &address, nullptr, nullptr, nullptr);
+      const char* name = dw.moduleGetSymInfo(module, i, &symbol, &address, nullptr, nullptr, nullptr);
       if (name == nullptr || *name == '\0' || GELF_ST_TYPE(symbol.st_info) != STT_FUNC) continue;
       if (symbol.st_shndx == SHN_UNDEF) continue;
       symbols_.push_back({address, symbol.st_size, rank(GELF_ST_BIND(symbol.st_info)), i, name});
@@ -189,7 +189,7 @@ class Resolver {
 
   const FunctionSymbols& functionSymbols(Dwfl_Module* module) {
     auto it = symbolsByModule_.find(module);
-    if (it == symbolsByModule_.end()) it = symbolsByModule_.emplace(module, FunctionSymbols(module)).first;
+    if (it == symbolsByModule_.end()) it = symbolsByModule_.emplace(module, FunctionSymbols(dw_, module)).first;
     return it->second;
   }
 
