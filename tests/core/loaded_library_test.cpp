@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -40,8 +41,9 @@ TEST(LoadedLibrary, TakesFunctionsAndNamesAMissingOne) {
   EXPECT_EQ(missing, nullptr);
 }
 
-// libnndna resolves call sites with libdw, which it loads itself: every function it uses is
-// there, and afterwards the library is in the process (RTLD_NOLOAD finds it without loading it).
+// libnndna resolves call sites with libdw, which it loads itself: every function of its table is
+// the library's own (not one of the same name elsewhere in the process), and the library is then
+// in the process (RTLD_NOLOAD finds it without loading it).
 TEST(LoadedLibrary, LibdwHasEveryFunctionCallSitesUse) {
   const tracing::Libdw& dw = tracing::libdw();
   for (const void* function :
@@ -55,7 +57,9 @@ TEST(LoadedLibrary, LibdwHasEveryFunctionCallSitesUse) {
         reinterpret_cast<const void*>(dw.moduleGetSrc), reinterpret_cast<const void*>(dw.moduleGetSymtab),
         reinterpret_cast<const void*>(dw.moduleGetSymInfo), reinterpret_cast<const void*>(dw.lineInfo),
         reinterpret_cast<const void*>(dw.dieName)}) {
-    EXPECT_NE(function, nullptr);
+    Dl_info info{};
+    ASSERT_NE(::dladdr(function, &info), 0);
+    EXPECT_EQ(std::filesystem::path(info.dli_fname).filename(), NNDNA_LIBDW_LIBRARY);
   }
   EXPECT_NE(::dlopen(NNDNA_LIBDW_LIBRARY, RTLD_NOW | RTLD_NOLOAD), nullptr);
   EXPECT_EQ(&tracing::libdw(), &dw);  // loaded once
