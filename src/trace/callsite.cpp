@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "trace/frame_memo.hpp"
 #include "trace/libdw.hpp"
 #include "trace/own_module.hpp"
 
@@ -153,23 +154,35 @@ class FunctionSymbols {
 
 class Resolver {
  public:
-  Resolver() {
-    callbacks_.find_elf = dw_.linuxProcFindElf;
-    callbacks_.find_debuginfo = dw_.standardFindDebuginfo;
-    callbacks_.section_address = nullptr;
-    callbacks_.debuginfo_path = nullptr;
-  }
+  Resolver() = default;
   ~Resolver() {
-    if (dwfl_ != nullptr) dw_.end(dwfl_);
+    if (dwfl_ != nullptr) dw_->end(dwfl_);
   }
   Resolver(const Resolver&) = delete;
   Resolver& operator=(const Resolver&) = delete;
 
   const ResolvedFrame& resolve(std::uintptr_t address) {
     std::lock_guard lock(mutex_);
-    auto [it, inserted] = cache_.try_emplace(address);
-    if (inserted) it->second = compute(address);
-    return it->second;
+    if (auto it = cache_.find(address); it != cache_.end()) return it->second;
+    // Computed before it is cached: a resolution that throws (libdw missing) caches nothing.
+    return cache_.emplace(address, computeOrRecall(address)).first->second;
+  }
+
+  bool startMemo(std::string_view text) {
+    // Without a build ID nothing says which binary a memo belongs to: none is kept.
+    if (own_.programBuildId.empty()) return false;
+    std::optional<FrameMemo> memo = text.empty() ? FrameMemo{} : readFrameMemo(text, own_.programBuildId);
+    std::lock_guard lock(mutex_);
+    memoInUse_ = true;
+    memoGrown_ = false;
+    memo_ = memo ? std::move(*memo) : FrameMemo{};
+    return memo.has_value();
+  }
+
+  std::optional<std::string> grownMemo() {
+    std::lock_guard lock(mutex_);
+    if (!memoGrown_) return std::nullopt;
+    return writeFrameMemo(memo_, own_.programBuildId);
   }
 
  private:
@@ -177,11 +190,16 @@ class Resolver {
     // Modules are reported lazily and again when an address falls outside every known module
     // (a library loaded after the first resolution).
     if (dwfl_ == nullptr) {
-      dwfl_ = dw_.begin(&callbacks_);
+      if (dw_ == nullptr) {
+        dw_ = &libdw();
+        callbacks_.find_elf = dw_->linuxProcFindElf;
+        callbacks_.find_debuginfo = dw_->standardFindDebuginfo;
+      }
+      dwfl_ = dw_->begin(&callbacks_);
       if (dwfl_ != nullptr) {
-        dw_.reportBegin(dwfl_);
-        dw_.linuxProcReport(dwfl_, getpid());
-        dw_.reportEnd(dwfl_, nullptr, nullptr);
+        dw_->reportBegin(dwfl_);
+        dw_->linuxProcReport(dwfl_, getpid());
+        dw_->reportEnd(dwfl_, nullptr, nullptr);
       }
     }
     return dwfl_;
@@ -189,15 +207,28 @@ class Resolver {
 
   const FunctionSymbols& functionSymbols(Dwfl_Module* module) {
     auto it = symbolsByModule_.find(module);
-    if (it == symbolsByModule_.end()) it = symbolsByModule_.emplace(module, FunctionSymbols(dw_, module)).first;
+    if (it == symbolsByModule_.end()) it = symbolsByModule_.emplace(module, FunctionSymbols(*dw_, module)).first;
     return it->second;
   }
 
-  ResolvedFrame compute(std::uintptr_t address) {
-    ResolvedFrame frame;
+  // With a memo (a spec program), an address in the program's own code is looked up there first,
+  // and added to it when it was not.
+  ResolvedFrame computeOrRecall(std::uintptr_t address) {
     Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(address), &info) == 0) return frame;
+    if (dladdr(reinterpret_cast<void*>(address), &info) == 0) return {};
     const auto base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+    if (!memoInUse_ || base != own_.programBase) return compute(address, base);
+    const std::uint64_t relative = address - base;
+    if (auto it = memo_.find(relative); it != memo_.end()) return it->second;
+    ResolvedFrame frame = compute(address, base);
+    memo_.emplace(relative, frame);
+    memoGrown_ = true;
+    return frame;
+  }
+
+  // `base`: the load base of the module holding `address` (dladdr's).
+  ResolvedFrame compute(std::uintptr_t address, std::uintptr_t base) {
+    ResolvedFrame frame;
     frame.relativeAddress = address - base;
     // Linked into the program (the `nndna` command), libnndna shares its module with the built-in
     // specs: its frames are then told apart by their compilation units (below).
@@ -208,12 +239,12 @@ class Resolver {
     if (dwfl == nullptr) return frame;
     // The return address points after the call; the call itself is one byte earlier.
     const Dwarf_Addr pc = address - 1;
-    Dwfl_Module* module = dw_.addrModule(dwfl, pc);
+    Dwfl_Module* module = dw_->addrModule(dwfl, pc);
     if (module == nullptr) {
-      dw_.reportBeginAdd(dwfl);
-      dw_.linuxProcReport(dwfl, getpid());
-      dw_.reportEnd(dwfl, nullptr, nullptr);
-      module = dw_.addrModule(dwfl, pc);
+      dw_->reportBeginAdd(dwfl);
+      dw_->linuxProcReport(dwfl, getpid());
+      dw_->reportEnd(dwfl, nullptr, nullptr);
+      module = dw_->addrModule(dwfl, pc);
       if (module == nullptr) return frame;
     }
     // In the program, libnndna's code is told by its compilation unit, one of nndna's own source
@@ -221,15 +252,15 @@ class Resolver {
     // gpt2_small` take half as long again).
     if (inOwnModule) {
       Dwarf_Addr bias = 0;
-      Dwarf_Die* unit = dw_.moduleAddrDie(module, pc, &bias);
-      const char* unitFile = unit != nullptr ? dw_.dieName(unit) : nullptr;
+      Dwarf_Die* unit = dw_->moduleAddrDie(module, pc, &bias);
+      const char* unitFile = unit != nullptr ? dw_->dieName(unit) : nullptr;
       if (unitFile != nullptr && isLibraryPath(unitFile)) return frame;
     }
-    Dwfl_Line* line = dw_.moduleGetSrc(module, pc);
+    Dwfl_Line* line = dw_->moduleGetSrc(module, pc);
     if (line == nullptr) return frame;
     int lineNo = 0;
     int column = 0;
-    const char* file = dw_.lineInfo(line, nullptr, &lineNo, &column, nullptr, nullptr);
+    const char* file = dw_->lineInfo(line, nullptr, &lineNo, &column, nullptr, nullptr);
     if (file == nullptr) return frame;
     frame.file = file;
     frame.line = lineNo;
@@ -254,12 +285,17 @@ class Resolver {
   }
 
   std::mutex mutex_;
-  const Libdw& dw_ = libdw();  // loaded with the resolver (throws when it cannot be)
+  // Loaded with the first address that needs it (throws when it cannot be): a spec program whose
+  // memo holds every address never loads it.
+  const Libdw* dw_ = nullptr;
   Dwfl_Callbacks callbacks_{};
   Dwfl* dwfl_ = nullptr;
   const OwnModule& own_ = ownModule();
   std::unordered_map<std::uintptr_t, ResolvedFrame> cache_;
   std::unordered_map<Dwfl_Module*, FunctionSymbols> symbolsByModule_;
+  bool memoInUse_ = false;
+  bool memoGrown_ = false;
+  FrameMemo memo_;  // by address relative to the program's base
 };
 
 Resolver& resolver() {
@@ -272,5 +308,9 @@ Resolver& resolver() {
 const ResolvedFrame& resolveReturnAddress(std::uintptr_t address) {
   return resolver().resolve(address);
 }
+
+bool startFrameMemo(std::string_view memoText) { return resolver().startMemo(memoText); }
+
+std::optional<std::string> grownFrameMemo() { return resolver().grownMemo(); }
 
 }  // namespace nndna::tracing

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,6 +33,18 @@ struct ResolvedFrame {
 
 // Resolves a return address (cached per address; thread-safe).
 const ResolvedFrame& resolveReturnAddress(std::uintptr_t address);
+
+// For spec programs (src/specrun/spec_main.cpp), which run one binary again and again: from now
+// on, addresses in the program's own code are looked up in a memo (trace/frame_memo.hpp) before
+// being resolved, and added to it when they were not. It starts as `memoText`, what an earlier
+// run saved (empty: none). False when that text does not read back whole or was written by
+// another binary (the memo then starts empty), or when the program has no build ID to tell its
+// memo by (no memo is kept). Call it before tracing.
+NNDNA_API bool startFrameMemo(std::string_view memoText);
+
+// The memo to save for the next run; nullopt when this run added nothing to the one it started
+// from (or no memo was started).
+NNDNA_API std::optional<std::string> grownFrameMemo();
 
 // "denoise(Denoiser&, nndna::Tensor)" -> "denoise"; "Block::fwd(nndna::Tensor) const" ->
 // "Block::fwd"; lambdas keep their enclosing function: "lossFn::{lambda#1}".
