@@ -35,8 +35,9 @@ std::vector<Entry> entriesByRecency(const fs::path& dir, Include include) {
   return entries;
 }
 
-// A binary's companions: the user's headers it depends on, and the text it was compiled from.
-constexpr const char* kCompanions[] = {".deps", ".cpp"};
+// A binary's companions: the user's headers it depends on, the text it was compiled from, and
+// the memo of its call sites (child_protocol.hpp, kFrameMemoFile).
+constexpr const char* kCompanions[] = {".deps", ".cpp", ".frames"};
 
 bool isCompanion(const fs::path& p) {
   for (const char* extension : kCompanions) {

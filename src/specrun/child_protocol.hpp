@@ -10,6 +10,11 @@ namespace nndna::specrun::child {
 
 inline constexpr const char* kIrFile = "ir.cbor";        // the traced model (ir::writeCbor)
 inline constexpr const char* kErrorFile = "error.json";  // {"kind", "message", ...} on failure
+// The program's resolved call sites (trace/frame_memo.hpp), written after a successful trace when
+// it resolved any its memo did not hold. The runner keeps it beside the binary, unread, and gives
+// its path to the next run as the program's one argument.
+inline constexpr const char* kFrameMemoFile = "frames.json";
+inline constexpr std::size_t kMaxFrameMemoBytes = 4 << 20;
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitTrace = 10;   // nndna::TraceError: file, line, op, detail

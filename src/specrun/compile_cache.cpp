@@ -370,6 +370,7 @@ CompiledSpec compileSpec(const SpecSource& spec, const RunOptions& options, RunR
   CompiledSpec compiled;
   compiled.binary = cache / "bin" / key.substr(0, 32);
   compiled.source = fs::path(compiled.binary.string() + ".cpp");
+  compiled.frameMemo = fs::path(compiled.binary.string() + ".frames");
   compiled.libraries = libraryFiles(tc.library);
   if (report != nullptr) {
     report->binary = compiled.binary;

@@ -34,6 +34,9 @@ SpecSource readSpecSource(const std::filesystem::path& spec, const std::string& 
 struct CompiledSpec {
   std::filesystem::path binary;
   std::filesystem::path source;  // the exact text it was compiled from (<binary>.cpp)
+  // What its runs resolved of their call sites (<binary>.frames, written by a run, maybe absent):
+  // given to the next run, never read by nndna (spec_runner.cpp).
+  std::filesystem::path frameMemo;
   std::vector<std::filesystem::path> userHeaders;  // the user's own headers it included
   // The libnndna files it loads (the real file under each of its names: libnndna.so, the
   // soname, the versioned file), to make visible to it.

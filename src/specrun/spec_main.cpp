@@ -15,6 +15,7 @@
 #include <exception>
 #include <typeinfo>
 #include <new>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "nndna/trace.hpp"
 #include "specrun/child_protocol.hpp"
 #include "specrun/crash_record.hpp"
+#include "trace/callsite.hpp"
 
 namespace {
 
@@ -53,6 +55,34 @@ bool writeIr(const nndna::ir::TracedModel& model) {
   bool ok = true;
   nndna::ir::writeCbor(model, [&](std::string_view piece) { ok = ok && writeAll(fd, piece); });
   return ::close(fd) == 0 && ok;
+}
+
+// The memo an earlier run of this binary saved (argv[1]), if it can be read: without it (the first
+// run, or a memo that is unreadable or too large) the run starts from an empty one.
+std::string readMemoFile(const char* path) {
+  std::string text;
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[64 << 10];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) {
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > kMaxFrameMemoBytes) {
+      text.clear();
+      break;
+    }
+  }
+  ::close(fd);
+  return text;
+}
+
+// Best effort: a memo that cannot be written whole is removed (the next run resolves again).
+void saveFrameMemo() {
+  const std::optional<std::string> memo = nndna::tracing::grownFrameMemo();
+  if (!memo || memo->size() > kMaxFrameMemoBytes) return;
+  const int fd = ::openat(workDir, kFrameMemoFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  const bool written = writeAll(fd, *memo);
+  if (::close(fd) != 0 || !written) ::unlinkat(workDir, kFrameMemoFile, 0);
 }
 
 [[noreturn]] void fail(int code, nlohmann::json error) {
@@ -111,8 +141,9 @@ __attribute__((constructor(101))) void prepare() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   try {
+    nndna::tracing::startFrameMemo(argc > 1 ? readMemoFile(argv[1]) : std::string());
     const auto specs = nndna::registeredSpecs();
     if (specs.empty()) {
       fail(kExitError, {{"kind", "no_spec"},
@@ -126,6 +157,7 @@ int main() {
     if (!writeIr(model)) {
       fail(kExitOutput, {{"kind", "output_limit"}, {"message", "could not write the IR"}});
     }
+    saveFrameMemo();
     // Done: exit without destroying the model and the graphs (freeing a 200k-op trace piece by
     // piece is work nobody waits for) or running static destructors; nothing is left unwritten.
     ::unlinkat(workDir, kErrorFile, 0);  // the reservation, unused

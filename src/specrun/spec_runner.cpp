@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -183,6 +185,22 @@ std::optional<CrashLocation> crashLocation(const SpecSource& spec, const Compile
   throw SpecRunError(Kind::crash, fmt::format("{}: {}", display, crashed), result.output);
 }
 
+// Keeps the memo of call sites the program wrote (child_protocol.hpp) beside its binary, for its
+// next run. nndna never reads it: it is the program's own, and the program checks it was written
+// by the same binary. Best effort: a memo not kept only makes the next run resolve its call sites.
+void keepFrameMemo(int workDir, const CompiledSpec& compiled) {
+  struct stat st {};
+  if (::fstatat(workDir, child::kFrameMemoFile, &st, AT_SYMLINK_NOFOLLOW) != 0) return;  // none written
+  try {
+    TempDir staging(compiled.binary.parent_path().parent_path() / "tmp", "frames-");
+    const fs::path copy = staging.path() / child::kFrameMemoFile;
+    if (copyChildFile(workDir, child::kFrameMemoFile, copy, child::kMaxFrameMemoBytes) != ChildFileStatus::ok) return;
+    fs::rename(copy, compiled.frameMemo);  // whole: a concurrent run reads the old memo or this one
+  } catch (const std::exception&) {
+    // The cache's tmp folder or the memo's place is not writable: the runs go on without it.
+  }
+}
+
 // Run directories of nndna processes that were killed (SIGKILL leaves them behind).
 void sweepStaleRunDirectories() {
   static std::once_flag once;
@@ -203,7 +221,11 @@ ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunRe
   limits.visible.insert(limits.visible.end(), compiled.libraries.begin(), compiled.libraries.end());
   for (const fs::path& header : compiled.userHeaders) limits.visible.push_back({header, {}});
   for (const char* setting : child::kHugePageSettings) limits.visible.push_back({setting, {}});
-  const std::vector<std::string> argv{compiled.binary.string()};
+  std::vector<std::string> argv{compiled.binary.string()};
+  if (fs::exists(compiled.frameMemo)) {
+    limits.visible.push_back({compiled.frameMemo, {}});
+    argv.push_back(compiled.frameMemo.string());
+  }
   const std::vector<std::string> env{"PATH=/usr/bin:/bin", "HOME=" + runDir.path().string(),
                                      "TMPDIR=" + runDir.path().string(), "LANG=C", "LC_ALL=C",
                                      child::kMallocTunables};
@@ -250,6 +272,7 @@ ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunRe
     ir::TracedModel model = ir::tracedModelFromCbor(irFile.text, readLimits);
     rep.readSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - readStart).count();
     if (options.onStage) options.onStage({.stage = "read", .finished = true, .seconds = rep.readSeconds});
+    keepFrameMemo(result.workDir.get(), compiled);
     return model;
   } catch (const ir::IrFormatError& e) {
     throw SpecRunError(Kind::invalid_output,

@@ -184,6 +184,84 @@ TEST_F(SpecRunnerTest, SecondRunIsACacheHitAndAnEditRecompiles) {
   EXPECT_NE(third.binary, first.binary);
 }
 
+// The user frames of every op's call site, as "function:line" (the training graph).
+std::vector<std::string> userFrames(const ir::TracedModel& model) {
+  std::vector<std::string> out;
+  for (const ir::Frame& f : model.train.sites.frames) out.push_back(f.function + ":" + std::to_string(f.line));
+  return out;
+}
+
+// Each run of a binary after its first takes its call sites from the memo the first saved beside
+// it (trace/frame_memo.hpp) and never loads libdw; a memo of another binary, or one that does not
+// read, is not used and is replaced.
+TEST_F(SpecRunnerTest, LaterRunsOfABinaryTakeTheirCallSitesFromTheMemoOfTheFirst) {
+  TempDir cache(fs::temp_directory_path(), "nndna-test-fresh-cache-");
+  RunOptions o;
+  o.cacheDir = cache.path();
+  const fs::path spec = dir_->path() / "memo.cpp";
+  // The size of `marker` says whether libdw was loaded once the layer's call sites were resolved.
+  std::ofstream(spec) << "#include <nndna/nndna.hpp>\n"                                  // 1
+                      << "#include <dlfcn.h>\n"                                          // 2
+                      << "using namespace nndna;\n"                                     // 3
+                      << "struct Net : Module { Linear l{\"l\", 4, 2}; };\n"            // 4
+                      << "int libdwLoaded() { return dlopen(\"libdw.so.1\", RTLD_LAZY | RTLD_NOLOAD) ? 3 : 2; }\n"
+                      << "Tensor lossFn(Net& m, const Inputs& in) {\n"                   // 6
+                      << "  Tensor y = m.l(in[\"x\"]);\n"                                // 7
+                      << "  Tensor marker = zeros({libdwLoaded()});\n"                   // 8
+                      << "  return add(mean(y), mean(marker));\n"                        // 9
+                      << "}\n"
+                      << "NNDNA_SPEC(Net) { return {.label = \"t\", .loss = lossFn, "
+                         ".inputs = {{\"x\", {8, 4}}}}; }\n";
+  const auto markerSize = [](const ir::TracedModel& model) {
+    for (const ir::Op& op : model.train.ops) {
+      if (op.kind == ir::OpKind::zeros) return model.train.tensor(op.out).shape.at(0);
+    }
+    ADD_FAILURE() << "no zeros op";
+    return std::int64_t{0};
+  };
+  RunReport first;
+  const ir::TracedModel resolved = runSpecFile(spec, o, &first);
+  EXPECT_EQ(markerSize(resolved), 3) << "the first run resolves its call sites with libdw";
+  const std::vector<std::string> expected = userFrames(resolved);
+  EXPECT_NE(std::find(expected.begin(), expected.end(), "lossFn:7"), expected.end());
+  const fs::path memo = first.binary.string() + ".frames";
+  ASSERT_TRUE(fs::exists(memo));
+  const ino_t memoInode = inodeOf(memo);
+
+  const ir::TracedModel recalled = runSpecFile(spec, o);
+  EXPECT_EQ(markerSize(recalled), 2) << "the second run takes them all from the memo";
+  EXPECT_EQ(userFrames(recalled), expected);
+  EXPECT_EQ(inodeOf(memo), memoInode) << "nothing new to keep: the memo is not written again";
+
+  // The memo is what the run believes: a doctored one (the same binary's) names other lines.
+  std::string text;
+  {
+    std::ifstream in(memo);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::size_t at = text.find(R"("lossFn"])");
+  ASSERT_NE(at, std::string::npos) << text;
+  std::string doctored = text;
+  doctored.replace(at, 8, R"("doctored")");
+  std::ofstream(memo, std::ios::trunc) << doctored;
+  const std::vector<std::string> frames = userFrames(runSpecFile(spec, o));
+  EXPECT_NE(std::find(frames.begin(), frames.end(), "doctored:7"), frames.end());
+
+  // Another binary's memo, and one cut short: not used, and replaced by this run's.
+  const std::size_t program = text.find(R"("program":")");
+  ASSERT_NE(program, std::string::npos);
+  std::string another = text;
+  another.replace(program + 11, text.find('"', program + 11) - (program + 11), "not-this-program");
+  for (const std::string& unusable : {another, text.substr(0, text.size() / 2)}) {
+    std::ofstream(memo, std::ios::trunc) << unusable;
+    const ir::TracedModel model = runSpecFile(spec, o);
+    EXPECT_EQ(markerSize(model), 3);
+    EXPECT_EQ(userFrames(model), expected);
+    std::ifstream in(memo);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), text);
+  }
+}
+
 // The precompiled header of a spec that includes <cmath> holds <cmath> too (one PCH per set of
 // standard headers); a spec that does not name <cmath> gets the PCH without it, and cannot use it.
 TEST_F(SpecRunnerTest, StandardHeadersASpecIncludesArePrecompiledForItAlone) {
