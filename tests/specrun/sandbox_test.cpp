@@ -10,9 +10,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 #include "specrun/sandbox.hpp"
 #include "specrun/temp_dir.hpp"
@@ -341,6 +343,49 @@ TEST(Sandbox, RunDirectoryIsRemovedEvenWhenTheProgramLockedIt) {
     ASSERT_TRUE(r.exited && r.exitCode == 0) << r.output;
   }
   EXPECT_FALSE(fs::exists(kept));
+}
+
+// What the program's process sets up before its exec (execProgram), whichever way it is started:
+// the caller's ignored and blocked signals do not reach the program, it has no capabilities and
+// cannot gain any, its filter is in place and its limits are the run's.
+TEST(Sandbox, TheProgramStartsWithDefaultSignalsNoCapabilitiesItsFilterAndItsLimits) {
+  TempDir dir(fs::temp_directory_path(), "sandbox-test-");
+  SandboxLimits limits;
+  limits.openFiles = 77;
+  limits.fileSizeBytes = std::uint64_t{3} << 20;
+  limits.cpuSeconds = 9;
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  struct sigaction previousPipe {};
+  ASSERT_EQ(::sigaction(SIGPIPE, &ignore, &previousPipe), 0);
+  sigset_t usr1, previousMask;
+  ::sigemptyset(&usr1);
+  ::sigaddset(&usr1, SIGUSR1);
+  ASSERT_EQ(::pthread_sigmask(SIG_BLOCK, &usr1, &previousMask), 0);
+  // ulimit is bash's own; `exec` makes grep the shell's process, so its status is what bash had.
+  const SandboxResult r = runShell(
+      "ulimit -n; ulimit -f; ulimit -c; ulimit -t; "
+      "exec grep -E '^(SigBlk|SigIgn|CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status",
+      dir.path(), limits);
+  ::pthread_sigmask(SIG_SETMASK, &previousMask, nullptr);
+  ::sigaction(SIGPIPE, &previousPipe, nullptr);
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << r.output;
+  std::istringstream lines(r.output);
+  std::vector<std::string> limitsSeen(4);
+  for (std::string& line : limitsSeen) std::getline(lines, line);
+  // bash's ulimit -f counts blocks of 1024 bytes.
+  EXPECT_EQ(limitsSeen, (std::vector<std::string>{"77", "3072", "0", "9"})) << r.output;
+  std::map<std::string, std::string> status;
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t colon = line.find(':');
+    ASSERT_NE(colon, std::string::npos) << line;
+    status[line.substr(0, colon)] = line.substr(line.find_first_not_of(" \t", colon + 1));
+  }
+  for (const char* none : {"SigBlk", "SigIgn", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}) {
+    EXPECT_EQ(status[none], "0000000000000000") << none << "\n" << r.output;
+  }
+  EXPECT_EQ(status["NoNewPrivs"], "1") << r.output;
+  EXPECT_EQ(status["Seccomp"], r.isolation.syscallFilter ? "2" : "0") << r.output;
 }
 
 TEST(Sandbox, MissingProgramThrows) {
