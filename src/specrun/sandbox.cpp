@@ -222,7 +222,8 @@ int childMain(void* arg) {
   // (CLONE_VM | CLONE_VFORK: this process waits meanwhile, and runs no atfork handlers): no copy
   // of this process's page tables (a copy of nndna's) to make, and none for the exec to tear
   // down. execProgram makes system calls only, on a stack of its own, and changes nothing this
-  // process uses (its descriptors, limits, signal handlers and filter are its own).
+  // process uses (its descriptors, limits, signal handlers and filter are its own; errno, which it
+  // may set, is read here only when the clone failed and it never ran).
   const pid_t program = ::clone(startProgram, setup.programStackTop, CLONE_VM | CLONE_VFORK | SIGCHLD, &setup);
   if (program < 0) {
     sendStatus(setup.statusWrite, kExecFailed, errno);
