@@ -17,33 +17,21 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "specrun/minimal_root.hpp"
+#include "specrun/sandbox_protocol.hpp"
 #include "specrun/syscall_filter.hpp"
 
 namespace nndna::specrun {
 
 namespace {
 
-// Messages on the status socket (child -> parent), each three ints: {tag, a, b}.
-enum StatusTag : int {
-  kExecFailed = 1,  // a: errno
-  kWaitStatus = 2,  // a: the program's wait status
-  kLayers = 3,      // a: LayerBits now in force
-  kRootFailed = 4,  // a: the failed step, b: errno
-  kWorkDir = 5,     // carries the working directory's descriptor (SCM_RIGHTS)
-  kJoinFailed = 6,  // a: the index in TreeLimitGroup::selfJoinFiles(), b: errno
-  kExecuting = 7,   // every layer is set up: the program's exec follows
-};
-enum LayerBits : int {
-  kMinimalRoot = 1,
-  kWorkDirTmpfs = 2,
-  kSyscallFilter = 4,
-  kProcessRlimit = 8,
-  kDiesWithParent = 16,
-};
+using namespace protocol;
 
 // The hostname the program sees (its UTS namespace), instead of the host's.
 constexpr const char* kHostname = "nndna-sandbox";
@@ -67,15 +55,12 @@ struct ChildSetup {
   int outRead = -1;      // the parent's end
   int statusWrite = -1;  // StatusTag messages
   int statusRead = -1;
-  int goRead = -1;  // the parent writes one byte once the child is in its cgroups
+  int goRead = -1;  // the parent's one byte once the child is in its cgroups (init reads it, or the plain child)
   int goWrite = -1;
-  void* programStackTop = nullptr;  // the program's process runs on it until its exec
+  // With namespaces: nndna-sandbox-init (O_PATH, reachable after pivot_root) and its argv.
+  int init = -1;
+  std::vector<char*> initArgv;
 };
-
-void sendStatus(int fd, int tag, int a, int b = 0) {
-  const std::array<int, 3> message{tag, a, b};
-  [[maybe_unused]] ssize_t n = ::send(fd, message.data(), sizeof(message), MSG_NOSIGNAL);
-}
 
 // One status message with room for one descriptor (SCM_RIGHTS), as sent and as received.
 struct StatusPacket {
@@ -119,29 +104,47 @@ void setLimit(int resource, std::uint64_t value) {
   ::setrlimit(resource, &limit);
 }
 
-// The program itself: signals, descriptors, limits, no capabilities, the filter, then exec.
-[[noreturn]] void execProgram(const ChildSetup& setup) {
-  const SandboxLimits& limits = *setup.limits;
-  ::setpgid(0, 0);
-  // Default handling of every signal, none blocked: the caller's choices (an ignored SIGPIPE, a
-  // blocked SIGTERM) survive exec otherwise.
-  sigset_t none;
-  ::sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+// Every signal's handler back to the default: the caller's choices (an ignored SIGPIPE, nndna's
+// own handlers) survive exec otherwise, and in a child sharing nndna's memory a handler of
+// nndna's must never run.
+void defaultSignalHandlers() {
   struct sigaction byDefault {};
   byDefault.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &byDefault, nullptr);
-  const int devNull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devNull >= 0) ::dup2(devNull, STDIN_FILENO);
-  ::dup2(setup.outWrite, STDOUT_FILENO);
-  ::dup2(setup.outWrite, STDERR_FILENO);
-  // Descriptor 3 reports the filter and a failed exec; it closes itself on a successful exec.
-  const int statusFd = ::dup3(setup.statusWrite, 3, O_CLOEXEC) == 3 ? 3 : setup.statusWrite;
-  if (statusFd == 3) ::syscall(SYS_close_range, 4U, ~0U, 0U);
-  if (::chdir(setup.workDir) != 0) {
-    sendStatus(statusFd, kExecFailed, errno);
-    ::_exit(127);
+}
+
+// Descriptor `fd` also at `target` (or `fd` itself, when it is there already), close-on-exec
+// or not.
+bool placeAt(int fd, int target, bool closeOnExec) {
+  if (fd == target) return ::fcntl(fd, F_SETFD, closeOnExec ? FD_CLOEXEC : 0) == 0;
+  return ::dup3(fd, target, closeOnExec ? O_CLOEXEC : 0) == target;
+}
+
+// The process's descriptors become exactly `fds` at 0, 1, 2, ... (each close-on-exec as asked)
+// and /dev/null as stdin first; every other one is closed. Each is lifted above the targets
+// first, so that no dup onto a target closes one not yet placed.
+bool placeDescriptors(std::span<const std::pair<int, bool>> fds) {
+  constexpr int kAbove = 16;
+  std::array<int, 8> lifted{};
+  if (fds.size() > lifted.size()) return false;
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    lifted[i] = ::fcntl(fds[i].first, F_DUPFD_CLOEXEC, kAbove);
+    if (lifted[i] < 0) return false;
   }
+  const int devNull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (devNull < 0 || !placeAt(devNull, STDIN_FILENO, false)) return false;
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    if (!placeAt(lifted[i], static_cast<int>(i) + 1, fds[i].second)) return false;
+  }
+  ::syscall(SYS_close_range, static_cast<unsigned>(fds.size()) + 1, ~0U, 0U);
+  return true;
+}
+
+// The limits, no capabilities and the filter: the last of the set-up before the exec of the
+// program (or of init, which starts it). Reports the layers it put in force on `statusFd`.
+// `processesBounded`: the run's pids cgroup was joined.
+void confine(const ChildSetup& setup, int statusFd, bool processesBounded) {
+  const SandboxLimits& limits = *setup.limits;
   // CPU: SIGXCPU at the soft limit, SIGKILL one second later.
   const rlimit cpu{static_cast<rlim_t>(limits.cpuSeconds), static_cast<rlim_t>(limits.cpuSeconds + 1)};
   ::setrlimit(RLIMIT_CPU, &cpu);
@@ -151,7 +154,7 @@ void setLimit(int resource, std::uint64_t value) {
   setLimit(RLIMIT_CORE, 0);
   // Without a pids cgroup, in a user namespace of its own, RLIMIT_NPROC counts exactly the
   // sandbox's processes (as root without one it would count every root process of the host).
-  if (setup.userNamespace && !setup.processesBounded) {
+  if (setup.userNamespace && !processesBounded) {
     setLimit(RLIMIT_NPROC, limits.maxProcesses);
     sendStatus(statusFd, kLayers, kProcessRlimit);
   }
@@ -163,18 +166,38 @@ void setLimit(int resource, std::uint64_t value) {
   std::array<__user_cap_data_struct, 2> noCaps{};
   ::syscall(SYS_capset, &header, noCaps.data());
   if (installSyscallFilter(*setup.filter)) sendStatus(statusFd, kLayers, kSyscallFilter);
+}
+
+// Without namespaces, the child of a plain clone() becomes the program itself: its own process
+// group, default signals, its descriptors, limits, no capabilities, the filter, then exec.
+[[noreturn]] void execProgram(const ChildSetup& setup) {
+  ::setpgid(0, 0);
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  defaultSignalHandlers();
+  // Descriptor 3 reports the filter and a failed exec; it closes itself on a successful exec.
+  const std::array<std::pair<int, bool>, 3> fds{std::pair{setup.outWrite, false}, std::pair{setup.outWrite, false},
+                                                std::pair{setup.statusWrite, true}};
+  if (!placeDescriptors(fds)) {
+    sendStatus(setup.statusWrite, kExecFailed, errno);
+    ::_exit(127);
+  }
+  constexpr int statusFd = 3;
+  if (::chdir(setup.workDir) != 0) {
+    sendStatus(statusFd, kExecFailed, errno);
+    ::_exit(127);
+  }
+  confine(setup, statusFd, setup.processesBounded);
   sendStatus(statusFd, kExecuting, 0);
   ::execve(setup.program, setup.argv.data(), setup.envp.data());
   sendStatus(statusFd, kExecFailed, errno);
   ::_exit(127);
 }
 
-int startProgram(void* setup) { execProgram(*static_cast<const ChildSetup*>(setup)); }
-
-// The child of clone(). With namespaces it is PID 1 of its PID namespace: it builds the minimal
-// root, runs the program as its own child and reports how that ended; when it exits, the kernel
-// kills whatever the program left behind.
-int childMain(void* arg) {
+// The child of a plain clone() (no namespaces): a copy of nndna that waits for its go, then
+// becomes the program.
+int plainChildMain(void* arg) {
   ChildSetup& setup = *static_cast<ChildSetup*>(arg);
   ::close(setup.outRead);
   ::close(setup.statusRead);
@@ -186,25 +209,44 @@ int childMain(void* arg) {
   for (std::size_t i = 0; i < setup.joinFiles.size(); ++i) {
     if (setup.joinFiles[i] < 0) continue;
     if (::write(setup.joinFiles[i], "0", 1) != 1) {
-      const int error = errno;
-      sendStatus(setup.statusWrite, kJoinFailed, static_cast<int>(i), error);
-      if (i == TreeLimitGroup::kProcessGroup) setup.processesBounded = false;
+      sendStatus(setup.statusWrite, kJoinFailed, static_cast<int>(i), errno);
     }
     ::close(setup.joinFiles[i]);
   }
   char go = 0;
   if (::read(setup.goRead, &go, 1) != 1) ::_exit(127);
-  ::close(setup.goRead);
-  if (!setup.namespaces) execProgram(setup);
+  execProgram(setup);
+}
 
+// The child of clone(CLONE_VM | CLONE_VFORK | namespaces), as posix_spawn's child: it runs in
+// nndna's memory, on a stack of its own, while the thread that cloned it waits, until its exec of
+// nndna-sandbox-init releases both. It makes system calls only (another thread of nndna may hold
+// the allocator's lock) and writes nothing of nndna's but the errno of the waiting thread (whose
+// thread-local storage it shares, and which that thread reads only when clone() failed) and the
+// root plan's descriptor slots (RootPlan::execute; nndna never reads them). Per-process settings
+// it must not touch: PR_SET_DUMPABLE belongs to the memory it shares — init sets it after exec.
+// Every signal is blocked in it (the caller blocked them for the clone) until init's start.
+int sandboxChildMain(void* arg) {
+  ChildSetup& setup = *static_cast<ChildSetup*>(arg);
+  defaultSignalHandlers();
+  // Killed with the thread that made it; as PID 1 of its PID namespace (init, after the exec), its
+  // death takes every process of the namespace with it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Into the tree's cgroups (v1) first, by itself: see TreeLimitGroup::selfJoinFiles.
+  bool processesBounded = setup.processesBounded;
+  for (std::size_t i = 0; i < setup.joinFiles.size(); ++i) {
+    if (setup.joinFiles[i] < 0) continue;
+    if (::write(setup.joinFiles[i], "0", 1) != 1) {
+      sendStatus(setup.statusWrite, kJoinFailed, static_cast<int>(i), errno);
+      if (i == TreeLimitGroup::kProcessGroup) processesBounded = false;
+    }
+  }
   if (setup.userNamespace) {
     writeProcFile("/proc/self/setgroups", "deny");
     writeProcFile("/proc/self/uid_map", setup.uidMap);
     writeProcFile("/proc/self/gid_map", setup.gidMap);
   }
   ::sethostname(kHostname, std::strlen(kHostname));
-  // The program (same user, no capabilities) may not read this process's memory or descriptors.
-  ::prctl(PR_SET_DUMPABLE, 0);
   int failedStep = 0;
   int error = 0;
   if (!setup.root->execute(failedStep, error)) {
@@ -218,27 +260,25 @@ int childMain(void* arg) {
     sendDescriptor(setup.statusWrite, workDir);
     ::close(workDir);
   }
-  // The program's process shares this one's memory until its exec, as posix_spawn's does
-  // (CLONE_VM | CLONE_VFORK: this process waits meanwhile, and runs no atfork handlers): no copy
-  // of this process's page tables (a copy of nndna's) to make, and none for the exec to tear
-  // down. execProgram makes system calls only, on a stack of its own, and changes nothing this
-  // process uses (its descriptors, limits, signal handlers and filter are its own; errno, which it
-  // may set, is read here only when the clone failed and it never ran).
-  const pid_t program = ::clone(startProgram, setup.programStackTop, CLONE_VM | CLONE_VFORK | SIGCHLD, &setup);
-  if (program < 0) {
-    sendStatus(setup.statusWrite, kExecFailed, errno);
+  // init's descriptors: stdin (/dev/null), stdout and stderr (the output pipe), the status socket
+  // and the go pipe (kInitStatusFd, kInitGoFd), and init's own file, closed by its exec.
+  static_assert(kInitStatusFd == 3 && kInitGoFd == 4);
+  const std::array<std::pair<int, bool>, 5> fds{std::pair{setup.outWrite, false}, std::pair{setup.outWrite, false},
+                                                std::pair{setup.statusWrite, false},
+                                                std::pair{setup.goRead, false}, std::pair{setup.init, true}};
+  if (!placeDescriptors(fds)) {
+    sendStatus(setup.statusWrite, kInitFailed, errno);
     ::_exit(127);
   }
-  ::close(setup.outWrite);
-  for (;;) {
-    int status = 0;
-    const pid_t done = ::waitpid(-1, &status, 0);
-    if (done < 0 && errno != EINTR) ::_exit(1);
-    if (done == program) {
-      sendStatus(setup.statusWrite, kWaitStatus, status);
-      ::_exit(0);
-    }
+  constexpr int initFd = 5;
+  if (::chdir(setup.workDir) != 0) {
+    sendStatus(kInitStatusFd, kExecFailed, errno);
+    ::_exit(127);
   }
+  confine(setup, kInitStatusFd, processesBounded);
+  ::syscall(SYS_execveat, initFd, "", setup.initArgv.data(), setup.envp.data(), AT_EMPTY_PATH);
+  sendStatus(kInitStatusFd, kInitFailed, errno);
+  ::_exit(127);
 }
 
 class Pipe {
@@ -284,6 +324,31 @@ bool receiveStatus(int socket, std::array<int, 3>& message, UniqueFd& received) 
 }
 
 double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; }
+
+// nndna-sandbox-init (sandbox_init.cpp), found once: in <prefix>/libexec/nndna beside the programs
+// installed there (nndna-net), from <prefix>/bin (nndna), else where the build tree made it (the
+// tests and benchmarks).
+const std::filesystem::path& sandboxInitProgram() {
+  static const std::filesystem::path found = [] {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> candidates;
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+      candidates.push_back(self.parent_path() / "nndna-sandbox-init");
+      candidates.push_back((self.parent_path() / NNDNA_SANDBOX_INIT_FROM_BIN).lexically_normal());
+    }
+    candidates.push_back(NNDNA_SANDBOX_INIT_BUILD);
+    std::string looked;
+    for (const fs::path& candidate : candidates) {
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+      looked += (looked.empty() ? "" : ", ") + candidate.string();
+    }
+    throw std::system_error(ENOENT, std::generic_category(),
+                            "nndna-sandbox-init, the sandbox's init program, is missing: looked for " + looked);
+  }();
+  return found;
+}
 
 }  // namespace
 
@@ -343,31 +408,50 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   setup.goRead = go.read();
   setup.goWrite = go.write();
 
-  // Not zeroed: zeroing would touch all its pages in this process, where after the clone a write
-  // to any page shared with the child is a copy-on-write fault; the child touches the few it uses.
+  // The child's stack. Not zeroed: after a plain clone a write to any page shared with the child
+  // is a copy-on-write fault in this process; the child touches the few it uses.
   constexpr std::size_t kStackBytes = std::size_t{256} << 10;
   const auto stack = std::make_unique_for_overwrite<char[]>(kStackBytes);
   void* stackTop = stack.get() + kStackBytes;
-  constexpr std::size_t kProgramStackBytes = std::size_t{64} << 10;
-  const auto programStack = std::make_unique_for_overwrite<char[]>(kProgramStackBytes);
-  setup.programStackTop = programStack.get() + kProgramStackBytes;
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = -1;
+  std::string namespaceError;
+  UniqueFd init;
+  std::string initName;
   if (limits.isolate) {
+    const std::filesystem::path& initPath = sandboxInitProgram();
+    init.reset(::open(initPath.c_str(), O_PATH | O_CLOEXEC));
+    if (!init) throw std::system_error(errno, std::generic_category(), "cannot open " + initPath.string());
+    initName = initPath.string();
+    setup.init = init.get();
+    // Its name alone as argv[0]: the program may read init's command line (/proc/1/cmdline), and
+    // where nndna is installed is no business of its.
+    static char initArg0[] = "nndna-sandbox-init";
+    setup.initArgv = {initArg0, program.data()};
+    setup.initArgv.insert(setup.initArgv.end(), setup.argv.begin(), setup.argv.end());  // ends in nullptr
+    // The child shares this process's memory until its exec of init (sandboxChildMain): no copy of
+    // nndna's page tables, no copy-on-write. No handler of nndna's may run in it, so every signal
+    // is blocked from before the clone (the child starts with this thread's mask) until after.
     setup.namespaces = true;
+    sigset_t all;
+    sigset_t previous;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &previous);
     constexpr int kNamespaces = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS;
-    pid = ::clone(childMain, stackTop, kNamespaces | SIGCHLD, &setup);
+    constexpr int kShared = CLONE_VM | CLONE_VFORK;
+    pid = ::clone(sandboxChildMain, stackTop, kShared | kNamespaces | SIGCHLD, &setup);
     if (pid < 0) {
       setup.userNamespace = true;
-      pid = ::clone(childMain, stackTop, CLONE_NEWUSER | kNamespaces | SIGCHLD, &setup);
+      pid = ::clone(sandboxChildMain, stackTop, kShared | CLONE_NEWUSER | kNamespaces | SIGCHLD, &setup);
     }
+    const int cloneErrno = errno;
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    if (pid < 0) namespaceError = std::strerror(cloneErrno);
   }
-  std::string namespaceError;
   if (pid < 0) {
-    if (limits.isolate) namespaceError = std::strerror(errno);
     setup.namespaces = false;
     setup.userNamespace = false;
-    pid = ::clone(childMain, stackTop, SIGCHLD, &setup);
+    pid = ::clone(plainChildMain, stackTop, SIGCHLD, &setup);
   }
   if (pid < 0) throw std::system_error(errno, std::generic_category(), "cannot start " + args[0]);
   if (!setup.namespaces) ::setpgid(pid, pid);
@@ -380,7 +464,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
     ::kill(pid, SIGKILL);
   };
   // A run stopped or out of time before its child is released never starts its program: the
-  // child waits for this byte, and without it exits at the pipe's end.
+  // child (or init, with namespaces) waits for this byte, and without it exits at the pipe's end.
   if (std::chrono::steady_clock::now() - start >= limits.wallTime) {
     result.timedOut = true;
   } else if (stop.stop_requested()) {
@@ -397,6 +481,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   int layers = 0;
   bool executing = false;
   int execErrno = 0;
+  int initErrno = 0;
   int rootStep = -1;
   int rootErrno = 0;
   bool haveProgramStatus = !setup.namespaces;
@@ -407,6 +492,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
     if (!receiveStatus(status.read(), message, received)) return false;
     switch (message[0]) {
       case kExecFailed: execErrno = message[1]; break;
+      case kInitFailed: initErrno = message[1]; break;
       case kLayers: layers |= message[1]; break;
       case kExecuting: executing = true; break;
       case kRootFailed:
@@ -483,6 +569,9 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   if (rootStep >= 0) {
     throw std::system_error(rootErrno, std::generic_category(),
                             "cannot build the sandbox's filesystem (" + root->describeStep(rootStep) + ")");
+  }
+  if (initErrno != 0) {
+    throw std::system_error(initErrno, std::generic_category(), "cannot start the sandbox's init " + initName);
   }
   if (!result.workDir) result.workDir.reset(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 

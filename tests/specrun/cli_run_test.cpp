@@ -73,9 +73,10 @@ std::pair<int, std::string> runNndna(const std::vector<std::string>& args, const
 }
 
 // Processes (other than this one) whose environment has a TMPDIR starting with `tmp`: nndna
-// started with it, the sandbox's init (a copy of nndna), and the spec program and its children
-// (whose TMPDIR is their run directory, inside `tmp`).
-std::vector<pid_t> processesUnder(const fs::path& tmp) {
+// started with it, and the spec program and its children (whose TMPDIR is their run directory,
+// inside `tmp`). The sandbox's init has the program's environment too, which only root may read
+// (init is not dumpable); `withInit` false leaves it out.
+std::vector<pid_t> processesUnder(const fs::path& tmp, bool withInit = true) {
   std::vector<pid_t> found;
   const std::string wanted = "TMPDIR=" + tmp.string();
   std::error_code ec;
@@ -84,6 +85,7 @@ std::vector<pid_t> processesUnder(const fs::path& tmp) {
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     const pid_t pid = std::stoi(name);
     if (pid == ::getpid()) continue;
+    if (!withInit && readFile(entry.path() / "comm") == "nndna-sandbox-i\n") continue;
     const std::string environment = readFile(entry.path() / "environ");
     for (std::size_t at = 0; at < environment.size();) {
       const std::size_t end = environment.find('\0', at);
@@ -165,14 +167,13 @@ class CliRun : public ::testing::Test {
     const pid_t nndna = startNndna({command, writeEndlessSpec().string(), "--cache-dir", testCacheDir(), "-o",
                                     (dir_->path() / output).string()},
                                    tmp_, dir_->path() / "nndna.log");
-    // The spec program and its three children, whose TMPDIR is their run directory. (nndna and
-    // the sandbox's init have TMPDIR = tmp_; the init's environment is readable by root only.)
+    // The spec program and its three children, whose TMPDIR is their run directory.
     const fs::path runDirs = tmp_ / "nndna-run-";
     const auto deadline = std::chrono::steady_clock::now() + 300s;
-    while (processesUnder(runDirs).size() < 4 && std::chrono::steady_clock::now() < deadline) {
+    while (processesUnder(runDirs, false).size() < 4 && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(50ms);
     }
-    EXPECT_EQ(processesUnder(runDirs).size(), 4u) << readFile(dir_->path() / "nndna.log");
+    EXPECT_EQ(processesUnder(runDirs, false).size(), 4u) << readFile(dir_->path() / "nndna.log");
     EXPECT_EQ(runDirectoriesIn(tmp_).size(), 1u);
     EXPECT_EQ(threadsLettingTerminationThrough(nndna), std::vector<std::string>{});
     ::kill(nndna, signal);

@@ -7,6 +7,10 @@ source_dir=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
+# The sandbox's init is installed beside nndna-net, static: its exec loads no library.
+init="$work/prefix/libexec/nndna/nndna-sandbox-init"
+[[ -x "$init" ]] || { echo "missing: $init"; exit 1; }
+if readelf -l "$init" | grep -q INTERP; then echo "$init is not static"; exit 1; fi
 cp "$source_dir/examples/diffusion_denoiser.cpp" "$work/model.cpp"
 cd "$work"
 NNDNA_CACHE_DIR="$work/cache" "$work/prefix/bin/nndna" ir model.cpp -o model.json -v 2> log.txt || {

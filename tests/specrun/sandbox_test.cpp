@@ -2,6 +2,7 @@
 // attacking it are in hostile_spec_test.cpp.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <stop_token>
@@ -392,6 +394,59 @@ TEST(Sandbox, TheProgramStartsWithDefaultSignalsNoCapabilitiesItsFilterAndItsLim
   }
   EXPECT_EQ(status["NoNewPrivs"], "1") << r.output;
   EXPECT_EQ(status["Seccomp"], r.isolation.syscallFilter ? "2" : "0") << r.output;
+}
+
+// With namespaces, PID 1 is nndna-sandbox-init (sandbox_init.cpp), not a copy of nndna: it runs
+// under the program's own layers (no capabilities, the filter), and the program cannot open its
+// memory, environment or map, nor follow its executable's or descriptors' links, through /proc. The child that set the sandbox up shared
+// nndna's memory: nndna must come out of the run as it went in — still dumpable (a per-memory
+// setting), its signal handlers and its thread's signal mask its own.
+TEST(Sandbox, InitIsASmallProgramUnderTheProgramsLayersAndOutOfItsReach) {
+  TempDir dir(fs::temp_directory_path(), "sandbox-test-");
+  struct sigaction handler {};
+  handler.sa_handler = [](int) {};
+  struct sigaction previousUsr2 {};
+  ASSERT_EQ(::sigaction(SIGUSR2, &handler, &previousUsr2), 0);
+  sigset_t maskBefore;
+  ASSERT_EQ(::pthread_sigmask(SIG_SETMASK, nullptr, &maskBefore), 0);
+  const SandboxResult r = runShell(
+      "grep -E '^(Name|CapEff|CapBnd|NoNewPrivs|Seccomp):' /proc/1/status; "
+      "for f in mem environ maps; do "
+      "  if (exec 9< /proc/1/$f) 2> /dev/null; then echo \"opened $f\"; else echo \"denied $f\"; fi; "
+      "done; "
+      "for f in exe fd/3; do "
+      "  if readlink /proc/1/$f > /dev/null 2>&1; then echo \"followed $f\"; else echo \"denied $f\"; fi; "
+      "done; "
+      "tr '\\0' '\\n' < /proc/1/cmdline | head -n 1",
+      dir.path());
+  sigset_t maskAfter;
+  ASSERT_EQ(::pthread_sigmask(SIG_SETMASK, nullptr, &maskAfter), 0);
+  struct sigaction usr2After {};
+  ::sigaction(SIGUSR2, &previousUsr2, &usr2After);
+  EXPECT_EQ(::prctl(PR_GET_DUMPABLE), 1);
+  EXPECT_EQ(usr2After.sa_handler, handler.sa_handler);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    EXPECT_EQ(::sigismember(&maskAfter, sig), ::sigismember(&maskBefore, sig)) << "signal " << sig;
+  }
+  if (!r.isolation.namespaces) GTEST_SKIP() << "no PID namespace on this machine";
+  ASSERT_TRUE(r.exited && r.exitCode == 0) << r.output;
+  std::istringstream lines(r.output);
+  std::map<std::string, std::string> status;
+  for (int i = 0; i < 5; ++i) {
+    std::string line;
+    ASSERT_TRUE(std::getline(lines, line)) << r.output;
+    const std::size_t colon = line.find(':');
+    ASSERT_NE(colon, std::string::npos) << line;
+    status[line.substr(0, colon)] = line.substr(line.find_first_not_of(" \t", colon + 1));
+  }
+  EXPECT_EQ(status["Name"], "nndna-sandbox-i") << r.output;  // the kernel keeps 15 characters
+  EXPECT_EQ(status["CapEff"], "0000000000000000") << r.output;
+  EXPECT_EQ(status["CapBnd"], "0000000000000000") << r.output;
+  EXPECT_EQ(status["NoNewPrivs"], "1") << r.output;
+  EXPECT_EQ(status["Seccomp"], r.isolation.syscallFilter ? "2" : "0") << r.output;
+  std::string rest((std::istreambuf_iterator<char>(lines)), std::istreambuf_iterator<char>());
+  // Its command line, which anyone may read, names it but not where nndna is installed.
+  EXPECT_EQ(rest, "denied mem\ndenied environ\ndenied maps\ndenied exe\ndenied fd/3\nnndna-sandbox-init\n");
 }
 
 TEST(Sandbox, MissingProgramThrows) {

@@ -53,7 +53,8 @@ async function health() {
 function specProcesses() {
   const bin = join(process.env.NNDNA_CACHE, 'bin');
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return out.split('\n').filter((l) => l.includes(bin));
+  // A spec program's argv[0] is its cached binary; the sandbox's init names it as an argument.
+  return out.split('\n').filter((l) => (l.trim().split(/\s+/)[1] ?? '').startsWith(bin));
 }
 
 before(async () => {

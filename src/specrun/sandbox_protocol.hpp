@@ -1,0 +1,43 @@
+// What runSandboxed (sandbox.cpp) and the sandbox's init program (sandbox_init.cpp) agree on: the
+// messages on the status socket and the descriptors init starts with. Both sides are nndna's own
+// code, built together; nothing here is read from the sandboxed program.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <array>
+
+namespace nndna::specrun::protocol {
+
+// Messages on the status socket (sandbox -> nndna), each three ints: {tag, a, b}.
+enum StatusTag : int {
+  kExecFailed = 1,  // a: errno of the program's exec (or of the fork before it)
+  kWaitStatus = 2,  // a: the program's wait status
+  kLayers = 3,      // a: LayerBits now in force
+  kRootFailed = 4,  // a: the failed step, b: errno
+  kWorkDir = 5,     // carries the working directory's descriptor (SCM_RIGHTS)
+  kJoinFailed = 6,  // a: the index in TreeLimitGroup::selfJoinFiles(), b: errno
+  kExecuting = 7,   // every layer is set up: the program's exec follows
+  kInitFailed = 8,  // a: errno of init's own exec
+};
+
+enum LayerBits : int {
+  kMinimalRoot = 1,
+  kWorkDirTmpfs = 2,
+  kSyscallFilter = 4,
+  kProcessRlimit = 8,
+  kDiesWithParent = 16,
+};
+
+// The descriptors init is started with, besides 0-2 (the program's stdin, stdout and stderr).
+constexpr int kInitStatusFd = 3;  // the status socket; init makes it close-on-exec itself
+constexpr int kInitGoFd = 4;      // one byte from nndna once init is in the run's cgroups
+// init's command line: argv[1] the program's path, argv[2...] the program's own argv.
+constexpr int kInitProgramArg = 1;
+
+inline void sendStatus(int fd, int tag, int a, int b = 0) {
+  const std::array<int, 3> message{tag, a, b};
+  [[maybe_unused]] ssize_t n = ::send(fd, message.data(), sizeof(message), MSG_NOSIGNAL);
+}
+
+}  // namespace nndna::specrun::protocol
