@@ -99,6 +99,13 @@ bool writeProcFile(const char* path, const std::string& text) {
   return ok;
 }
 
+// Reports `error` as `tag` on `fd` and ends the child (a child sharing nndna's memory may not
+// return into it).
+[[noreturn]] void failChild(int fd, StatusTag tag, int error) {
+  sendStatus(fd, tag, error);
+  ::_exit(127);
+}
+
 void setLimit(int resource, std::uint64_t value) {
   const rlimit limit{static_cast<rlim_t>(value), static_cast<rlim_t>(value)};
   ::setrlimit(resource, &limit);
@@ -179,20 +186,13 @@ void confine(const ChildSetup& setup, int statusFd, bool processesBounded) {
   // Descriptor 3 reports the filter and a failed exec; it closes itself on a successful exec.
   const std::array<std::pair<int, bool>, 3> fds{std::pair{setup.outWrite, false}, std::pair{setup.outWrite, false},
                                                 std::pair{setup.statusWrite, true}};
-  if (!placeDescriptors(fds)) {
-    sendStatus(setup.statusWrite, kExecFailed, errno);
-    ::_exit(127);
-  }
+  if (!placeDescriptors(fds)) failChild(setup.statusWrite, kExecFailed, errno);
   constexpr int statusFd = 3;
-  if (::chdir(setup.workDir) != 0) {
-    sendStatus(statusFd, kExecFailed, errno);
-    ::_exit(127);
-  }
+  if (::chdir(setup.workDir) != 0) failChild(statusFd, kExecFailed, errno);
   confine(setup, statusFd, setup.processesBounded);
   sendStatus(statusFd, kExecuting, 0);
   ::execve(setup.program, setup.argv.data(), setup.envp.data());
-  sendStatus(statusFd, kExecFailed, errno);
-  ::_exit(127);
+  failChild(statusFd, kExecFailed, errno);
 }
 
 // The child of a plain clone() (no namespaces): a copy of nndna that waits for its go, then
@@ -266,19 +266,12 @@ int sandboxChildMain(void* arg) {
   const std::array<std::pair<int, bool>, 5> fds{std::pair{setup.outWrite, false}, std::pair{setup.outWrite, false},
                                                 std::pair{setup.statusWrite, false},
                                                 std::pair{setup.goRead, false}, std::pair{setup.init, true}};
-  if (!placeDescriptors(fds)) {
-    sendStatus(setup.statusWrite, kInitFailed, errno);
-    ::_exit(127);
-  }
+  if (!placeDescriptors(fds)) failChild(setup.statusWrite, kInitFailed, errno);
   constexpr int initFd = 5;
-  if (::chdir(setup.workDir) != 0) {
-    sendStatus(kInitStatusFd, kExecFailed, errno);
-    ::_exit(127);
-  }
+  if (::chdir(setup.workDir) != 0) failChild(kInitStatusFd, kExecFailed, errno);
   confine(setup, kInitStatusFd, processesBounded);
   ::syscall(SYS_execveat, initFd, "", setup.initArgv.data(), setup.envp.data(), AT_EMPTY_PATH);
-  sendStatus(kInitStatusFd, kInitFailed, errno);
-  ::_exit(127);
+  failChild(kInitStatusFd, kInitFailed, errno);
 }
 
 class Pipe {
