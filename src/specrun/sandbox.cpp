@@ -407,14 +407,6 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   const auto stack = std::make_unique_for_overwrite<char[]>(kStackBytes);
   void* stackTop = stack.get() + kStackBytes;
   const auto start = std::chrono::steady_clock::now();
-  // Released before the clone when the groups need nothing of this thread after it (none, or only
-  // groups the child joins by itself) and the run is neither stopped nor out of time: init then
-  // starts the program without waiting for this thread to come back from the clone.
-  bool released = false;
-  if (!group.attachesAfterStart() && std::chrono::steady_clock::now() - start < limits.wallTime &&
-      !stop.stop_requested()) {
-    released = ::write(go.write(), "g", 1) == 1;
-  }
   pid_t pid = -1;
   std::string namespaceError;
   UniqueFd init;
@@ -466,14 +458,12 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   };
   // A run stopped or out of time before its child is released never starts its program: the
   // child (or init, with namespaces) waits for this byte, and without it exits at the pipe's end.
-  if (!released) {
-    if (std::chrono::steady_clock::now() - start >= limits.wallTime) {
-      result.timedOut = true;
-    } else if (stop.stop_requested()) {
-      result.cancelled = true;
-    } else {
-      [[maybe_unused]] const ssize_t wrote = ::write(go.write(), "g", 1);
-    }
+  if (std::chrono::steady_clock::now() - start >= limits.wallTime) {
+    result.timedOut = true;
+  } else if (stop.stop_requested()) {
+    result.cancelled = true;
+  } else {
+    [[maybe_unused]] const ssize_t wrote = ::write(go.write(), "g", 1);
   }
   if (result.timedOut || result.cancelled) killAll();
   go.closeWrite();

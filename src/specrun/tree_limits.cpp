@@ -264,13 +264,6 @@ void TreeLimitGroup::selfJoinFailed(std::size_t index, int error) {
   if (group.source != TreeLimitSource::none) lose(group, std::strerror(error));
 }
 
-bool TreeLimitGroup::attachesAfterStart() const {
-  for (const Group* group : {&memory_, &processes_}) {
-    if (!group->selfJoin && group->source != TreeLimitSource::none && group->owned) return true;
-  }
-  return false;
-}
-
 bool TreeLimitGroup::attach(pid_t pid) {
   bool all = true;
   const std::string text = std::to_string(pid);

@@ -55,8 +55,6 @@ class TreeLimitGroup {
   // not join by itself (cgroup v2, where a process cannot move only its thread), and closes this
   // process's copies of selfJoinFiles(). False if a write failed; the sources then read `none`.
   bool attach(pid_t pid);
-  // attach() has a group to move the child into (not only descriptors to close).
-  bool attachesAfterStart() const;
 
   TreeLimitSource memorySource() const { return memory_.source; }
   TreeLimitSource processSource() const { return processes_.source; }
