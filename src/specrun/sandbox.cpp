@@ -319,8 +319,8 @@ bool receiveStatus(int socket, std::array<int, 3>& message, UniqueFd& received) 
 double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; }
 
 // nndna-sandbox-init (sandbox_init.cpp), found once: in <prefix>/libexec/nndna beside the programs
-// installed there (nndna-net), from <prefix>/bin (nndna), else where the build tree made it (the
-// tests and benchmarks).
+// installed there (nndna-net), from <prefix>/bin (nndna), else, for the tests and benchmarks, which
+// run from the build tree, where the build made it.
 const std::filesystem::path& sandboxInitProgram() {
   static const std::filesystem::path found = [] {
     namespace fs = std::filesystem;
@@ -330,8 +330,11 @@ const std::filesystem::path& sandboxInitProgram() {
     if (!ec) {
       candidates.push_back(self.parent_path() / "nndna-sandbox-init");
       candidates.push_back((self.parent_path() / NNDNA_SANDBOX_INIT_FROM_BIN).lexically_normal());
+      // The build tree's only for a program of the build tree: an installed nndna never runs a
+      // file that happens to sit where a build once was.
+      const fs::path relative = self.lexically_relative(fs::weakly_canonical(NNDNA_BUILD_TREE, ec));
+      if (!ec && !relative.empty() && *relative.begin() != "..") candidates.push_back(NNDNA_SANDBOX_INIT_BUILD);
     }
-    candidates.push_back(NNDNA_SANDBOX_INIT_BUILD);
     std::string looked;
     for (const fs::path& candidate : candidates) {
       if (::access(candidate.c_str(), X_OK) == 0) return candidate;
