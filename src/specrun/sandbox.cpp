@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -127,24 +128,33 @@ bool placeAt(int fd, int target, bool closeOnExec) {
   return ::dup3(fd, target, closeOnExec ? O_CLOEXEC : 0) == target;
 }
 
-// The process's descriptors become exactly `fds` at 0, 1, 2, ... (each close-on-exec as asked)
-// and /dev/null as stdin first; every other one is closed. Each is lifted above the targets
-// first, so that no dup onto a target closes one not yet placed.
-bool placeDescriptors(std::span<const std::pair<int, bool>> fds) {
+// The process's descriptors become exactly `fds` at 1, 2, ... (each close-on-exec as asked) and
+// /dev/null as stdin; every other one is closed. Each is lifted above the targets first, so that
+// no dup onto a target closes one not yet placed. On failure it reports `failTag` on the lifted
+// copy of fds[reportIndex] (whose own number a dup may have reused by then) and ends the child.
+void placeDescriptorsOrFail(std::span<const std::pair<int, bool>> fds, std::size_t reportIndex, StatusTag failTag) {
   constexpr int kAbove = 16;
   std::array<int, 8> lifted{};
-  if (fds.size() > lifted.size()) return false;
+  static_assert(kAbove > static_cast<int>(lifted.size()));
+  if (fds.size() > lifted.size() || reportIndex >= fds.size()) failChild(fds[0].first, failTag, EINVAL);
   for (std::size_t i = 0; i < fds.size(); ++i) {
     lifted[i] = ::fcntl(fds[i].first, F_DUPFD_CLOEXEC, kAbove);
-    if (lifted[i] < 0) return false;
+    if (lifted[i] < 0) failChild(fds[reportIndex].first, failTag, errno);
   }
+  const int report = lifted[reportIndex];
   const int devNull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devNull < 0 || !placeAt(devNull, STDIN_FILENO, false)) return false;
+  if (devNull < 0 || !placeAt(devNull, STDIN_FILENO, false)) failChild(report, failTag, errno);
   for (std::size_t i = 0; i < fds.size(); ++i) {
-    if (!placeAt(lifted[i], static_cast<int>(i) + 1, fds[i].second)) return false;
+    if (!placeAt(lifted[i], static_cast<int>(i) + 1, fds[i].second)) failChild(report, failTag, errno);
   }
-  ::syscall(SYS_close_range, static_cast<unsigned>(fds.size()) + 1, ~0U, 0U);
-  return true;
+  const unsigned first = static_cast<unsigned>(fds.size()) + 1;
+  if (::syscall(SYS_close_range, first, ~0U, 0U) != 0) {
+    // Refused (a container's filter older than close_range): one by one, up to the limit.
+    rlimit open{};
+    ::getrlimit(RLIMIT_NOFILE, &open);
+    const rlim_t end = std::min<rlim_t>(open.rlim_cur, rlim_t{1} << 20);
+    for (rlim_t fd = first; fd < end; ++fd) ::close(static_cast<int>(fd));
+  }
 }
 
 // The limits, no capabilities and the filter: the last of the set-up before the exec of the
@@ -186,7 +196,7 @@ void confine(const ChildSetup& setup, int statusFd, bool processesBounded) {
   // Descriptor 3 reports the filter and a failed exec; it closes itself on a successful exec.
   const std::array<std::pair<int, bool>, 3> fds{std::pair{setup.outWrite, false}, std::pair{setup.outWrite, false},
                                                 std::pair{setup.statusWrite, true}};
-  if (!placeDescriptors(fds)) failChild(setup.statusWrite, kExecFailed, errno);
+  placeDescriptorsOrFail(fds, 2, kExecFailed);
   constexpr int statusFd = 3;
   if (::chdir(setup.workDir) != 0) failChild(statusFd, kExecFailed, errno);
   confine(setup, statusFd, setup.processesBounded);
@@ -221,17 +231,23 @@ int plainChildMain(void* arg) {
 // The child of clone(CLONE_VM | CLONE_VFORK | namespaces), as posix_spawn's child: it runs in
 // nndna's memory, on a stack of its own, while the thread that cloned it waits, until its exec of
 // nndna-sandbox-init releases both. It makes system calls only (another thread of nndna may hold
-// the allocator's lock) and writes nothing of nndna's but the errno of the waiting thread (whose
-// thread-local storage it shares, and which that thread reads only when clone() failed) and the
-// root plan's descriptor slots (RootPlan::execute; nndna never reads them). Per-process settings
-// it must not touch: PR_SET_DUMPABLE belongs to the memory it shares — init sets it after exec.
-// Every signal is blocked in it (the caller blocked them for the clone) until init's start.
+// the allocator's lock) and writes nothing of nndna's but the thread-local state of the waiting
+// thread, whose thread-local storage it shares: errno, which that thread reads only when clone()
+// failed, and the cancellation state that glibc's wrappers of open, write, send... set and
+// restore around the call (nndna never cancels a thread); and the root plan's descriptor slots
+// (RootPlan::execute; nndna never reads them). What it must not do: anything that belongs to the
+// memory it shares — PR_SET_DUMPABLE (init sets it after its exec), and any change of
+// credentials other than dropping capabilities (the kernel would reset the memory's dumpability).
+// Every signal is blocked in it (the caller blocked them for the clone) until init's start, and
+// every handler of nndna's is reset before anything else; glibc's two internal signals, which no
+// mask or sigaction reaches, ignore what another process sends.
 int sandboxChildMain(void* arg) {
   ChildSetup& setup = *static_cast<ChildSetup*>(arg);
-  defaultSignalHandlers();
   // Killed with the thread that made it; as PID 1 of its PID namespace (init, after the exec), its
-  // death takes every process of the namespace with it.
+  // death takes every process of the namespace with it. Should that thread end before this line,
+  // the go pipe reads end-of-file in init, which then exits without starting the program.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  defaultSignalHandlers();
   // Into the tree's cgroups (v1) first, by itself: see TreeLimitGroup::selfJoinFiles.
   bool processesBounded = setup.processesBounded;
   for (std::size_t i = 0; i < setup.joinFiles.size(); ++i) {
@@ -266,7 +282,7 @@ int sandboxChildMain(void* arg) {
   const std::array<std::pair<int, bool>, 5> fds{std::pair{setup.outWrite, false}, std::pair{setup.outWrite, false},
                                                 std::pair{setup.statusWrite, false},
                                                 std::pair{setup.goRead, false}, std::pair{setup.init, true}};
-  if (!placeDescriptors(fds)) failChild(setup.statusWrite, kInitFailed, errno);
+  placeDescriptorsOrFail(fds, 2, kInitFailed);
   constexpr int initFd = 5;
   if (::chdir(setup.workDir) != 0) failChild(kInitStatusFd, kExecFailed, errno);
   confine(setup, kInitStatusFd, processesBounded);

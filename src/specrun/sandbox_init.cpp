@@ -21,6 +21,9 @@
 using namespace nndna::specrun::protocol;
 
 int main(int argc, char** argv) {
+  // Set before the exec already, and kept by it; again, in case a security module's change of
+  // label at the exec cleared it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   // The program runs as the same user: exec left this process dumpable, which would let the
   // program read its memory and descriptors through /proc.
   ::prctl(PR_SET_DUMPABLE, 0);

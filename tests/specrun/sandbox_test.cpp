@@ -398,9 +398,10 @@ TEST(Sandbox, TheProgramStartsWithDefaultSignalsNoCapabilitiesItsFilterAndItsLim
 
 // With namespaces, PID 1 is nndna-sandbox-init (sandbox_init.cpp), not a copy of nndna: it runs
 // under the program's own layers (no capabilities, the filter), and the program cannot open its
-// memory, environment or map, nor follow its executable's or descriptors' links, through /proc. The child that set the sandbox up shared
-// nndna's memory: nndna must come out of the run as it went in — still dumpable (a per-memory
-// setting), its signal handlers and its thread's signal mask its own.
+// memory, environment or map, nor follow its executable's or descriptors' links, through /proc
+// (which it can for itself: the same commands, on its own process, are the control). The child
+// that set the sandbox up shared nndna's memory: nndna must come out of the run as it went in —
+// still dumpable (a per-memory setting), its signal handlers and its thread's signal mask its own.
 TEST(Sandbox, InitIsASmallProgramUnderTheProgramsLayersAndOutOfItsReach) {
   TempDir dir(fs::temp_directory_path(), "sandbox-test-");
   struct sigaction handler {};
@@ -411,11 +412,14 @@ TEST(Sandbox, InitIsASmallProgramUnderTheProgramsLayersAndOutOfItsReach) {
   ASSERT_EQ(::pthread_sigmask(SIG_SETMASK, nullptr, &maskBefore), 0);
   const SandboxResult r = runShell(
       "grep -E '^(Name|CapEff|CapBnd|NoNewPrivs|Seccomp):' /proc/1/status; "
-      "for f in mem environ maps; do "
-      "  if (exec 9< /proc/1/$f) 2> /dev/null; then echo \"opened $f\"; else echo \"denied $f\"; fi; "
-      "done; "
-      "for f in exe fd/3; do "
-      "  if readlink /proc/1/$f > /dev/null 2>&1; then echo \"followed $f\"; else echo \"denied $f\"; fi; "
+      "for p in self 1; do "
+      "  for f in mem environ maps; do "
+      "    if (exec 9< /proc/$p/$f) 2> /dev/null; then echo \"opened $f\"; else echo \"denied $f\"; fi; "
+      "  done; "
+      "  fd=0; [ $p = 1 ] && fd=3; "  // init keeps only the status socket open
+      "  for f in exe fd/$fd; do "
+      "    if readlink /proc/$p/$f > /dev/null 2>&1; then echo \"followed ${f%/*}\"; else echo \"denied ${f%/*}\"; fi; "
+      "  done; "
       "done; "
       "tr '\\0' '\\n' < /proc/1/cmdline | head -n 1",
       dir.path());
@@ -446,7 +450,27 @@ TEST(Sandbox, InitIsASmallProgramUnderTheProgramsLayersAndOutOfItsReach) {
   EXPECT_EQ(status["Seccomp"], r.isolation.syscallFilter ? "2" : "0") << r.output;
   std::string rest((std::istreambuf_iterator<char>(lines)), std::istreambuf_iterator<char>());
   // Its command line, which anyone may read, names it but not where nndna is installed.
-  EXPECT_EQ(rest, "denied mem\ndenied environ\ndenied maps\ndenied exe\ndenied fd/3\nnndna-sandbox-init\n");
+  EXPECT_EQ(rest,
+            "opened mem\nopened environ\nopened maps\nfollowed exe\nfollowed fd\n"  // the program's own
+            "denied mem\ndenied environ\ndenied maps\ndenied exe\ndenied fd\n"      // init's
+            "nndna-sandbox-init\n");
+}
+
+// The program starts with stdin, stdout and stderr only: none of the sandbox's own descriptors
+// (the status socket, the go pipe, init's file) nor one the caller left open without
+// close-on-exec, with namespaces and without.
+TEST(Sandbox, TheProgramInheritsOnlyItsThreeStandardDescriptors) {
+  TempDir dir(fs::temp_directory_path(), "sandbox-test-");
+  const int leaked = ::open("/dev/null", O_RDONLY);  // no O_CLOEXEC, on purpose
+  ASSERT_GE(leaked, 0);
+  for (const bool isolate : {true, false}) {
+    SandboxLimits limits;
+    limits.isolate = isolate;
+    const SandboxResult r = runShell("ls /proc/$$/fd | tr '\\n' ' '", dir.path(), limits);
+    ASSERT_TRUE(r.exited && r.exitCode == 0) << r.output;
+    EXPECT_EQ(r.output, "0 1 2 ") << (isolate ? "with namespaces" : "plain fork");
+  }
+  ::close(leaked);
 }
 
 TEST(Sandbox, MissingProgramThrows) {
