@@ -2,8 +2,8 @@
 //
 // runSandboxed's child sets up everything in nndna's own memory, as posix_spawn's child does
 // (the namespaces, the minimal root, the descriptors, the working directory, the limits, no
-// capabilities, the syscall filter) and then execs this small static program, which this process
-// and the program it starts inherit all of. It waits for nndna's go (the run's cgroups are joined
+// capabilities, the syscall filter) and then execs this small static program: it, and the
+// program it starts, inherit all of that. It waits for nndna's go (the run's cgroups are joined
 // by then), starts the program, reaps whatever ends up as its child, reports how the program
 // ended on the status socket and exits; its exit ends every process left in the namespace.
 //
