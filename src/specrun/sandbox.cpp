@@ -185,6 +185,21 @@ void confine(const ChildSetup& setup, int statusFd, bool processesBounded) {
   if (installSyscallFilter(*setup.filter)) sendStatus(statusFd, kLayers, kSyscallFilter);
 }
 
+// Into the tree's cgroups (v1) first, by itself: see TreeLimitGroup::selfJoinFiles. Each failure
+// is reported; returns whether the process limit's group is joined (or was never this child's to
+// join). The join files are closed with the rest of the descriptors (placeDescriptorsOrFail).
+bool joinGroups(const ChildSetup& setup) {
+  bool processesBounded = setup.processesBounded;
+  for (std::size_t i = 0; i < setup.joinFiles.size(); ++i) {
+    if (setup.joinFiles[i] < 0) continue;
+    if (::write(setup.joinFiles[i], "0", 1) != 1) {
+      sendStatus(setup.statusWrite, kJoinFailed, static_cast<int>(i), errno);
+      if (i == TreeLimitGroup::kProcessGroup) processesBounded = false;
+    }
+  }
+  return processesBounded;
+}
+
 // Without namespaces, the child of a plain clone() becomes the program itself: its own process
 // group, default signals, its descriptors, limits, no capabilities, the filter, then exec.
 [[noreturn]] void execProgram(const ChildSetup& setup) {
@@ -215,14 +230,7 @@ int plainChildMain(void* arg) {
   // Killed with the thread that made it. The parent may have died before this line: then the go
   // pipe reads end-of-file instead of its byte.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // Into the tree's cgroups (v1) first, by itself: see TreeLimitGroup::selfJoinFiles.
-  for (std::size_t i = 0; i < setup.joinFiles.size(); ++i) {
-    if (setup.joinFiles[i] < 0) continue;
-    if (::write(setup.joinFiles[i], "0", 1) != 1) {
-      sendStatus(setup.statusWrite, kJoinFailed, static_cast<int>(i), errno);
-    }
-    ::close(setup.joinFiles[i]);
-  }
+  joinGroups(setup);
   char go = 0;
   if (::read(setup.goRead, &go, 1) != 1) ::_exit(127);
   execProgram(setup);
@@ -248,15 +256,7 @@ int sandboxChildMain(void* arg) {
   // the go pipe reads end-of-file in init, which then exits without starting the program.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   defaultSignalHandlers();
-  // Into the tree's cgroups (v1) first, by itself: see TreeLimitGroup::selfJoinFiles.
-  bool processesBounded = setup.processesBounded;
-  for (std::size_t i = 0; i < setup.joinFiles.size(); ++i) {
-    if (setup.joinFiles[i] < 0) continue;
-    if (::write(setup.joinFiles[i], "0", 1) != 1) {
-      sendStatus(setup.statusWrite, kJoinFailed, static_cast<int>(i), errno);
-      if (i == TreeLimitGroup::kProcessGroup) processesBounded = false;
-    }
-  }
+  const bool processesBounded = joinGroups(setup);
   if (setup.userNamespace) {
     writeProcFile("/proc/self/setgroups", "deny");
     writeProcFile("/proc/self/uid_map", setup.uidMap);
@@ -429,12 +429,10 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   pid_t pid = -1;
   std::string namespaceError;
   UniqueFd init;
-  std::string initName;
   if (limits.isolate) {
     const std::filesystem::path& initPath = sandboxInitProgram();
     init.reset(::open(initPath.c_str(), O_PATH | O_CLOEXEC));
     if (!init) throw std::system_error(errno, std::generic_category(), "cannot open " + initPath.string());
-    initName = initPath.string();
     setup.init = init.get();
     // Its name alone as argv[0]: the program may read init's command line (/proc/1/cmdline), and
     // where nndna is installed is no business of its.
@@ -583,7 +581,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
                             "cannot build the sandbox's filesystem (" + root->describeStep(rootStep) + ")");
   }
   if (initErrno != 0) {
-    throw std::system_error(initErrno, std::generic_category(), "cannot start the sandbox's init " + initName);
+    throw std::system_error(initErrno, std::generic_category(), "cannot start the sandbox's init " + sandboxInitProgram().string());
   }
   if (!result.workDir) result.workDir.reset(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 
