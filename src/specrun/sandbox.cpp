@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "specrun/minimal_root.hpp"
-#include "specrun/sandbox_protocol.hpp"
+#include "specrun/sandbox_protocol.h"
 #include "specrun/syscall_filter.hpp"
 
 namespace nndna::specrun {
@@ -103,7 +103,7 @@ bool writeProcFile(const char* path, const std::string& text) {
 // Reports `error` as `tag` on `fd` and ends the child (a child sharing nndna's memory may not
 // return into it).
 [[noreturn]] void failChild(int fd, StatusTag tag, int error) {
-  sendStatus(fd, tag, error);
+  sendStatus(fd, tag, error, 0);
   ::_exit(127);
 }
 
@@ -173,7 +173,7 @@ void confine(const ChildSetup& setup, int statusFd, bool processesBounded) {
   // sandbox's processes (as root without one it would count every root process of the host).
   if (setup.userNamespace && !processesBounded) {
     setLimit(RLIMIT_NPROC, limits.maxProcesses);
-    sendStatus(statusFd, kLayers, kProcessRlimit);
+    sendStatus(statusFd, kLayers, kProcessRlimit, 0);
   }
   // No capabilities, now or after exec (as root, exec would grant them again from the bounding
   // set): without CAP_SYS_ADMIN no mount can be undone.
@@ -182,7 +182,7 @@ void confine(const ChildSetup& setup, int statusFd, bool processesBounded) {
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   std::array<__user_cap_data_struct, 2> noCaps{};
   ::syscall(SYS_capset, &header, noCaps.data());
-  if (installSyscallFilter(*setup.filter)) sendStatus(statusFd, kLayers, kSyscallFilter);
+  if (installSyscallFilter(*setup.filter)) sendStatus(statusFd, kLayers, kSyscallFilter, 0);
 }
 
 // Into the tree's cgroups (v1) first, by itself: see TreeLimitGroup::selfJoinFiles. Each failure
@@ -215,7 +215,7 @@ bool joinGroups(const ChildSetup& setup) {
   constexpr int statusFd = 3;
   if (::chdir(setup.workDir) != 0) failChild(statusFd, kExecFailed, errno);
   confine(setup, statusFd, setup.processesBounded);
-  sendStatus(statusFd, kExecuting, 0);
+  sendStatus(statusFd, kExecuting, 0, 0);
   ::execve(setup.program, setup.argv.data(), setup.envp.data());
   failChild(statusFd, kExecFailed, errno);
 }
@@ -270,7 +270,7 @@ int sandboxChildMain(void* arg) {
     ::_exit(127);
   }
   sendStatus(setup.statusWrite, kLayers,
-             kMinimalRoot | kDiesWithParent | (setup.root->workDirBytes() > 0 ? kWorkDirTmpfs : 0));
+             kMinimalRoot | kDiesWithParent | (setup.root->workDirBytes() > 0 ? kWorkDirTmpfs : 0), 0);
   const int workDir = ::open(setup.workDir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (workDir >= 0) {
     sendDescriptor(setup.statusWrite, workDir);
@@ -334,7 +334,7 @@ bool receiveStatus(int socket, std::array<int, 3>& message, UniqueFd& received) 
 
 double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; }
 
-// nndna-sandbox-init (sandbox_init.cpp), found once: in <prefix>/libexec/nndna beside the programs
+// nndna-sandbox-init (sandbox_init.c), found once: in <prefix>/libexec/nndna beside the programs
 // installed there (nndna-net), from <prefix>/bin (nndna), else, for the tests and benchmarks, which
 // run from the build tree, where the build made it.
 const std::filesystem::path& sandboxInitProgram() {

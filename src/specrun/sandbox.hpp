@@ -11,7 +11,7 @@
 //   - limits for the whole process tree, memory and processes, through a cgroup (v2 where
 //     delegated, else v1; tree_limits.hpp), besides per-process rlimits;
 //   - death with its parent: PR_SET_PDEATHSIG on the namespace's init, whose death takes every
-//     process of the namespace with it. The init is nndna-sandbox-init (sandbox_init.cpp), a
+//     process of the namespace with it. The init is nndna-sandbox-init (sandbox_init.c), a
 //     small static program the set-up child execs: it holds nothing of nndna's memory.
 // Where no namespace can be made, the program runs in a plain fork in its own process group with
 // the limits, the filter and the rlimits; SandboxResult::isolation says what was in force.

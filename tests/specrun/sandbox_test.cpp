@@ -396,7 +396,7 @@ TEST(Sandbox, TheProgramStartsWithDefaultSignalsNoCapabilitiesItsFilterAndItsLim
   EXPECT_EQ(status["Seccomp"], r.isolation.syscallFilter ? "2" : "0") << r.output;
 }
 
-// With namespaces, PID 1 is nndna-sandbox-init (sandbox_init.cpp), not a copy of nndna: it runs
+// With namespaces, PID 1 is nndna-sandbox-init (sandbox_init.c), not a copy of nndna: it runs
 // under the program's own layers (no capabilities, the filter), and the program cannot open its
 // memory, environment or map, nor follow its executable's or descriptors' links, through /proc
 // (which it can for itself: the same commands, on its own process, are the control). The child
