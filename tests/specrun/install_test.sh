@@ -25,4 +25,15 @@ if NNDNA_CACHE_DIR="$work/cache" "$work/prefix/bin/nndna" ir broken.cpp -o out.j
 fi
 cat err.txt
 grep -q "^broken.cpp:2:9: error: 'nope' was not declared in this scope" err.txt
+# Without its init, the installed nndna runs nothing (no spec unsandboxed): it says what is
+# missing and where it looked.
+mv "$init" "$init.away"
+if NNDNA_CACHE_DIR="$work/cache" "$work/prefix/bin/nndna" ir model.cpp -o again.json 2> missing.txt; then
+  echo "the spec ran without the sandbox's init"; exit 1
+fi
+cat missing.txt
+prefix=$(realpath "$work/prefix")
+grep -qF "nndna: nndna-sandbox-init, the sandbox's init program, is missing: looked for $prefix/bin/nndna-sandbox-init, $prefix/libexec/nndna/nndna-sandbox-init" missing.txt
+[[ ! -e again.json ]] || { echo "again.json was written"; exit 1; }
+mv "$init.away" "$init"
 echo "install test passed"
