@@ -132,11 +132,12 @@ bool placeAt(int fd, int target, bool closeOnExec) {
 // /dev/null as stdin; every other one is closed. Each is lifted above the targets first, so that
 // no dup onto a target closes one not yet placed. On failure it reports `failTag` on the lifted
 // copy of fds[reportIndex] (whose own number a dup may have reused by then) and ends the child.
-void placeDescriptorsOrFail(std::span<const std::pair<int, bool>> fds, std::size_t reportIndex, StatusTag failTag) {
+template <std::size_t N>
+void placeDescriptorsOrFail(const std::array<std::pair<int, bool>, N>& fds, std::size_t reportIndex, StatusTag failTag) {
   constexpr int kAbove = 16;
-  std::array<int, 8> lifted{};
-  static_assert(kAbove > static_cast<int>(lifted.size()));
-  if (fds.size() > lifted.size() || reportIndex >= fds.size()) failChild(fds[0].first, failTag, EINVAL);
+  static_assert(N > 0 && kAbove > static_cast<int>(N));
+  std::array<int, N> lifted{};
+  if (reportIndex >= N) failChild(fds[0].first, failTag, EINVAL);
   for (std::size_t i = 0; i < fds.size(); ++i) {
     lifted[i] = ::fcntl(fds[i].first, F_DUPFD_CLOEXEC, kAbove);
     if (lifted[i] < 0) failChild(fds[reportIndex].first, failTag, errno);
