@@ -458,9 +458,6 @@ TEST(Sandbox, InitIsASmallProgramUnderTheProgramsLayersAndOutOfItsReach) {
             "nndna-sandbox-init\n");
 }
 
-// The program starts with stdin, stdout and stderr only: none of the sandbox's own descriptors
-// (the status socket, the go pipe, init's file) nor one the caller left open without
-// close-on-exec, with namespaces and without.
 // Where Debian's musl-tools is installed (scripts/install-deps.sh installs it), the init is built
 // against musl with GCC (src/specrun/CMakeLists.txt; musl's specs are GCC's): a static glibc
 // program's start-up took about 1 ms of every sandboxed run. glibc's static start-up reads
@@ -471,15 +468,19 @@ TEST(Sandbox, InitIsBuiltAgainstMuslWhereMuslIsInstalled) {
   }
   utsname machine{};
   ASSERT_EQ(::uname(&machine), 0);
-  const fs::path muslSpecs = fs::path("/usr/lib") / (std::string(machine.machine) + "-linux-musl") / "musl-gcc.specs";
-  if (!fs::exists(muslSpecs)) GTEST_SKIP() << "no " << muslSpecs << " on this machine: the init is built with glibc";
+  const fs::path muslSpecs =
+      fs::path("/usr/lib") / (std::string(machine.machine) + "-linux-musl") / "musl-gcc.specs";
+  if (!fs::exists(muslSpecs)) GTEST_SKIP() << "no " << muslSpecs << ": the init is built with glibc";
   std::ifstream in(NNDNA_SANDBOX_INIT, std::ios::binary);
   ASSERT_TRUE(in) << NNDNA_SANDBOX_INIT;
   const std::string program((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(program.find("GLIBC_TUNABLES"), std::string::npos) << NNDNA_SANDBOX_INIT << " is built with glibc";
+  EXPECT_EQ(program.find("GLIBC_TUNABLES"), std::string::npos) << NNDNA_SANDBOX_INIT << " is glibc's";
   EXPECT_LT(program.size(), 200u << 10) << NNDNA_SANDBOX_INIT;
 }
 
+// The program starts with stdin, stdout and stderr only: none of the sandbox's own descriptors
+// (the status socket, the go pipe, init's file) nor one the caller left open without
+// close-on-exec, with namespaces and without.
 TEST(Sandbox, TheProgramInheritsOnlyItsThreeStandardDescriptors) {
   TempDir dir(fs::temp_directory_path(), "sandbox-test-");
   const int leaked = ::open("/dev/null", O_RDONLY);  // no O_CLOEXEC, on purpose
