@@ -582,7 +582,8 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
                             "cannot build the sandbox's filesystem (" + root->describeStep(rootStep) + ")");
   }
   if (initErrno != 0) {
-    throw std::system_error(initErrno, std::generic_category(), "cannot start the sandbox's init " + sandboxInitProgram().string());
+    throw std::system_error(initErrno, std::generic_category(),
+                            "cannot start the sandbox's init " + sandboxInitProgram().string());
   }
   if (!result.workDir) result.workDir.reset(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 
