@@ -394,7 +394,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
     }
     root->setWorkDir(dir, dir, limits.workDirBytes);
   }
-  TreeLimitGroup group(limits.memoryBytes, limits.maxProcesses);
+  auto group = std::make_unique<TreeLimitGroup>(limits.memoryBytes, limits.maxProcesses);
 
   ChildSetup setup;
   setup.program = program.c_str();
@@ -405,8 +405,8 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   setup.workDir = dir.c_str();
   setup.root = root ? &*root : nullptr;
   setup.filter = &syscallFilter();
-  setup.processesBounded = group.processSource() != TreeLimitSource::none;
-  setup.joinFiles = group.selfJoinFiles();
+  setup.processesBounded = group->processSource() != TreeLimitSource::none;
+  setup.joinFiles = group->selfJoinFiles();
   setup.uidMap = std::to_string(::getuid()) + " " + std::to_string(::getuid()) + " 1";
   setup.gidMap = std::to_string(::getgid()) + " " + std::to_string(::getgid()) + " 1";
   setup.limits = &limits;
@@ -468,7 +468,7 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   if (!setup.namespaces) ::setpgid(pid, pid);
   // (glibc 2.36's <sys/pidfd.h> lacks extern "C": the system call directly.)
   const UniqueFd pidFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  group.attach(pid);
+  group->attach(pid);
   SandboxResult result;
   auto killAll = [&] {
     if (!setup.namespaces) ::kill(-pid, SIGKILL);
@@ -495,8 +495,11 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   int initErrno = 0;
   int rootStep = -1;
   int rootErrno = 0;
-  bool haveProgramStatus = !setup.namespaces;
+  bool haveProgramStatus = !setup.namespaces;  // init's report (with namespaces)
   int programStatus = 0;
+  bool programAlone = false;  // no other process of the run was left
+  bool haveProgramCpu = false;
+  double programCpu = 0;
   auto readStatus = [&] {
     std::array<int, 3> message{};
     UniqueFd received;
@@ -513,9 +516,14 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
       case kWaitStatus:
         programStatus = message[1];
         haveProgramStatus = true;
+        programAlone = message[2] == 1;
+        break;
+      case kProgramCpu:
+        programCpu = message[1] + message[2] / 1e6;
+        haveProgramCpu = true;
         break;
       case kWorkDir: result.workDir = std::move(received); break;
-      case kJoinFailed: group.selfJoinFailed(static_cast<std::size_t>(message[1]), message[2]); break;
+      case kJoinFailed: group->selfJoinFailed(static_cast<std::size_t>(message[1]), message[2]); break;
       default: break;
     }
     return true;
@@ -533,7 +541,13 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   int waitStatus = 0;
   rusage usage{};
   bool reaped = false;
-  while (!reaped) {
+  // With namespaces the loop ends as soon as init has reported that the program ended with no
+  // other process of the run left, and the output is read to its end: init's exit and the
+  // namespaces' teardown are left to result.end. Whatever the caller reads then is final.
+  auto programDone = [&] {
+    return setup.namespaces && haveProgramStatus && programAlone && haveProgramCpu && !outputOpen;
+  };
+  while (!reaped && !programDone()) {
     const auto now = std::chrono::steady_clock::now();
     if (!result.timedOut && now - start >= limits.wallTime) {
       result.timedOut = true;
@@ -573,9 +587,24 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
     keepOutput(buffer.data(), static_cast<std::size_t>(n));
   }
   result.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.cpuSeconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
-  result.memoryExceeded = group.memoryLimitHit();
-  result.processLimitHit = group.processLimitHit();
+  result.cpuSeconds = haveProgramCpu ? programCpu : seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  result.memoryExceeded = group->memoryLimitHit();
+  result.processLimitHit = group->processLimitHit();
+
+  Isolation& isolation = result.isolation;
+  isolation.namespaces = setup.namespaces;
+  isolation.userNamespace = setup.userNamespace;
+  isolation.minimalRoot = (layers & kMinimalRoot) != 0;
+  isolation.syscallFilter = (layers & kSyscallFilter) != 0;
+  isolation.workDirBounded = (layers & kWorkDirTmpfs) != 0;
+  isolation.diesWithParent = (layers & kDiesWithParent) != 0;
+  isolation.programStarted = executing && execErrno == 0;
+  isolation.memoryLimit = group->memorySource();
+  isolation.processLimit = (layers & kProcessRlimit) != 0 ? TreeLimitSource::rlimit : group->processSource();
+  isolation.namespacesWhyNot = limits.isolate ? namespaceError : "not asked for";
+  isolation.filterWhyNot = setup.filter->error;
+  isolation.treeLimitsWhyNot = group->whyNot();
+  result.end = SandboxEnd(reaped ? -1 : pid, std::move(group));
 
   if (rootStep >= 0) {
     throw std::system_error(rootErrno, std::generic_category(),
@@ -586,20 +615,6 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
                             "cannot start the sandbox's init " + sandboxInitProgram().string());
   }
   if (!result.workDir) result.workDir.reset(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-
-  Isolation& isolation = result.isolation;
-  isolation.namespaces = setup.namespaces;
-  isolation.userNamespace = setup.userNamespace;
-  isolation.minimalRoot = (layers & kMinimalRoot) != 0;
-  isolation.syscallFilter = (layers & kSyscallFilter) != 0;
-  isolation.workDirBounded = (layers & kWorkDirTmpfs) != 0;
-  isolation.diesWithParent = (layers & kDiesWithParent) != 0;
-  isolation.programStarted = executing && execErrno == 0;
-  isolation.memoryLimit = group.memorySource();
-  isolation.processLimit = (layers & kProcessRlimit) != 0 ? TreeLimitSource::rlimit : group.processSource();
-  isolation.namespacesWhyNot = limits.isolate ? namespaceError : "not asked for";
-  isolation.filterWhyNot = setup.filter->error;
-  isolation.treeLimitsWhyNot = group.whyNot();
 
   if (execErrno != 0 && !result.timedOut && !result.cancelled) {
     throw std::system_error(execErrno, std::generic_category(), "cannot run " + args[0]);
@@ -614,6 +629,26 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
   result.cpuExceeded = result.signal == SIGXCPU ||
                        (result.signal == SIGKILL && result.cpuSeconds >= static_cast<double>(limits.cpuSeconds));
   return result;
+}
+
+SandboxEnd& SandboxEnd::operator=(SandboxEnd&& other) noexcept {
+  if (this != &other) {
+    finish();
+    init_ = std::exchange(other.init_, -1);
+    groups_ = std::move(other.groups_);
+  }
+  return *this;
+}
+
+void SandboxEnd::finish() noexcept {
+  // init exits right after its report; its exit kills what is left in its namespace. The groups
+  // can be removed only once they are empty.
+  if (init_ > 0) {
+    while (::waitpid(init_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    init_ = -1;
+  }
+  groups_.reset();
 }
 
 std::vector<std::string> Isolation::missing() const {

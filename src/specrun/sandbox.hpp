@@ -20,12 +20,16 @@
 // stdin from /dev/null, no inherited descriptors, default signal handling, capabilities dropped.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <stop_token>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "specrun/tree_limits.hpp"
@@ -81,6 +85,31 @@ struct Isolation {
   std::string describe() const;
 };
 
+// What is left of a sandboxed run once its program has ended, alone (no process it started
+// still running), and its output is read: the namespace's init exiting, the kernel tearing the
+// namespaces down, the run's cgroups removed. runSandboxed returns before that, so that the
+// caller reads what the program left while the kernel does the rest (docs/specrun.md, "The
+// run's end left to the kernel"); finish(), or the destructor, waits for init and removes the
+// groups. Where the program left processes running, runSandboxed waits for init's exit, which
+// ends them, and this only removes the groups.
+class SandboxEnd {
+ public:
+  SandboxEnd() = default;
+  SandboxEnd(pid_t init, std::unique_ptr<TreeLimitGroup> groups) : init_(init), groups_(std::move(groups)) {}
+  SandboxEnd(SandboxEnd&& other) noexcept
+      : init_(std::exchange(other.init_, -1)), groups_(std::move(other.groups_)) {}
+  SandboxEnd& operator=(SandboxEnd&& other) noexcept;
+  SandboxEnd(const SandboxEnd&) = delete;
+  SandboxEnd& operator=(const SandboxEnd&) = delete;
+  ~SandboxEnd() { finish(); }
+
+  void finish() noexcept;
+
+ private:
+  pid_t init_ = -1;  // not yet reaped; -1 when it has been
+  std::unique_ptr<TreeLimitGroup> groups_;
+};
+
 struct SandboxResult {
   bool exited = false;  // exited normally with exitCode
   int exitCode = -1;
@@ -97,13 +126,15 @@ struct SandboxResult {
   // Its working directory as it left it (the tmpfs when workDirBytes > 0), for openat(): read it
   // with child_files.hpp, never by following what the program put there.
   UniqueFd workDir;
-  double wallSeconds = 0;
+  double wallSeconds = 0;  // from the start to the program's end
   double cpuSeconds = 0;  // user + system of the program and its children
+  SandboxEnd end;  // what is left to wait for (init, the namespaces, the groups)
 };
 
 // Runs argv[0] (an absolute path) with `environment` ("NAME=value") in `workDir`, which must
-// exist. A stop request on `stop` kills the program and everything it started (checked every
-// 20 ms) and returns with `cancelled` set. The program and everything it started die when the
+// exist, and returns once it has ended and nothing it started is left (the sandbox's own
+// teardown is then the result's `end`). A stop request on `stop` kills the program and
+// everything it started (checked every 20 ms) and returns with `cancelled` set. The program and everything it started die when the
 // calling thread ends (PR_SET_PDEATHSIG): call it from a thread that waits for it, as it does.
 // Throws std::system_error if the program could not be started, or if namespaces were made but
 // the minimal root could not be built (the program never runs with a half-built view).

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,10 +61,19 @@ int main(int argc, char** argv) {
   for (int fd = 0; fd <= 2; ++fd) close(fd);
   for (;;) {
     int status = 0;
-    const pid_t done = waitpid(-1, &status, 0);
+    struct rusage usage;
+    const pid_t done = wait4(-1, &status, 0, &usage);
     if (done < 0 && errno != EINTR) return 1;
     if (done == program) {
-      sendStatus(kInitStatusFd, kWaitStatus, status, 0);
+      long micros = usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
+      const long secs = usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + micros / 1000000;
+      micros %= 1000000;
+      sendStatus(kInitStatusFd, kProgramCpu, (int)secs, (int)micros);
+      /* Alone: the program's own children were made this process's when it ended, so none is
+         left anywhere in the namespace, and none can be made. nndna then goes on without
+         waiting for this process's exit; otherwise that exit is what ends them. */
+      const int alone = waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD;
+      sendStatus(kInitStatusFd, kWaitStatus, status, alone);
       return 0;
     }
   }

@@ -13,13 +13,16 @@ namespace nndna::specrun::protocol {
 /* Messages on the status socket (sandbox -> nndna), each three ints: {tag, a, b}. */
 enum StatusTag {
   kExecFailed = 1, /* a: errno of the program's exec (or of the fork before it) */
-  kWaitStatus = 2, /* a: the program's wait status */
+  kWaitStatus = 2, /* a: the program's wait status; b: 1 when no other process of the run is
+                      left (nndna need not wait for init's exit, which kills any) */
   kLayers = 3,     /* a: LayerBits now in force */
   kRootFailed = 4, /* a: the failed step, b: errno */
   kWorkDir = 5,    /* carries the working directory's descriptor (SCM_RIGHTS) */
   kJoinFailed = 6, /* a: the index in TreeLimitGroup::selfJoinFiles(), b: errno */
   kExecuting = 7,  /* every layer is set up: the program's exec follows */
   kInitFailed = 8, /* a: errno of init's own exec */
+  kProgramCpu = 9, /* a, b: the program's CPU time, user + system, in seconds and microseconds
+                      (sent just before kWaitStatus) */
 };
 
 enum LayerBits {

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "cgroups_of.hpp"
 #include "specrun/sandbox.hpp"
 #include "specrun/temp_dir.hpp"
 #include "test_cache.hpp"
@@ -94,19 +95,6 @@ std::vector<pid_t> processesUnder(const fs::path& tmp, bool withInit = true) {
       if (end == std::string::npos) break;
       at = end + 1;
     }
-  }
-  return found;
-}
-
-// Cgroups nndna made for process `pid` ("nndna-<pid>-N") anywhere under /sys/fs/cgroup.
-std::vector<fs::path> cgroupsOf(pid_t pid) {
-  std::vector<fs::path> found;
-  const std::string prefix = "nndna-" + std::to_string(pid) + "-";
-  std::error_code ec;
-  fs::recursive_directory_iterator it("/sys/fs/cgroup", fs::directory_options::skip_permission_denied, ec);
-  for (fs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) {
-    if (it.depth() > 4) it.disable_recursion_pending();
-    if (it->path().filename().string().starts_with(prefix)) found.push_back(it->path());
   }
   return found;
 }

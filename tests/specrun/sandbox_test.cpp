@@ -2,9 +2,12 @@
 // attacking it are in hostile_spec_test.cpp.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,13 +17,16 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "cgroups_of.hpp"
 #include "specrun/sandbox.hpp"
+#include "specrun/sandbox_protocol.h"
 #include "specrun/temp_dir.hpp"
 
 namespace nndna::specrun {
@@ -54,6 +60,51 @@ TEST(Sandbox, ReportsExitCodeAndSignal) {
   const SandboxResult killed = runShell("kill -SEGV $$", dir.path());
   EXPECT_FALSE(killed.exited);
   EXPECT_EQ(killed.signal, SIGSEGV);
+}
+
+// The processes in the run's cgroups other than its init, by name.
+std::vector<std::string> runProcessesBesidesInit() {
+  std::vector<std::string> found;
+  for (const fs::path& group : cgroupsOf(::getpid())) {
+    std::ifstream procs(group / "cgroup.procs");
+    for (std::string pid; std::getline(procs, pid);) {
+      std::ifstream comm(fs::path("/proc") / pid / "comm");
+      std::string name;
+      std::getline(comm, name);
+      if (name != "nndna-sandbox-i") found.push_back(pid + " " + name);
+    }
+  }
+  return found;
+}
+
+// runSandboxed returns once the program has ended and its output is closed, and leaves init's
+// exit and the teardown to the result's `end` — but only when nothing the program started is
+// left: what the caller reads is final. Once the result is gone nothing is left at all: no
+// unreaped child (init), no cgroup.
+TEST(Sandbox, ARunLeavesNothingOnceItsResultIsGone) {
+  TempDir dir(fs::temp_directory_path(), "sandbox-test-");
+  for (const std::string script : {"exit 3", "sleep 100 >/dev/null 2>&1 & exit 3"}) {
+    {
+      const SandboxResult r = runShell(script, dir.path());
+      EXPECT_TRUE(r.exited) << r.output;
+      EXPECT_EQ(r.exitCode, 3);
+      EXPECT_LT(r.wallSeconds, 10.0);
+      EXPECT_EQ(runProcessesBesidesInit(), std::vector<std::string>{}) << script;
+    }
+    errno = 0;
+    EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << script;
+    EXPECT_EQ(errno, ECHILD);
+    EXPECT_TRUE(cgroupsOf(::getpid()).empty()) << script;
+  }
+  // The same with a result moved from before it is destroyed, and one finished by hand.
+  SandboxResult moved = runShell("exit 0", dir.path());
+  SandboxResult kept = std::move(moved);
+  kept.end.finish();
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_TRUE(cgroupsOf(::getpid()).empty());
+  moved = runShell("exit 0", dir.path());
+  moved = runShell("exit 1", dir.path());  // the first run's end is finished by the assignment
+  EXPECT_EQ(moved.exitCode, 1);
 }
 
 TEST(Sandbox, WallClockLimitKillsTheProgramAndWhatItStarted) {
@@ -101,6 +152,9 @@ TEST(Sandbox, CpuLimitStopsABusyLoop) {
   const SandboxResult r = runShell("while :; do :; done", dir.path(), limits);
   EXPECT_TRUE(r.cpuExceeded) << "signal " << r.signal;
   EXPECT_FALSE(r.timedOut);
+  // The program's own CPU time, as init reaped it (SIGXCPU comes at the soft limit, 1 s).
+  EXPECT_GE(r.cpuSeconds, 0.9);
+  EXPECT_LT(r.cpuSeconds, 3.0);
 }
 
 TEST(Sandbox, OutputIsBoundedAndAFloodIsStopped) {
@@ -476,6 +530,67 @@ TEST(Sandbox, InitIsBuiltAgainstMuslWhereMuslIsInstalled) {
   const std::string program((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(program.find("GLIBC_TUNABLES"), std::string::npos) << NNDNA_SANDBOX_INIT << " is glibc's";
   EXPECT_LT(program.size(), 200u << 10) << NNDNA_SANDBOX_INIT;
+}
+
+constexpr int kNoPidNamespace = 100;
+
+// The status messages of nndna-sandbox-init started as PID 1 of a PID namespace of its own (as
+// the sandbox starts it, without the other layers) to run `script` with /bin/sh; nullopt where
+// no PID namespace can be made.
+std::optional<std::vector<std::array<int, 3>>> initMessages(const std::string& script) {
+  std::array<int, 2> status{};
+  std::array<int, 2> go{};
+  EXPECT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, status.data()), 0);
+  EXPECT_EQ(::pipe2(go.data(), O_CLOEXEC), 0);
+  std::array<const char*, 6> argv{"nndna-sandbox-init", "/bin/sh", "sh", "-c", script.c_str(), nullptr};
+  const pid_t child = ::fork();
+  if (child == 0) {
+    // As the sandbox does: in a user namespace of its own when not root.
+    if (::unshare(CLONE_NEWPID) != 0 && ::unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) ::_exit(kNoPidNamespace);
+    const pid_t init = ::fork();  // PID 1 of the new namespace
+    if (init == 0) {
+      const int devNull = ::open("/dev/null", O_RDWR);
+      for (const int fd : {0, 1, 2}) ::dup2(devNull, fd);
+      ::dup2(status[1], protocol::kInitStatusFd);
+      ::dup2(go[0], protocol::kInitGoFd);
+      ::execv(NNDNA_SANDBOX_INIT, const_cast<char* const*>(argv.data()));
+      ::_exit(101);
+    }
+    ::waitpid(init, nullptr, 0);
+    ::_exit(0);
+  }
+  ::close(status[1]);
+  ::close(go[0]);
+  EXPECT_EQ(::write(go[1], "g", 1), 1);
+  ::close(go[1]);
+  std::vector<std::array<int, 3>> messages;
+  for (std::array<int, 3> m{}; ::recv(status[0], m.data(), sizeof m, 0) == sizeof m;) messages.push_back(m);
+  ::close(status[0]);
+  int childStatus = 0;
+  ::waitpid(child, &childStatus, 0);
+  if (WIFEXITED(childStatus) && WEXITSTATUS(childStatus) == kNoPidNamespace) return std::nullopt;
+  EXPECT_TRUE(WIFEXITED(childStatus) && WEXITSTATUS(childStatus) == 0) << childStatus;
+  return messages;
+}
+
+// init's last two messages: the program's CPU time, then its wait status and whether it ended
+// alone. Only then may nndna go on without waiting for init's exit, which kills what is left.
+TEST(Sandbox, InitSaysWhetherTheProgramLeftAProcessRunning) {
+  using namespace protocol;
+  for (const auto& [script, alone] : {std::pair{"exit 5", 1}, std::pair{"sleep 100 >/dev/null & exit 5", 0},
+                                      std::pair{"(sleep 100 &) ; exit 5", 0}}) {
+    const std::optional<std::vector<std::array<int, 3>>> reported = initMessages(script);
+    if (!reported) GTEST_SKIP() << "no PID namespace can be made here";
+    const std::vector<std::array<int, 3>>& messages = *reported;
+    ASSERT_EQ(messages.size(), 3u) << script;
+    EXPECT_EQ(messages[0][0], kExecuting);
+    EXPECT_EQ(messages[1][0], kProgramCpu);
+    EXPECT_GE(messages[1][1], 0);
+    EXPECT_TRUE(messages[1][2] >= 0 && messages[1][2] < 1'000'000) << messages[1][2];
+    EXPECT_EQ(messages[2][0], kWaitStatus);
+    EXPECT_TRUE(WIFEXITED(messages[2][1]) && WEXITSTATUS(messages[2][1]) == 5) << messages[2][1];
+    EXPECT_EQ(messages[2][2], alone) << script;
+  }
 }
 
 // The program starts with stdin, stdout and stderr only: none of the sandbox's own descriptors
