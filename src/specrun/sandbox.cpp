@@ -27,6 +27,7 @@
 #include "specrun/minimal_root.hpp"
 #include "specrun/sandbox_protocol.h"
 #include "specrun/syscall_filter.hpp"
+#include "specrun/temp_dir.hpp"
 
 namespace nndna::specrun {
 
@@ -460,6 +461,11 @@ SandboxResult runSandboxed(std::span<const std::string> argv, std::span<const st
     if (pid < 0) namespaceError = std::strerror(cloneErrno);
   }
   if (pid < 0) {
+    // Without namespaces the program works in the host's directory, which the caller may have
+    // left to be made (a tmpfs working directory needs none on the host).
+    if (limits.workDirBytes > 0 && !makePrivateDirectory(dir)) {
+      throw std::system_error(errno, std::generic_category(), "cannot create the working directory " + dir);
+    }
     setup.namespaces = false;
     setup.userNamespace = false;
     pid = ::clone(plainChildMain, stackTop, SIGCHLD, &setup);

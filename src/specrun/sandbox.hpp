@@ -132,7 +132,9 @@ struct SandboxResult {
 };
 
 // Runs argv[0] (an absolute path) with `environment` ("NAME=value") in `workDir`, which must
-// exist, and returns once it has ended and nothing it started is left (the sandbox's own
+// exist unless limits.workDirBytes > 0 (a tmpfs at that path inside the sandbox's root; only
+// where the run falls back to a plain fork is the directory made on the host, 0700, for the
+// caller to remove), and returns once it has ended and nothing it started is left (the sandbox's own
 // teardown is then the result's `end`). A stop request on `stop` kills the program and
 // everything it started (checked every 20 ms) and returns with `cancelled` set. The program and everything it started die when the
 // calling thread ends (PR_SET_PDEATHSIG): call it from a thread that waits for it, as it does.

@@ -211,7 +211,12 @@ ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunRe
   const CompiledSpec compiled = compileSpec(spec, options, &rep);
   const std::string& display = spec.display;
   sweepStaleRunDirectories();
-  TempDir runDir(fs::temp_directory_path(), ownTempDirPrefix(kRunDirPrefix));
+  // Named, not made: inside the sandbox the program's working directory is a tmpfs at this path,
+  // and the host's directory is needed only to keep its files, for a working directory without
+  // a tmpfs, or to run without namespaces (the sandbox then makes it). An ext4 mkdir and rmdir
+  // took 0.6-0.9 ms of each run.
+  TempDir runDir(fs::temp_directory_path(), ownTempDirPrefix(kRunDirPrefix), TempDir::Made::whenNeeded);
+  if (options.keepTemp || options.runLimits.workDirBytes == 0) runDir.make();
   if (options.keepTemp) runDir.keep();
   rep.runDir = runDir.path();
   // What the program sees: its binary, libnndna, its source text (the bytes it was compiled

@@ -2,21 +2,58 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <random>
 #include <string>
 #include <system_error>
 
 namespace nndna::specrun {
 
-TempDir::TempDir(const std::filesystem::path& parent, std::string_view prefix) {
+TempDir::TempDir(const std::filesystem::path& parent, std::string_view prefix, Made made) {
   std::filesystem::create_directories(parent);
-  std::string pattern = (parent / prefix).string() + "XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw std::system_error(errno, std::generic_category(), "cannot create a directory in " + parent.string());
+  if (made == Made::now) {
+    std::string pattern = (parent / prefix).string() + "XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw std::system_error(errno, std::generic_category(), "cannot create a directory in " + parent.string());
+    }
+    path_ = pattern;
+    return;
   }
-  path_ = pattern;
+  // The same names mkdtemp makes, from the kernel's random numbers; one that is taken (by
+  // chance, 62^6 of them) is passed over, and make() refuses a directory that is not this user's.
+  constexpr std::string_view kLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name(prefix);
+    for (int i = 0; i < 6; ++i) name += kLetters[random() % kLetters.size()];
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(parent / name, ec))) {
+      path_ = parent / name;
+      return;
+    }
+  }
+  throw std::system_error(EEXIST, std::generic_category(), "cannot find an unused name in " + parent.string());
+}
+
+bool makePrivateDirectory(const std::filesystem::path& dir) {
+  if (::mkdir(dir.c_str(), 0700) == 0) return true;
+  if (errno != EEXIST) return false;
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return false;
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
+    errno = EEXIST;
+    return false;
+  }
+  return true;
+}
+
+void TempDir::make() const {
+  if (!makePrivateDirectory(path_)) {
+    throw std::system_error(errno, std::generic_category(), "cannot create " + path_.string());
+  }
 }
 
 namespace {

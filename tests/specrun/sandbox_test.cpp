@@ -272,6 +272,27 @@ TEST(Sandbox, HasItsOwnHostnameAndIpcNamespace) {
 
 // Issue 9.8: its working directory is a tmpfs of the given size; what it wrote is read through
 // SandboxResult::workDir and never lands on the host.
+// With a tmpfs working directory the caller may name a directory that does not exist (the spec
+// runner does): with namespaces nothing is made on the host; without them the sandbox makes it,
+// private, for the program to work in.
+TEST(Sandbox, AWorkingDirectoryLeftToBeMadeIsMadeOnlyWithoutNamespaces) {
+  TempDir parent(fs::temp_directory_path(), "sandbox-test-");
+  for (const bool isolate : {true, false}) {
+    const fs::path dir = parent.path() / (isolate ? "isolated" : "plain");
+    SandboxLimits limits;
+    limits.isolate = isolate;
+    limits.workDirBytes = 1 << 20;
+    const SandboxResult r = runShell("pwd; echo made > made.txt", dir, limits);
+    ASSERT_TRUE(r.exited && r.exitCode == 0) << r.output;
+    EXPECT_EQ(r.output, dir.string() + "\n");
+    EXPECT_EQ(fs::exists(dir), !r.isolation.namespaces) << (isolate ? "with namespaces" : "plain fork");
+    if (!r.isolation.namespaces) {
+      EXPECT_EQ(fs::status(dir).permissions(), fs::perms::owner_all);
+      EXPECT_TRUE(fs::exists(dir / "made.txt"));
+    }
+  }
+}
+
 TEST(Sandbox, WorkingDirectoryIsASizeLimitedTmpfs) {
   TempDir dir(fs::temp_directory_path(), "sandbox-test-");
   SandboxLimits limits;
