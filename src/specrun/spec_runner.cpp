@@ -37,8 +37,10 @@ namespace {
 using Kind = SpecRunError::Kind;
 
 constexpr std::uint64_t kMaxErrorFileBytes = 1 << 20;
-// Run directories: $TMPDIR/nndna-run-<pid>-XXXXXX (swept when <pid> is gone).
+// Run directories: $TMPDIR/nndna-run-<pid>-XXXXXX (swept when <pid> is gone), and those kept
+// for --keep-temp, $TMPDIR/nndna-kept-XXXXXX, which nothing sweeps: the user asked for them.
 constexpr std::string_view kRunDirPrefix = "nndna-run-";
+constexpr std::string_view kKeptRunDirPrefix = "nndna-kept-";
 
 std::string mib(std::uint64_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
 
@@ -215,7 +217,9 @@ ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunRe
   // and the host's directory is needed only to keep its files, for a working directory without
   // a tmpfs, or to run without namespaces (the sandbox then makes it). An ext4 mkdir and rmdir
   // took 0.6-0.9 ms of each run.
-  TempDir runDir(fs::temp_directory_path(), ownTempDirPrefix(kRunDirPrefix), TempDir::Made::whenNeeded);
+  TempDir runDir(fs::temp_directory_path(),
+                 options.keepTemp ? std::string(kKeptRunDirPrefix) : ownTempDirPrefix(kRunDirPrefix),
+                 TempDir::Made::whenNeeded);
   if (options.keepTemp || options.runLimits.workDirBytes == 0) runDir.make();
   if (options.keepTemp) runDir.keep();
   rep.runDir = runDir.path();

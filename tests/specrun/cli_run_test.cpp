@@ -229,6 +229,31 @@ TEST_F(CliRun, SigkillDuringARunLeavesNothingRunningAndTheNextRunSweeps) {
   EXPECT_TRUE(cgroupsOf(nndna).empty());
 }
 
+// --keep-temp's directory holds what the spec left and outlives the next nndna, whose sweep of
+// dead processes' run directories once removed it.
+TEST_F(CliRun, AKeptRunDirectoryOutlivesTheNextRun) {
+  const std::string spec = (fs::path(NNDNA_SOURCE_DIR) / "examples" / "mlp_sin.cpp").string();
+  const pid_t kept = startNndna({"ir", spec, "--cache-dir", testCacheDir(), "-o", (dir_->path() / "a.json").string(),
+                                 "--keep-temp"},
+                                tmp_, dir_->path() / "kept.log");
+  int status = 0;
+  ::waitpid(kept, &status, 0);
+  const std::string log = readFile(dir_->path() / "kept.log");
+  ASSERT_EQ(status, 0) << log;
+  const std::string said = "run directory kept: ";
+  const std::size_t at = log.find(said);
+  ASSERT_NE(at, std::string::npos) << log;
+  const fs::path keptDir = log.substr(at + said.size(), log.find('\n', at) - at - said.size());
+  EXPECT_EQ(keptDir.parent_path(), tmp_);
+  EXPECT_TRUE(fs::exists(keptDir / "ir.cbor")) << keptDir;
+  const pid_t next = startNndna({"ir", spec, "--cache-dir", testCacheDir(), "-o", (dir_->path() / "b.json").string()},
+                                tmp_, dir_->path() / "next.log");
+  ::waitpid(next, &status, 0);
+  EXPECT_EQ(status, 0) << readFile(dir_->path() / "next.log");
+  EXPECT_TRUE(fs::exists(keptDir / "ir.cbor")) << keptDir;
+  fs::remove_all(keptDir);
+}
+
 // -v names the isolation the compiler had, even when the compile failed (it used to claim "no
 // namespaces on this machine").
 TEST_F(CliRun, VerboseNamesTheSandboxAfterACompileError) {
