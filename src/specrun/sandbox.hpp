@@ -126,7 +126,7 @@ struct SandboxResult {
   // Its working directory as it left it (the tmpfs when workDirBytes > 0), for openat(): read it
   // with child_files.hpp, never by following what the program put there.
   UniqueFd workDir;
-  double wallSeconds = 0;  // from the start to the program's end
+  double wallSeconds = 0;  // from the start until runSandboxed returns
   double cpuSeconds = 0;  // user + system of the program and its children
   SandboxEnd end;  // what is left to wait for (init, the namespaces, the groups)
 };
@@ -134,10 +134,11 @@ struct SandboxResult {
 // Runs argv[0] (an absolute path) with `environment` ("NAME=value") in `workDir`, which must
 // exist unless limits.workDirBytes > 0 (a tmpfs at that path inside the sandbox's root; only
 // where the run falls back to a plain fork is the directory made on the host, 0700, for the
-// caller to remove), and returns once it has ended and nothing it started is left (the sandbox's own
-// teardown is then the result's `end`). A stop request on `stop` kills the program and
-// everything it started (checked every 20 ms) and returns with `cancelled` set. The program and everything it started die when the
-// calling thread ends (PR_SET_PDEATHSIG): call it from a thread that waits for it, as it does.
+// caller to remove), and returns once it has ended and nothing it started is left (the
+// sandbox's own teardown is then the result's `end`). A stop request on `stop` kills the program
+// and everything it started (checked every 20 ms) and returns with `cancelled` set. The program
+// and everything it started die when the calling thread ends (PR_SET_PDEATHSIG): call it from a
+// thread that waits for it, as it does.
 // Throws std::system_error if the program could not be started, or if namespaces were made but
 // the minimal root could not be built (the program never runs with a half-built view).
 SandboxResult runSandboxed(std::span<const std::string> argv,
