@@ -212,8 +212,8 @@ TEST_F(CliRun, SigkillDuringARunLeavesNothingRunningAndTheNextRunSweeps) {
   const auto [nndna, status] = killDuringARun(SIGKILL);
   ASSERT_TRUE(WIFSIGNALED(status));
   // Nothing could clean up after SIGKILL; the next nndna sweeps what the dead one left. With
-  // namespaces that is nothing on the host (the run's tmpfs died with it): a run directory as
-  // a run without them leaves it stands in.
+  // namespaces that is nothing on the host (the run's tmpfs died with it), so the test leaves a
+  // run directory named as a run without them would have left it.
   EXPECT_EQ(runDirectoriesIn(tmp_).size(), runDirectoriesOnTheHost());
   if (runDirectoriesOnTheHost() == 0) {
     fs::create_directory(tmp_ / ("nndna-run-" + std::to_string(nndna) + "-left00"));

@@ -270,8 +270,6 @@ TEST(Sandbox, HasItsOwnHostnameAndIpcNamespace) {
   EXPECT_NE(r.output.substr(r.output.find('\n') + 1), hostIpc + "\n");
 }
 
-// Issue 9.8: its working directory is a tmpfs of the given size; what it wrote is read through
-// SandboxResult::workDir and never lands on the host.
 // With a tmpfs working directory the caller may name a directory that does not exist (the spec
 // runner does): with namespaces nothing is made on the host; without them the sandbox makes it,
 // private, for the program to work in.
@@ -293,6 +291,8 @@ TEST(Sandbox, AWorkingDirectoryLeftToBeMadeIsMadeOnlyWithoutNamespaces) {
   }
 }
 
+// Issue 9.8: its working directory is a tmpfs of the given size; what it wrote is read through
+// SandboxResult::workDir and never lands on the host.
 TEST(Sandbox, WorkingDirectoryIsASizeLimitedTmpfs) {
   TempDir dir(fs::temp_directory_path(), "sandbox-test-");
   SandboxLimits limits;
