@@ -216,7 +216,7 @@ ir::TracedModel runSpec(const SpecSource& spec, const RunOptions& options, RunRe
   // Named, not made: inside the sandbox the program's working directory is a tmpfs at this path,
   // and the host's directory is needed only to keep its files, for a working directory without
   // a tmpfs, or to run without namespaces (the sandbox then makes it). An ext4 mkdir and rmdir
-  // took 0.6-0.9 ms of each run.
+  // took 0.5-1 ms of each run.
   TempDir runDir(fs::temp_directory_path(),
                  options.keepTemp ? std::string(kKeptRunDirPrefix) : ownTempDirPrefix(kRunDirPrefix),
                  TempDir::Made::whenNeeded);
