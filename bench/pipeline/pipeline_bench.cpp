@@ -5,7 +5,9 @@
 // transformer"; it has 4) x_aim, edit_s against issue 13's aim for it (<= 1: met). The compile
 // is also given as CPU time: on a shared machine it is the steadier figure.
 // BM_LargeSpec/*: the large specs of bench/pipeline/large from a cached binary, part by part.
-// BM_Command/*: the `nndna diagram` command as a process against the same work in process.
+// BM_Command/*: the `nndna diagram` command as a process against the same work in process, and
+// for GPT-2 small's `.dot` x_aim, the command against issue 13's 15 ms (<= 1: met; the decoder's
+// aim is x_in_process <= 2).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -183,6 +185,11 @@ void BM_LargeSpec(benchmark::State& state, const fs::path& spec) {
 // system, its children included); start_s is `nndna --version` (the start-up alone). With
 // `extension` ".html" the command also lays the diagram out and writes the page, and so does the
 // in-process side (warm: its first layout, which loads pango and the fonts, is in options()).
+// Issue 13's aim for the command as a process, where it names one (seconds; 0: none).
+double commandAimSeconds(const fs::path& spec, const std::string& extension) {
+  return spec.stem() == "gpt2_small" && extension == ".dot" ? 0.015 : 0;
+}
+
 void BM_Command(benchmark::State& state, const fs::path& spec, const std::string& extension) {
   const specrun::RunOptions& cached = options(spec);
   specrun::compileSpecFile(spec, cached, nullptr);
@@ -228,6 +235,10 @@ void BM_Command(benchmark::State& state, const fs::path& spec, const std::string
   state.counters["in_process_s"] = inProcess / n;
   state.counters["start_s"] = start / n;
   state.counters["x_in_process"] = process / inProcess;
+  if (const double aim = commandAimSeconds(spec, extension); aim > 0) {
+    state.counters["aim_s"] = aim;
+    state.counters["x_aim"] = process / n / aim;  // <= 1: the aim is met
+  }
 }
 
 void registerExamples() {
