@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
+#include <optional>
 #include <stdexcept>
 
 namespace nndna::diagram::detail {
@@ -151,21 +151,53 @@ std::string wrapForLabel(std::string_view text, std::size_t maxChars) {
   return out;
 }
 
+namespace {
+
+// isspace in the C locale.
+bool isSpaceC(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+// A line that ends in a comment holding only a bracketed list, `code  // [B, T, D]`: the code
+// before the comment's first `//` that is followed by nothing but such a list (its spaces
+// dropped), and the list's text. The pattern ^(.*?)\s*//\s*\[([^\]]*)\]\s*$ as std::regex_match
+// reads it, without std::regex (its matcher showed in the command's profile); the code holds no
+// line break, as the pattern's `.` matches none.
+struct ShapeComment {
+  std::string_view code;
+  std::string_view list;
+};
+std::optional<ShapeComment> trailingShapeComment(std::string_view src) {
+  for (std::size_t slashes = src.find("//"); slashes != std::string_view::npos;
+       slashes = src.find("//", slashes + 1)) {
+    std::size_t i = slashes + 2;
+    while (i < src.size() && isSpaceC(src[i])) ++i;
+    if (i == src.size() || src[i] != '[') continue;
+    const std::size_t close = src.find(']', i + 1);
+    if (close == std::string_view::npos) continue;
+    std::size_t end = close + 1;
+    while (end < src.size() && isSpaceC(src[end])) ++end;
+    if (end != src.size()) continue;
+    std::size_t codeEnd = slashes;
+    while (codeEnd > 0 && isSpaceC(src[codeEnd - 1])) --codeEnd;
+    const std::string_view code = src.substr(0, codeEnd);
+    if (code.find_first_of("\n\r") != std::string_view::npos) return std::nullopt;
+    return ShapeComment{code, src.substr(i + 1, close - i - 1)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::string stripRedundantShapeComment(const std::string& src,
                                        const std::vector<std::string>& names) {
-  static const std::regex kComment(R"(^(.*?)\s*//\s*\[([^\]]*)\]\s*$)");
-  std::smatch m;
-  if (!std::regex_match(src, m, kComment)) return src;
+  const std::optional<ShapeComment> comment = trailingShapeComment(src);
+  if (!comment) return src;
   std::vector<std::string> dims;
-  const std::string inner = m[2].str();  // split() returns views into it: keep it alive
-  for (std::string_view d : split(inner, ',')) {
+  for (std::string_view d : split(comment->list, ',')) {
     std::string t = trim(d);
     if (!t.empty()) dims.push_back(std::move(t));
   }
   if (dims != names) return src;
-  std::string head = m[1].str();
-  while (!head.empty() && (head.back() == ' ' || head.back() == '\t')) head.pop_back();
-  return head;
+  return std::string(comment->code);
 }
 
 // A legal spec can count past 64 bits (a width of 10^8 gives 10^18 FLOPs per matmul): the user's

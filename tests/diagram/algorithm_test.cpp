@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <regex>
 #include <set>
 #include <stdexcept>
 
@@ -142,6 +143,45 @@ TEST(LabelText, StripsOnlyARedundantTrailingShapeComment) {
             "h = f(x);  // shape: [B, T]");
   EXPECT_EQ(stripRedundantShapeComment("h = f(x);  // [B] later flattened", {"B"}),
             "h = f(x);  // [B] later flattened");
+  EXPECT_EQ(stripRedundantShapeComment("a // b // [B]", {"B"}), "a // b");
+  EXPECT_EQ(stripRedundantShapeComment("a // [B] // [B]", {"B"}), "a // [B]");
+  EXPECT_EQ(stripRedundantShapeComment("a\n// [B]", {"B"}), "a");
+  EXPECT_EQ(stripRedundantShapeComment("a\nb // [B]", {"B"}), "a\nb // [B]");
+}
+
+// What the function did with std::regex, as the oracle of the hand-written match: every string
+// of up to six characters from those the pattern cares about, against three lists of names.
+TEST(LabelText, StripsTheShapeCommentThePatternMatches) {
+  const auto byPattern = [](const std::string& src, const std::vector<std::string>& names) {
+    static const std::regex kComment(R"(^(.*?)\s*//\s*\[([^\]]*)\]\s*$)");
+    std::smatch m;
+    if (!std::regex_match(src, m, kComment)) return src;
+    std::vector<std::string> dims;
+    const std::string inner = m[2].str();
+    for (std::string_view d : split(inner, ',')) {
+      std::string t = trim(d);
+      if (!t.empty()) dims.push_back(std::move(t));
+    }
+    return dims == names ? m[1].str() : src;
+  };
+  const std::string alphabet = " \n\r/[]B,";
+  const std::vector<std::vector<std::string>> nameLists{{}, {"B"}, {"B", "B"}};
+  std::string src;
+  std::size_t compared = 0;
+  const auto visit = [&](auto&& self, std::size_t length) -> void {
+    for (const std::vector<std::string>& names : nameLists) {
+      ASSERT_EQ(stripRedundantShapeComment(src, names), byPattern(src, names)) << "line: \"" << src << '"';
+      ++compared;
+    }
+    if (length == 6) return;
+    for (char c : alphabet) {
+      src.push_back(c);
+      self(self, length + 1);
+      src.pop_back();
+    }
+  };
+  visit(visit, 0);
+  EXPECT_EQ(compared, 3u * (1 + 8 + 64 + 512 + 4096 + 32768 + 262144));
 }
 
 TEST(Escaping, EachContext) {
