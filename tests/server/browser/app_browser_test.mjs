@@ -211,6 +211,40 @@ test('zoom stops at 5% and 800% of Fit', { timeout: STEP_TIMEOUT }, async () => 
   assert.equal(await width(), fit);
 });
 
+// How many listeners of `type` the window holds, as Chromium's DevTools count them.
+async function windowListeners(type) {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { result } = await cdp.send('Runtime.evaluate', { expression: 'window' });
+    const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: result.objectId });
+    return listeners.filter((l) => l.type === type).length;
+  } finally {
+    await cdp.detach();
+  }
+}
+
+test('a new diagram takes the old one\'s window listeners with it; dragging still pans', { timeout: STEP_TIMEOUT }, async () => {
+  const counts = async () => [await windowListeners('pointermove'), await windowListeners('pointerup')];
+  const first = await counts();
+  assert.ok(first[0] >= 1 && first[1] >= 1, `listeners: ${first}`);
+  for (let i = 0; i < 3; i++) {
+    const before = await diagramsDrawn();
+    await page.keyboard.press('Control+Enter');
+    await waitForState('done', before);
+  }
+  assert.deepEqual(await counts(), first);
+  const svg = '#views .view:not([hidden]) svg';
+  const x = () => page.$eval(svg, (s) => s.viewBox.baseVal.x);
+  const box = await page.locator(svg).boundingBox();
+  const x0 = await x();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 - 80, box.y + box.height / 2, { steps: 4 });
+  await page.mouse.up();
+  assert.ok((await x()) > x0, `dragging left moves the view right: ${x0} -> ${await x()}`);
+  await page.click('[data-zoom="fit"]');
+});
+
 test('hover and click a box: the panel, its line in the editor, and back', { timeout: STEP_TIMEOUT }, async () => {
   // denoise()'s box: l3(gelu(l2(gelu(l1(x))))), shared by both sides, folded ×12 at inference.
   const box = page.locator('#views svg g.node', { hasText: 'Tensor denoise(' });

@@ -171,6 +171,10 @@ test('broken code, then a fix: both attempts in the log, model text shown as tex
   assert.equal(first.ok, 'false');
   assert.match(first.text, /compile_error at line 8/);
   assert.match(first.text, /<img src=x id=injected>/); // the compiler's quote, as text
+  // Shown line by line as the compiler wrote it (innerText is what the page renders).
+  assert.match(first.text, /\n.*\|/);
+  const shown = await page.$eval('#designer-log li[data-kind="check_result"][data-attempt="1"]', (l) => l.innerText);
+  assert.equal(shown.trimEnd(), first.text.trimEnd());
   assert.equal(second.ok, 'true');
   assert.equal(await page.locator('#injected').count(), 0);
   assert.equal(await page.textContent('#model-title'), 'Fixed <b>MLP</b>');

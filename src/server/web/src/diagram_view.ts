@@ -10,6 +10,9 @@ interface View {
   inferOnly: boolean;
   fit: () => void;
   zoomBy: (factor: number) => void;
+  // Ends the listeners the view put on the window, when a new diagram replaces it: left on, each
+  // would keep its discarded SVG alive and run on every pointer move.
+  windowListeners: AbortController;
 }
 
 export interface DiagramViewHandlers {
@@ -70,6 +73,7 @@ export class DiagramView {
   }
 
   show(answer: DiagramAnswer): void {
+    for (const view of this.views) view.windowListeners.abort();
     this.host.textContent = '';
     this.views = [];
     this.selectedId = null;
@@ -131,7 +135,15 @@ export class DiagramView {
     element.appendChild(svg);
     this.host.appendChild(element);
     this.attachHover(svg);
-    const view: View = { element, svg, model, inferOnly, fit: () => {}, zoomBy: () => {} };
+    const view: View = {
+      element,
+      svg,
+      model,
+      inferOnly,
+      fit: () => {},
+      zoomBy: () => {},
+      windowListeners: new AbortController(),
+    };
     this.attachPanZoomAndClicks(view);
     this.attachKeys(view);
     this.views.push(view);
@@ -236,32 +248,40 @@ export class DiagramView {
       if (ev.button !== 0) return;
       press = { x: ev.clientX, y: ev.clientY, vb: { ...vb }, moved: false };
     });
-    window.addEventListener('pointermove', (ev) => {
-      if (!press) return;
-      const dx = ev.clientX - press.x;
-      const dy = ev.clientY - press.y;
-      if (!press.moved && Math.hypot(dx, dy) < DRAG_THRESHOLD_PX) return;
-      press.moved = true;
-      svg.classList.add('panning');
-      const k = toSvg(0, 0).k;
-      vb = { ...press.vb, x: press.vb.x - dx * k, y: press.vb.y - dy * k };
-      apply();
-    });
-    window.addEventListener('pointerup', (ev) => {
-      if (!press) return;
-      const wasClick = !press.moved;
-      press = null;
-      svg.classList.remove('panning');
-      if (!wasClick || !svg.contains(ev.target as Node)) return;
-      const g = (ev.target as Element).closest('g.node');
-      const node = g ? view.model.nodes[Number(g.id.slice(1))] : undefined;
-      if (node && !node.input) {
-        this.select(node.id);
-        this.handlers.onSelect(node, view.model);
-      } else {
-        this.select(null);
-        this.handlers.onSelect(null, null);
-      }
-    });
+    window.addEventListener(
+      'pointermove',
+      (ev) => {
+        if (!press) return;
+        const dx = ev.clientX - press.x;
+        const dy = ev.clientY - press.y;
+        if (!press.moved && Math.hypot(dx, dy) < DRAG_THRESHOLD_PX) return;
+        press.moved = true;
+        svg.classList.add('panning');
+        const k = toSvg(0, 0).k;
+        vb = { ...press.vb, x: press.vb.x - dx * k, y: press.vb.y - dy * k };
+        apply();
+      },
+      { signal: view.windowListeners.signal },
+    );
+    window.addEventListener(
+      'pointerup',
+      (ev) => {
+        if (!press) return;
+        const wasClick = !press.moved;
+        press = null;
+        svg.classList.remove('panning');
+        if (!wasClick || !svg.contains(ev.target as Node)) return;
+        const g = (ev.target as Element).closest('g.node');
+        const node = g ? view.model.nodes[Number(g.id.slice(1))] : undefined;
+        if (node && !node.input) {
+          this.select(node.id);
+          this.handlers.onSelect(node, view.model);
+        } else {
+          this.select(null);
+          this.handlers.onSelect(null, null);
+        }
+      },
+      { signal: view.windowListeners.signal },
+    );
   }
 }
