@@ -96,6 +96,22 @@ namespace {
 // What the spec or the compiler wrote reaches the terminal as text, never as escape sequences.
 void printUntrusted(const std::string& text) { std::cerr << render::escapeForTerminal(text); }
 
+// Everything the spec printed (as kept: its first 64 KiB), under a heading; nothing if it printed
+// nothing.
+void printWhatTheSpecPrinted(const std::string& output) {
+  if (output.empty()) return;
+  std::cerr << "the spec printed:\n";
+  printUntrusted(output);
+  if (!output.ends_with('\n')) std::cerr << "\n";
+}
+
+// The kinds of error that end a spec's run, whose program may have printed something.
+bool endsTheRun(specrun::SpecRunError::Kind kind) {
+  using Kind = specrun::SpecRunError::Kind;
+  return kind == Kind::trace_error || kind == Kind::spec_error || kind == Kind::crash || kind == Kind::timeout ||
+         kind == Kind::memory_limit || kind == Kind::output_limit || kind == Kind::invalid_output;
+}
+
 void printReport(const specrun::RunReport& report) {
   std::cerr << fmt::format(
       "compile: {} ({:.2f} s{}), run: {:.2f} s, read IR: {:.3f} s\nsandbox: {}\ntoolchain: {}\nbinary: {}\n",
@@ -103,10 +119,7 @@ void printReport(const specrun::RunReport& report) {
       report.pchBuilt ? fmt::format(", precompiled header {:.2f} s", report.pchSeconds) : "", report.runSeconds,
       report.readSeconds, report.isolation ? report.isolation->describe() : "not started",
       report.installedToolchain ? "installed" : "build tree", report.binary.string());
-  if (!report.programOutput.empty()) {
-    std::cerr << "the spec printed:\n";
-    printUntrusted(report.programOutput);
-  }
+  printWhatTheSpecPrinted(report.programOutput);
 }
 
 // A downgrade is never silent: every run without full isolation says so, -v or not. A program
@@ -187,7 +200,9 @@ ir::TracedModel runSpecForCli(const std::string& spec, const SpecRunArgs& args) 
     ir::TracedModel model = specrun::runSpecFile(spec, options, &report);
     if (signals.received() != 0) throw stopped();  // arrived after the last sandboxed step
     warnIfPartial(report);
+    // What a spec prints is its author's (print-debugging): shown, after -v's report or alone.
     if (args.verbose) printReport(report);
+    else printWhatTheSpecPrinted(report.programOutput);
     if (args.keepTemp) std::cerr << "run directory kept: " << report.runDir.string() << "\n";
     return model;
   } catch (const specrun::SpecRunError& e) {
@@ -197,6 +212,13 @@ ir::TracedModel runSpecForCli(const std::string& spec, const SpecRunArgs& args) 
     if (e.kind() == specrun::SpecRunError::Kind::cancelled && signals.received() != 0) throw stopped();
     printUntrusted(e.what());
     std::cerr << "\n";
+    // The last of what the spec printed, unless -v's report or the message (a crash's, an
+    // exception's) has shown it.
+    const std::string tail = specrun::printedTail(e.programOutput());
+    if (!args.verbose && endsTheRun(e.kind()) && !tail.empty() && !std::string_view(e.what()).ends_with(tail)) {
+      printUntrusted(tail.substr(1));
+      std::cerr << "\n";
+    }
     throw CLI::RuntimeError(exitCodeFor(e.kind()));
   }
 }

@@ -30,6 +30,14 @@ namespace nndna::specrun {
 
 namespace fs = std::filesystem;
 
+std::string printedTail(const std::string& output) {
+  if (output.empty()) return {};
+  constexpr std::size_t kTail = 2000;
+  std::string tail = output.size() > kTail ? "..." + output.substr(output.size() - kTail) : output;
+  while (tail.ends_with('\n')) tail.pop_back();
+  return "\nthe spec printed:\n" + tail;
+}
+
 std::string_view kindName(SpecRunError::Kind kind) { return errorKindName(kind); }
 
 namespace {
@@ -47,15 +55,6 @@ std::string mib(std::uint64_t bytes) { return fmt::format("{} MiB", bytes >> 20)
 // A quoted text of the child's, bounded: the spec main caps what it writes at kMaxQuotedBytes
 // (with its own "more bytes" note, which this margin lets through); a hostile error.json is cut.
 std::string capped(std::string text) { return child::capQuoted(std::move(text), child::kMaxQuotedBytes + 64); }
-
-// The last lines the program printed, to go with a crash or an exception.
-std::string outputTail(const std::string& output) {
-  if (output.empty()) return {};
-  constexpr std::size_t kTail = 2000;
-  std::string tail = output.size() > kTail ? "..." + output.substr(output.size() - kTail) : output;
-  while (tail.ends_with('\n')) tail.pop_back();
-  return "\nthe spec printed:\n" + tail;
-}
 
 std::string processLimitNote(const SandboxResult& result, const SandboxLimits& limits) {
   return result.processLimitHit
@@ -115,13 +114,13 @@ std::string processLimitNote(const SandboxResult& result, const SandboxLimits& l
     case child::kExitError:
       throw SpecRunError(Kind::spec_error,
                          fmt::format("{}: {}{}{}", display, message, processLimitNote(result, options.runLimits),
-                                     outputTail(result.output)),
+                                     printedTail(result.output)),
                          result.output);
     default:
       throw SpecRunError(Kind::spec_error,
                          fmt::format("{}: the spec exited with code {} before writing its model{}{}", display,
                                      result.exitCode, processLimitNote(result, options.runLimits),
-                                     outputTail(result.output)),
+                                     printedTail(result.output)),
                          result.output);
   }
 }
@@ -178,7 +177,7 @@ std::optional<CrashLocation> crashLocation(const SpecSource& spec, const Compile
                        result.output);
   }
   const std::string crashed = fmt::format("the spec crashed: {}{}{}", describeSignal(result.signal),
-                                          processLimitNote(result, limits), outputTail(result.output));
+                                          processLimitNote(result, limits), printedTail(result.output));
   if (const std::optional<CrashLocation> at = crashLocation(spec, compiled, result)) {
     // The spec file as the user typed it; a header of theirs as compiled.
     const std::string shown = at->file == spec.path.string() ? display : at->file;

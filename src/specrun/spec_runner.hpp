@@ -119,6 +119,10 @@ class SpecRunError : public Error {
 
 std::string_view kindName(SpecRunError::Kind kind);
 
+// The last lines the spec program printed (at most 2,000 bytes), as the message of a crash or an
+// exception ends with them: "\nthe spec printed:\n" and the text; empty when it printed nothing.
+std::string printedTail(const std::string& output);
+
 // Compiles the spec file against libnndna (cached), runs it in a sandboxed child, and returns the
 // traced model (both graphs) read back from the child's IR JSON. Throws SpecRunError.
 ir::TracedModel runSpecFile(const std::filesystem::path& spec, const RunOptions& options = {},

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "cgroups_of.hpp"
@@ -272,6 +273,42 @@ TEST_F(CliRun, VerboseNamesTheSandboxAfterACompileError) {
   }
 }
 
+// What a spec prints is shown without -v: after a run that worked, and after an error of the
+// spec's run that did not quote it already (a shape error here), but once only.
+TEST_F(CliRun, WhatASpecPrintsIsShown) {
+  const fs::path out = dir_->path() / "ir.json";
+  auto [status, output] = runNndna(
+      {"ir", (kSpecs / "prints_then_traces.cpp").string(), "-o", out.string(), "--cache-dir", testCacheDir()},
+      dir_->path());
+  EXPECT_EQ(status, 0) << output;
+  // (A machine without namespaces adds a warning line: the output is searched, not compared.)
+  const auto once = [](const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos && text.find(part) == text.rfind(part);
+  };
+  EXPECT_TRUE(once(output,
+                   "the spec printed:\n"
+                   "debug: the input is traced\n"
+                   "debug: the layer is traced, no newline at the end\n"))
+      << output;
+  EXPECT_TRUE(once(output, "the spec printed:")) << output;
+  std::tie(status, output) = runNndna(
+      {"ir", (kSpecs / "prints_then_mismatches.cpp").string(), "--cache-dir", testCacheDir()}, dir_->path());
+  EXPECT_EQ(status, 3) << output;
+  const std::string spec = (kSpecs / "prints_then_mismatches.cpp").string();
+  EXPECT_TRUE(once(output,
+                   spec + ":15: matmul: inner dimensions differ: [2, 4] · [2, 4]\n"
+                   "the spec printed:\n"
+                   "debug: about to multiply [2, 4] by itself\n"))
+      << output;
+  EXPECT_TRUE(once(output, "the spec printed:")) << output;
+  // With -v the report shows it, and nothing after the error repeats it.
+  std::tie(status, output) = runNndna(
+      {"ir", spec, "-v", "--cache-dir", testCacheDir()}, dir_->path());
+  EXPECT_EQ(status, 3) << output;
+  EXPECT_TRUE(once(output, "the spec printed:")) << output;
+  EXPECT_LT(output.find("the spec printed:"), output.find(": matmul: inner dimensions differ")) << output;
+}
+
 TEST_F(CliRun, EscapeSequencesReachTheTerminalAsText) {
   const auto [status, output] =
       runNndna({"ir", (kSpecs / "escape_sequences.cpp").string(), "--cache-dir", testCacheDir()}, dir_->path());
@@ -282,6 +319,8 @@ TEST_F(CliRun, EscapeSequencesReachTheTerminalAsText) {
   EXPECT_NE(output.find("escape_sequences.cpp: thrown \\x1b[2J\\x1b[Hcleared \\xc2\\x9b31m\n"), std::string::npos)
       << output;
   EXPECT_NE(output.find("\\x1b]0;pwned title\\x07printed \\x1b[31mred\\x1b[0m"), std::string::npos) << output;
+  // Quoted by the exception's message, and not again after it.
+  EXPECT_EQ(output.find("the spec printed:"), output.rfind("the spec printed:")) << output;
 }
 
 // No C0 control character but tab, newline and carriage return, and nothing that is not UTF-8
