@@ -19,6 +19,7 @@
 #include "cli/commands.hpp"
 #include "cli/llm_options.hpp"
 #include "cli/number_checks.hpp"
+#include "cli/spec_run_options.hpp"
 #include "server/app_server.hpp"
 #include "specrun/sandbox.hpp"
 
@@ -186,7 +187,7 @@ void addServeCommand(CLI::App& app) {
   cmd->add_option("--stop-grace", args->stopGrace,
                   "Seconds a stop (Ctrl+C, SIGTERM) waits for a running layout before exiting anyway (default 5)")
       ->check(numberFrom(0, kMaxLimitSeconds, "seconds"));
-  cmd->add_option("--time-limit", args->timeLimit, "Seconds a spec may run (wall clock; CPU time likewise)")
+  cmd->add_option("--time-limit", args->timeLimit, timeLimitHelp())
       ->check(numberFrom(0.001, kMaxLimitSeconds, "seconds"));
   cmd->add_option("--cache-dir", args->cacheDir,
                   "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)");

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <iostream>
@@ -20,18 +21,27 @@
 #include "cli/number_checks.hpp"
 #include "cli/spec_run_options.hpp"
 #include "render/escape.hpp"
+#include "specrun/sandbox.hpp"
 #include "specrun/spec_runner.hpp"
 #include "specrun/unique_fd.hpp"
 
 namespace nndna::cli {
 
+std::string timeLimitHelp() {
+  const specrun::SandboxLimits defaults;
+  return fmt::format("Stop the spec after this many seconds, of wall clock or of CPU time (default: {} s of wall "
+                     "clock, {} s of CPU)",
+                     std::chrono::duration_cast<std::chrono::seconds>(defaults.wallTime).count(), defaults.cpuSeconds);
+}
+
 void addSpecLimitOptions(CLI::App& cmd, SpecRunArgs& args) {
-  cmd.add_option("--time-limit", args.timeLimit,
-                 "Stop the spec after this many seconds (wall clock; CPU time is limited to the same)")
-      ->check(numberFrom(0.001, kMaxLimitSeconds, "seconds"));
+  cmd.add_option("--time-limit", args.timeLimit, timeLimitHelp())->check(numberFrom(0.001, kMaxLimitSeconds, "seconds"));
   // Below about 70 MiB of address space the spec program cannot load its libraries and start
   // its threads (it aborts before it could report the limit); 1 TiB keeps MiB << 20 in range.
-  cmd.add_option("--memory-limit", args.memoryLimit, "The spec's memory limit in MiB (address space)")
+  cmd.add_option("--memory-limit", args.memoryLimit,
+                 fmt::format("The spec's memory limit in MiB: each process's address space, and all of them "
+                             "together (default {})",
+                             specrun::SandboxLimits{}.addressSpaceBytes >> 20))
       ->check(numberFrom(128, 1 << 20, "MiB"));
   cmd.add_option("--cache-dir", args.cacheDir,
                  "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)");

@@ -31,6 +31,9 @@ void addSpecRunOptions(CLI::App& cmd, SpecRunArgs& args);
 // The first four alone (for commands that compile specs they write themselves: `nndna design`).
 void addSpecLimitOptions(CLI::App& cmd, SpecRunArgs& args);
 
+// --time-limit's help, with the defaults it replaces (also `nndna serve`'s).
+std::string timeLimitHelp();
+
 // The runner's options for these arguments.
 specrun::RunOptions toRunOptions(const SpecRunArgs& args);
 
