@@ -135,6 +135,9 @@ std::string wrapForLabel(std::string_view text, std::size_t maxChars) {
   std::vector<std::string> lines;
   std::string line;
   for (const std::string& t : tokens) {
+    // A line starts at a word: the rest of a run of spaces (a comment aligned far to the right)
+    // that a wrap fell in is dropped, not carried to the next line as indentation.
+    if (trim(line).empty() && t.find_first_not_of(' ') == std::string::npos) continue;
     if (line.size() + t.size() > maxChars && !line.empty()) {
       lines.push_back(trimEnd(line));
       line = trimStart(t);

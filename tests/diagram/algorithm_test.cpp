@@ -109,6 +109,11 @@ TEST(LabelText, WrapsAtBreakCharactersAndEscapes) {
   EXPECT_EQ(wrapForLabel("x = m.layer(x);", 10), "x = m.<BR/>layer(x);");
   EXPECT_EQ(wrapForLabel("pool(x, 3, {.stride = 2, .padding = 1});", 30),
             "pool(x, 3, {.stride = 2,<BR/>.padding = 1});");
+  // A wrap inside the spaces that align a comment starts the next line at the comment, not
+  // indented by what is left of them (cnn_digits' `return m.fc2(h);` and its `// [B, CLASSES]`).
+  EXPECT_EQ(wrapForLabel("return m.fc2(h);" + std::string(41, ' ') + "// [B, CLASSES]", 36),
+            "return m.fc2(h);<BR/>// &#91;B, CLASSES&#93;");
+  EXPECT_EQ(wrapForLabel("f(a,     b)", 4), "f(a,<BR/>b)");
 }
 
 // A box shows the whole statement a formatter wrapped, not only its first line.
