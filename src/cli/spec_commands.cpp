@@ -38,6 +38,7 @@ void addSpecCommands(CLI::App& app) {
   addSpecRunOptions(*cmd, args->run);
   cmd->callback([args] {
     refuseToOverwriteInput(args->output, args->spec, "-o");
+    checkWritable(args->output, "-o");  // before the spec is compiled and run
     const ir::TracedModel model = runSpecForCli(args->spec, args->run);
     if (args->output.empty() || args->output == "-") {
       writeIr(std::cout, model);

@@ -52,6 +52,7 @@ void addSummaryCommand(CLI::App& app) {
       "  nndna summary model.cpp --dtype bf16 --mixed-precision --context 4096");
   cmd->callback([args] {
     refuseToOverwriteInput(args->json, args->model.input, "--json");
+    checkWritable(args->json, "--json");  // before the spec is compiled and run
     if (args->mixedPrecision && args->dtype == "f32") {  // before the spec is run
       throw CLI::ValidationError("--mixed-precision", "needs a 16-bit dtype: --dtype bf16 or --dtype f16");
     }

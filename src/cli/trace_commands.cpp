@@ -81,6 +81,7 @@ void addTraceCommands(CLI::App& app) {
       throw CLI::ValidationError("model", "give a spec name, a spec file or an IR .json");
     }
     refuseToOverwriteInput(args->json, args->model.input, "--json");
+    checkWritable(args->json, "--json");  // before the spec is compiled and run
     ModelSource source = args->model;
     checkModelSource(source);
     // A bare name (no such file, no extension) is a built-in spec.
