@@ -55,6 +55,18 @@ void checkWritable(const std::string& path, const std::string& option) {
   }
 }
 
+std::string cacheDirProblem(const std::string& path) {
+  const std::filesystem::path folder(path);
+  std::error_code ec;
+  if (std::filesystem::exists(folder, ec)) {
+    return std::filesystem::is_directory(folder, ec) ? "" : fmt::format("{} is not a folder", path);
+  }
+  const std::filesystem::path parent = folder.has_parent_path() ? folder.parent_path() : std::filesystem::path(".");
+  if (std::filesystem::is_directory(parent, ec)) return "";
+  return fmt::format("there is no folder {} to make {} in (give a folder that exists, or a new one inside one)",
+                     parent.string(), path);
+}
+
 void writeTextFile(const std::filesystem::path& path, std::string_view text) {
   writeTextFile(path, [&](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
 }

@@ -30,6 +30,11 @@ std::string shownPath(const std::filesystem::path& path);
 // model was paid for, a spec's run). Standard output ("-") and an empty PATH pass.
 void checkWritable(const std::string& path, const std::string& option);
 
+// Why PATH cannot be the compile cache's folder, "" if it can: one that exists, or a new one in a
+// folder that exists (a mistyped --cache-dir would otherwise make a tree of folders wherever it
+// pointed). As a CLI11 check of --cache-dir.
+std::string cacheDirProblem(const std::string& path);
+
 // Replaces PATH's content with `text` ("-": writes it to standard output). Throws "cannot write
 // PATH: REASON".
 void writeTextFile(const std::filesystem::path& path, std::string_view text);

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/files.hpp"
 #include "cli/llm_options.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/spec_run_options.hpp"
@@ -190,7 +191,8 @@ void addServeCommand(CLI::App& app) {
   cmd->add_option("--time-limit", args->timeLimit, timeLimitHelp())
       ->check(numberFrom(0.001, kMaxLimitSeconds, "seconds"));
   cmd->add_option("--cache-dir", args->cacheDir,
-                  "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)");
+                  "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)")
+      ->check(cacheDirProblem, "FOLDER");
   cmd->add_flag("-q,--quiet", args->quiet, "Do not log requests");
   cmd->add_flag("--no-warm-up", args->noWarmUp, "Do not draw the default example at start-up (benchmarks)");
   // The designer's flags ("Describe a model": POST /api/design, docs/design.md).

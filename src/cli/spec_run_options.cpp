@@ -18,6 +18,7 @@
 #include <stop_token>
 #include <thread>
 
+#include "cli/files.hpp"
 #include "cli/number_checks.hpp"
 #include "cli/spec_run_options.hpp"
 #include "render/escape.hpp"
@@ -44,7 +45,8 @@ void addSpecLimitOptions(CLI::App& cmd, SpecRunArgs& args) {
                              specrun::SandboxLimits{}.addressSpaceBytes >> 20))
       ->check(numberFrom(128, 1 << 20, "MiB"));
   cmd.add_option("--cache-dir", args.cacheDir,
-                 "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)");
+                 "Where compiled specs are cached (default: $XDG_CACHE_HOME/nndna or ~/.cache/nndna)")
+      ->check(cacheDirProblem, "FOLDER");
   cmd.add_flag("--no-cache", args.noCache, "Compile even if this spec was compiled before");
 }
 
