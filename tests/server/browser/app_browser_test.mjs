@@ -425,6 +425,37 @@ test('an example loads, and the URL can name one', { timeout: STEP_TIMEOUT }, as
   await screenshot('example-gpt2-small');
 });
 
+test('of two examples chosen quickly, the last stays even when the first answers last', { timeout: STEP_TIMEOUT }, async () => {
+  // The first choice's text is held back until the second's has been placed.
+  let releaseFirst;
+  const firstHeld = new Promise((resolve) => (releaseFirst = resolve));
+  await page.route('**/api/examples/cnn_digits', async (route) => {
+    await firstHeld;
+    await route.continue();
+  });
+  try {
+    const before = await diagramsDrawn();
+    await page.selectOption('#examples', 'cnn_digits');
+    await page.selectOption('#examples', 'mlp_sin');
+    await waitForState('done', before);
+    assert.equal(await page.textContent('#model-title'), 'MLP fits sin(x)');
+    releaseFirst();
+    const drawn = await diagramsDrawn();
+    await page.waitForTimeout(1000); // time for the held answer to arrive and be dropped
+    assert.equal(await diagramsDrawn(), drawn);
+    assert.equal(await page.textContent('#model-title'), 'MLP fits sin(x)');
+    assert.match(await editorText(), /sin/);
+    assert.doesNotMatch(await editorText(), /convolutional/);
+    assert.equal(await page.isVisible('#error'), false);
+  } finally {
+    releaseFirst();
+    await page.unroute('**/api/examples/cnn_digits');
+  }
+  // Back to the example the tests after this one start from.
+  await page.goto(`${base}?example=gpt2_small`);
+  await waitForState('done', 0);
+});
+
 test('the Download menu works from the keyboard: arrows, Escape, focus leaving', { timeout: STEP_TIMEOUT }, async () => {
   const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.dataset.format);
   await page.focus('#download-toggle');

@@ -48,6 +48,9 @@ class App {
   private unsaved: string | null = null; // the editor's text, edited and not saved yet
   private stateBeforeDesign = 'idle'; // body's data-state when the running design began
   private placingText = false; // the page, not the user, is changing the editor's text
+  // Counts example choices and edits: an example whose text arrives after a later choice or an
+  // edit is dropped (two fetches may answer out of order; the user's typing is never replaced).
+  private exampleChoice = 0;
 
   constructor(initialText: string) {
     this.editor = new SpecEditor($('editor'), initialText, {
@@ -155,7 +158,15 @@ class App {
   }
 
   async loadExample(name: string): Promise<void> {
-    const source = name === this.examples.default && this.defaultSource ? this.defaultSource : (await fetchExample(name)).source;
+    const choice = ++this.exampleChoice;
+    let source: string;
+    try {
+      source = name === this.examples.default && this.defaultSource ? this.defaultSource : (await fetchExample(name)).source;
+    } catch (e) {
+      if (choice !== this.exampleChoice) return; // overtaken: its failure is no longer news
+      throw e;
+    }
+    if (choice !== this.exampleChoice) return;
     this.placeText(source);
     this.holdsExample(name, source);
     $<HTMLSelectElement>('examples').value = '';
@@ -191,6 +202,7 @@ class App {
 
   private edited(text: string): void {
     if (this.placingText) return;
+    this.exampleChoice++; // an example still on its way must not replace this
     // A design's result replaces the editor's text: it must not overwrite what the user wrote since.
     this.designer.cancel('Design cancelled: the spec in the editor changed, and the design would have replaced it.');
     if (this.exampleName && text !== this.exampleSource) this.holdsExample(null, '');
