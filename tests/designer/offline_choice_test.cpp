@@ -63,6 +63,22 @@ TEST(OfflineDesigner, SaysWhyAndWhatItDidNotUse) {
   EXPECT_EQ(sine.choice.unusedWords, (std::vector<std::string>{"sin"}));
 }
 
+// A dataset's images, flattened, are an MLP's input; the dataset's name, which gave the classes
+// too, is used (it was listed as unused, beside "outputs 10 (from "mnist")").
+TEST(OfflineDesigner, AnMlpForADatasetTakesItsImagesFlattened) {
+  const OfflineDesign mnist = designOffline("a small MLP for MNIST");
+  EXPECT_EQ(mnist.choice.templateName, "mlp");
+  EXPECT_EQ(specConstants(mnist.source).at("IN"), 784);
+  EXPECT_EQ(specConstants(mnist.source).at("OUT"), 10);
+  EXPECT_TRUE(mnist.choice.unusedWords.empty()) << mnist.choice.unusedWords.front();
+  EXPECT_NE(std::find(mnist.choice.settings.begin(), mnist.choice.settings.end(),
+                      "input features 784 (from \"mnist\": 28×28×1 images, flattened)"),
+            mnist.choice.settings.end());
+  EXPECT_EQ(specConstants(designOffline("an MLP for CIFAR-10").source).at("IN"), 32 * 32 * 3);
+  // Features the text gives win.
+  EXPECT_EQ(specConstants(designOffline("an MLP with 100 input features for MNIST").source).at("IN"), 100);
+}
+
 TEST(OfflineDesigner, SizesAndChoicesATemplateHasNoPlaceFor) {
   // A CNN has no heads and no RMSNorm: both are reported, not silently dropped.
   const OfflineDesign d = designOffline("a CNN with 8 heads and RMSNorm for 10 classes");

@@ -242,8 +242,19 @@ OfflineDesign designOffline(std::string_view text) {
 
   // Words not used: the description's own, sizes this template has no place for, and named
   // choices it cannot make.
+  // (A phrase that gave several sizes, "MNIST", is used once any of them is.)
+  std::set<std::string_view> usedPhrases;
+  for (const auto& [constant, source] : draft.sourceOf) {
+    for (const auto& [key, mention] : d.sizes()) {
+      if (!mention.phrase.empty() && source.starts_with(fmt::format("from {}", quoted(mention.phrase)))) {
+        usedPhrases.insert(mention.phrase);
+      }
+    }
+  }
   for (const auto& [key, mention] : d.sizes()) {
-    if (!usedKeys.contains(key) && !mention.phrase.empty()) unused.push_back(mention.phrase);
+    if (!usedKeys.contains(key) && !mention.phrase.empty() && !usedPhrases.contains(mention.phrase)) {
+      unused.push_back(mention.phrase);
+    }
   }
   for (std::string_view flag : kChoiceFlags) {
     if (d.has(flag) && !usedFlags.contains(flag)) unused.push_back(std::string(flag));

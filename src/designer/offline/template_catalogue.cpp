@@ -63,12 +63,21 @@ void widthByHeads(Draft& d, Description&) {
 }
 
 // N_LAYERS counts Linear layers; "3 hidden layers" are the activations between them: 4 layers.
+// Images named by the text ("MNIST", "32x32 colour images") are flattened into the input
+// features, unless it gives those itself.
 void mlpLike(Draft& d, Description& description) {
   if (auto hidden = description.size("hidden_layers"); hidden && !description.size("layers")) {
     d.values["N_LAYERS"] = hidden->value + 1;
     d.sourceOf["N_LAYERS"] = fmt::format("from \"{}\": one more Linear layer than hidden layers", hidden->phrase);
   }
   atLeast(d, "N_LAYERS", 2, "an input and an output layer");
+  const auto side = description.size("side");
+  if (side && !description.size("features") && d.values.contains("IN")) {
+    const std::int64_t channels = description.size("channels") ? description.size("channels")->value : 1;
+    d.values["IN"] = side->value * side->value * channels;
+    d.sourceOf["IN"] = fmt::format("from \"{}\": {}×{}×{} images, flattened", side->phrase, side->value, side->value,
+                                   channels);
+  }
 }
 
 void cnnSizes(Draft& d, Description&) {
