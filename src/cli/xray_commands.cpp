@@ -145,7 +145,7 @@ void addXrayRun(CLI::App* xrayCmd, std::vector<std::string> programTail) {
   auto events = std::make_shared<std::string>();
   auto* run = xrayCmd->add_subcommand(
       "run", "run PROGRAM [ARGS...] (linked with nndna_xray), collect its trace, write the viewer; "
-             "the program's exit status is passed on");
+             "the program's exit status is passed on (1 if it exited 0 without recording a trace)");
   // PROGRAM and its arguments: from the first positional on, CLI11 leaves everything, in order, in
   // remaining() (prefix_command); what followed a `--` arrives as programTail.
   run->prefix_command();
