@@ -214,10 +214,13 @@ DimNames appendedName(const DimNames& names, std::size_t rank, const std::string
 }
 
 // A spatial axis of `in` elements named `name` that a window with `stride` makes `out` long:
-// the same name when the size is kept, name/stride when it divides exactly, else unknown.
+// the same name when the size is kept, name/stride when it divides exactly, else unknown. A
+// window over the whole axis (global pooling, adaptiveAvgPool2d to 1) leaves one element whatever
+// the name's size: unnamed, drawn as 1 (S/32 would say it follows S).
 std::string strideName(const std::string& name, std::int64_t in, std::int64_t out, std::int64_t stride) {
   if (name.empty()) return {};
   if (out == in) return name;
+  if (out == 1 && stride >= in) return {};
   std::int64_t strided = 0;
   if (!__builtin_mul_overflow(out, stride, &strided) && strided == in) return scaleDimName(name, 1, stride);
   return {};

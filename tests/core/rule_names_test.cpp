@@ -275,6 +275,11 @@ TEST(RuleNames, ConvolutionAndPooling) {
   // Pooling S/2 again makes S/4.
   EXPECT_EQ(namesOf(OpKind::avg_pool2d, window(2, 2, 0), {t({2, 8, 16, 16}, {"N", "C", "S/2", "S/2"})}),
             (DimNames{"N", "C", "S/4", "S/4"}));
+  // A window over the whole side (global pooling; adaptiveAvgPool2d to 1×1) leaves one element
+  // whatever S is: drawn as 1, not as S/32 (which says it follows S).
+  EXPECT_EQ(namesOf(OpKind::avg_pool2d, window(4, 4, 0), {t({2, 8, 4, 4}, {"N", "C", "S/8", "S/8"})}),
+            (DimNames{"N", "C", "", ""}));
+  EXPECT_EQ(namesOf(OpKind::max_pool2d, window(32, 32, 0), {image}), (DimNames{"N", "C", "", ""}));
   // The transposed convolution undoes the stride: S/2 -> S; its channels are the weight's axis 1.
   OpAttrs up = window(2, 2, 0);
   up.dims = {2, 4, 32, 32};
