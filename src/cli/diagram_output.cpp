@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cctype>
 #include <csignal>
 #include <stdexcept>
 #include <string_view>
@@ -52,8 +53,12 @@ DiagramOutput diagramOutput(const std::filesystem::path& path, std::string_view 
   constexpr std::array<std::pair<std::string_view, DiagramFormat>, 4> kFormats{{
       {"html", DiagramFormat::html}, {"svg", DiagramFormat::svg}, {"dot", DiagramFormat::dot}, {"json", DiagramFormat::json}}};
   const bool named = !format.empty();
-  const std::string extension = path.extension().string();
-  const std::string_view wanted = named ? format : std::string_view(extension).substr(extension.empty() ? 0 : 1);
+  // An extension in any case (`-o X.SVG`, as some systems write them); --format's names as listed.
+  std::string wanted(named ? format : std::string_view(path.extension().string()));
+  if (!named && !wanted.empty()) {
+    wanted.erase(0, 1);
+    for (char& c : wanted) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
   for (const auto& [name, value] : kFormats) {
     if (wanted == name) return {path, value};
   }

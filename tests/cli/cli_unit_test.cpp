@@ -62,6 +62,11 @@ TEST(DiagramOutput, TheFormatIsTheExtensionsUnlessNamed) {
   EXPECT_EQ(piped.format, DiagramFormat::svg);
   EXPECT_FALSE(diagramOutput("./-.dot").toStandardOutput());
   EXPECT_TRUE(diagramOutput("/dev/stdout", "dot").toStandardOutput());  // its report goes to stderr
+  // An extension in any case, as some systems write them (--format's names are refused in
+  // another case: below).
+  EXPECT_EQ(diagramOutput("MODEL.SVG").format, DiagramFormat::svg);
+  EXPECT_EQ(diagramOutput("model.Html").format, DiagramFormat::html);
+  EXPECT_EQ(diagramOutput("MODEL.SVG").path, "MODEL.SVG");  // the file keeps its name
 }
 
 // Each refusal names the option at fault and what it takes.
