@@ -86,6 +86,10 @@ void addTraceCommands(CLI::App& app) {
     checkModelSource(source);
     // A bare name (no such file, no extension) is a built-in spec.
     const std::filesystem::path path(source.input);
+    // As CLI11's check of the other commands' model file says it (105, before anything runs).
+    if (!source.input.empty() && std::filesystem::is_directory(path)) {
+      throw CLI::ValidationError("model", "File is actually a directory: " + source.input);
+    }
     if (!source.input.empty() && !std::filesystem::exists(path)) {
       if (path.has_extension()) throw CLI::ValidationError("model", "File does not exist: " + source.input);  // as diagram's
       if (findSpec(source.input) == nullptr) {
