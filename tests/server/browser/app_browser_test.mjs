@@ -759,6 +759,23 @@ test('a phone-wide screen: no sideways scrolling, tooltips inside, zoom buttons 
     const diagram = await page.$eval('#views svg', (e) => e.getBoundingClientRect().top);
     assert.ok(controls <= diagram, `zoom buttons end at ${controls}, the diagram starts at ${diagram}`);
     await screenshot('phone-wide');
+    // A diagram wider than the phone opens readable (half its natural 1.33 px a point or more) on
+    // its top, not shrunk to the width (GPT-2's labels were 5 px high).
+    await page.goto(`${base}?example=gpt2_small`);
+    await waitForState('done', 0);
+    const svg = '#views .view:not([hidden]) svg';
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    const [pxPerPoint, top, homeWidth, shownWidth] = await page.$eval(svg, (s) => [
+      s.getBoundingClientRect().width / s.viewBox.baseVal.width,
+      s.viewBox.baseVal.y,
+      s.getBBox().width,
+      s.viewBox.baseVal.width,
+    ]);
+    assert.ok(pxPerPoint >= 1.33 / 2 - 1e-6, `opened at ${pxPerPoint} px a point`);
+    assert.ok(shownWidth < homeWidth, `shows ${shownWidth} of ${homeWidth} points across`);
+    assert.equal(top, 0, 'opened on its top');
+    assert.equal(await sideways(), 0);
+    await screenshot('phone-wide-gpt2');
     // A compile error on a long line: the compiler's caret line is not wrapped, the box scrolls.
     const source = await defaultSource();
     await setEditorText(`${source}int a_long_line_that_does_not_compile_at_all(int first, int second) { return first + secnd; }\n`);

@@ -226,12 +226,14 @@ export class DiagramView {
       const r = svg.getBoundingClientRect();
       zoom(factor, r.left + r.width / 2, r.top + r.height / 2);
     };
-    // A diagram too large to read whole opens at its natural size on its top (the inputs).
+    // A diagram too large to read whole opens on its top (the inputs), at its natural size or the
+    // width if narrower, but never below half the natural size: on a phone the width alone made
+    // GPT-2's labels 5 px high.
     requestAnimationFrame(() => {
       const r = svg.getBoundingClientRect();
       const natural = NATURAL_PX_PER_POINT;
       if (r.width <= 0 || Math.min(r.width / home.w, r.height / home.h) >= natural / 2) return;
-      const k = Math.min(natural, r.width / home.w);
+      const k = Math.max(natural / 2, Math.min(natural, r.width / home.w));
       vb = { x: home.x + (home.w - r.width / k) / 2, y: home.y, w: r.width / k, h: r.height / k };
       apply();
     });
