@@ -171,6 +171,21 @@ TEST(OfflineDesigner, ChangesAGivenSpec) {
   EXPECT_EQ(none.choice.unusedWords, (std::vector<std::string>{"8 experts", "swiglu"}));
 }
 
+// The offline CNN changed to more blocks than its image can halve keeps to what traces (a fifth
+// 2×2 pooling of 28×28 digits failed, and the failed spec replaced the working one in the app).
+TEST(OfflineDesigner, AChangedCnnKeepsToTheBlocksItsImageAllows) {
+  const OfflineDesign digits = designOffline("a small convolutional network that recognizes handwritten digits");
+  ASSERT_EQ(digits.choice.templateName, "cnn");
+  ASSERT_EQ(specConstants(digits.source).at("SIDE"), 28);
+  const OfflineDesign deeper = changeOffline("use 5 conv layers", digits.source);
+  EXPECT_EQ(specConstants(deeper.source).at("N_BLOCKS"), 4);
+  EXPECT_EQ(deeper.choice.settings, (std::vector<std::string>{"N_BLOCKS = 4 (adjusted)"}));
+  EXPECT_NE(std::find(deeper.choice.notes.begin(), deeper.choice.notes.end(),
+                      "N_BLOCKS 5 lowered to 4: a 28×28 image halves only 4 times"),
+            deeper.choice.notes.end());
+  EXPECT_EQ(specConstants(changeOffline("use 3 conv layers", digits.source).source).at("N_BLOCKS"), 3);
+}
+
 // "hidden 256" names HIDDEN, which goes before the usual width constant D; named dims
 // (`constexpr Dim H{"H", 12, "heads"};`, as the examples declare them) change as plain constants do.
 TEST(OfflineDesigner, ChangesTheConstantTheDescriptionNamesAndNamedDims) {

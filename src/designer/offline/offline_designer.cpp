@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -337,6 +338,24 @@ OfflineDesign changeOffline(std::string_view text, std::string_view source) {
       unused.push_back(mention->phrase);
       c.notes.push_back(fmt::format("{}: the spec declares no constant for it ({})", quoted(mention->phrase),
                                     fmt::join(n.constants, ", ")));
+    }
+  }
+  // The offline CNN's spec (N_BLOCKS blocks, each halving a SIDE×SIDE image) gets no more blocks
+  // than the image can halve, as designing one does: "use 5 conv layers" on 28×28 digits made a
+  // spec whose fifth pooling failed, and it replaced the working one.
+  if (done.contains("N_BLOCKS")) {
+    const auto values = specConstants(out.source);
+    const auto blocks = values.find("N_BLOCKS");
+    const auto side = values.find("SIDE");
+    if (blocks != values.end() && side != values.end() && side->second >= 2) {
+      const std::int64_t fit = std::bit_width(static_cast<std::uint64_t>(side->second)) - 1;
+      if (blocks->second > fit && setConstant(out.source, "N_BLOCKS", std::to_string(fit))) {
+        c.notes.push_back(fmt::format("N_BLOCKS {} lowered to {}: a {}×{} image halves only {} times", blocks->second,
+                                      fit, side->second, side->second, fit));
+        for (std::string& setting : c.settings) {
+          if (setting.starts_with("N_BLOCKS = ")) setting = fmt::format("N_BLOCKS = {} (adjusted)", fit);
+        }
+      }
     }
   }
   // Norms: whole-word swaps of the layer type.
