@@ -53,7 +53,16 @@ bool onStack(std::uintptr_t address) {
 
 std::uintptr_t wordAt(std::uintptr_t address) { return *reinterpret_cast<const std::uintptr_t*>(address); }
 
-void onCrash(int signal, siginfo_t*, void* context) {
+// Whether a fault at `fault` with the stack pointer at `sp` is the stack running out: the stack
+// pointer within the lowest 64 KiB the main thread's stack may take (or below), and the fault
+// within 64 KiB of it (a frame written below the last page the stack could grow to).
+bool stackRanOut(std::uintptr_t fault, std::uintptr_t sp) {
+  constexpr std::uintptr_t kMargin = 64 << 10;
+  if (stackLow < kMargin || stackHigh <= stackLow) return false;
+  return sp < stackLow + kMargin && fault + kMargin >= sp && fault <= sp + kMargin;
+}
+
+void onCrash(int signal, siginfo_t* info, void* context) {
   Record record;
   record.add("{\"kind\":\"crash\",\"base\":");
   record.add(programBase);
@@ -62,6 +71,9 @@ void onCrash(int signal, siginfo_t*, void* context) {
   const auto pc = static_cast<std::uintptr_t>(registers[REG_RIP]);
   const auto sp = static_cast<std::uintptr_t>(registers[REG_RSP]);
   auto fp = static_cast<std::uintptr_t>(registers[REG_RBP]);
+  if (signal == SIGSEGV && stackRanOut(reinterpret_cast<std::uintptr_t>(info->si_addr), sp)) {
+    record.add(",\"stack_overflow\":true");
+  }
   record.add(",\"pc\":");
   record.add(pc);
   record.add(",\"top\":");
@@ -81,6 +93,7 @@ void onCrash(int signal, siginfo_t*, void* context) {
   }
   record.add("]");
 #else
+  (void)info;
   (void)context;
 #endif
   record.add("}");

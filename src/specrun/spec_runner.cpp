@@ -125,19 +125,31 @@ std::string processLimitNote(const SandboxResult& result, const SandboxLimits& l
   }
 }
 
-// The line of the user's code a crashed program was at, from the record its signal handler left
-// in error.json (crash_record.hpp); nullopt without one (a crash before main's set-up, a kill).
-std::optional<CrashLocation> crashLocation(const SpecSource& spec, const CompiledSpec& compiled,
-                                           const SandboxResult& result) {
+// The record a crashed program's signal handler left in error.json (crash_record.hpp; untrusted:
+// any field may be missing or wrong); null without one (a crash before main's set-up, a kill).
+nlohmann::json crashRecord(const SandboxResult& result) {
   const ChildFile file = readChildFile(result.workDir.get(), child::kErrorFile, kMaxErrorFileBytes);
-  if (file.status != ChildFileStatus::ok) return std::nullopt;
-  const nlohmann::json record = nlohmann::json::parse(file.text, nullptr, /*allow_exceptions=*/false);
+  if (file.status != ChildFileStatus::ok) return nullptr;
+  return nlohmann::json::parse(file.text, nullptr, /*allow_exceptions=*/false);
+}
+
+// The line of the user's code a crash record points to; nullopt when it points to none.
+std::optional<CrashLocation> crashLocation(const SpecSource& spec, const CompiledSpec& compiled,
+                                           const nlohmann::json& record) {
+  if (!record.is_object()) return std::nullopt;
   const auto isUserFile = [&](std::string_view path) {
     return path == spec.path.string() ||
            std::any_of(compiled.userHeaders.begin(), compiled.userHeaders.end(),
                        [&](const fs::path& header) { return path == header.string(); });
   };
   return locateCrash(compiled.binary, record, isUserFile);
+}
+
+// Whether the record says the program's stack ran out (a runaway recursion).
+bool stackOverflowed(const nlohmann::json& record) {
+  if (!record.is_object()) return false;
+  const auto it = record.find("stack_overflow");
+  return it != record.end() && it->is_boolean() && it->get<bool>();
 }
 
 [[noreturn]] void throwRunFailure(const SpecSource& spec, const CompiledSpec& compiled, const SandboxResult& result,
@@ -176,9 +188,12 @@ std::optional<CrashLocation> crashLocation(const SpecSource& spec, const Compile
                                    mib(limits.fileSizeBytes)),
                        result.output);
   }
-  const std::string crashed = fmt::format("the spec crashed: {}{}{}", describeSignal(result.signal),
-                                          processLimitNote(result, limits), printedTail(result.output));
-  if (const std::optional<CrashLocation> at = crashLocation(spec, compiled, result)) {
+  const nlohmann::json record = crashRecord(result);
+  const std::string crashed =
+      fmt::format("the spec crashed: {}{}{}{}", describeSignal(result.signal),
+                  stackOverflowed(record) ? ": its stack overflowed (a recursion that does not end?)" : "",
+                  processLimitNote(result, limits), printedTail(result.output));
+  if (const std::optional<CrashLocation> at = crashLocation(spec, compiled, record)) {
     // The spec file as the user typed it; a header of theirs as compiled.
     const std::string shown = at->file == spec.path.string() ? display : at->file;
     throw SpecRunError(Kind::crash, at->file, at->line, crashed, shown, result.output);

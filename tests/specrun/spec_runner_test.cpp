@@ -683,6 +683,7 @@ TEST_F(SpecRunnerTest, CrashInsideTheCLibraryNamesTheCallingLine) {
   EXPECT_EQ(e.kind(), Kind::crash);
   EXPECT_EQ(e.line(), 6) << e.what();
   EXPECT_NE(std::string(e.what()).find("crashed: SIGSEGV"), std::string::npos) << e.what();
+  EXPECT_EQ(std::string(e.what()).find("stack overflowed"), std::string::npos) << e.what();  // a null pointer
 }
 
 // A recursion that runs out of stack: the handler has a stack of its own, and names the line
@@ -693,7 +694,10 @@ TEST_F(SpecRunnerTest, StackOverflowNamesTheRecursingLine) {
   const SpecRunError e = runExpectingError(spec, options());
   EXPECT_EQ(e.kind(), Kind::crash);
   EXPECT_EQ(e.line(), 2) << e.what();
-  EXPECT_NE(std::string(e.what()).find("crashed: SIGSEGV"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("crashed: SIGSEGV (Segmentation fault): its stack overflowed (a recursion "
+                                       "that does not end?)"),
+            std::string::npos)
+      << e.what();
 }
 
 // A crash in the user's own header is named there, by the header's path.
