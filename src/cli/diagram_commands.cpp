@@ -1,5 +1,6 @@
 // `nndna diagram`: draw a model's architecture as HTML, SVG, DOT or JSON.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <iostream>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "cli/diagram_output.hpp"
 #include "cli/files.hpp"
 #include "cli/model_source.hpp"
+#include "cli/spec_run_options.hpp"
 #include "diagram/checked_model.hpp"
 #include "nndna/diagram.hpp"
 
@@ -27,6 +29,14 @@ void addDiagramCommands(CLI::App& app) {
   auto args = std::make_shared<DiagramArgs>();
   CLI::App* cmd = app.add_subcommand(
       "diagram", "Draw a model's architecture (HTML page, SVG, DOT or JSON, by -o's extension or --format)");
+  cmd->footer(fmt::format(
+      "The model: a spec file (.cpp: compiled and run in a sandbox, as `nndna ir --help` says), an IR\n"
+      "(.json), or a built-in spec (--example NAME; `nndna examples` lists them).\n"
+      "{}\n"
+      "Examples:\n  nndna diagram examples/diffusion_denoiser.cpp -o denoiser.html\n"
+      "  nndna diagram --example gpt2_small -o gpt2.svg\n"
+      "  nndna diagram model.ir.json -o model.html   (an IR `nndna ir` wrote)",
+      kSpecCommandExitCodes));
   addModelSourceOptions(*cmd, args->model);
   cmd->add_option("-o,--output", args->output, "Output file: .html, .svg, .dot or .json; - for standard output")
       ->required();

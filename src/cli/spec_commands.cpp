@@ -24,14 +24,14 @@ void addSpecCommands(CLI::App& app) {
   auto args = std::make_shared<IrArgs>();
   CLI::App* cmd = app.add_subcommand(
       "ir", "Compile a model spec file, trace it in a sandbox and write its IR (both graphs) as JSON");
-  cmd->footer(
+  cmd->footer(fmt::format(
       "The spec is compiled with g++ against libnndna (cached in ~/.cache/nndna: a second run of the\n"
       "same file skips the compiler); the compiler and the spec program run in a sandbox (their own\n"
       "namespaces, a minimal root without the host's files, a system-call filter, limits for their\n"
       "whole process tree; -v says which layers were in force, and a run without all of them warns).\n"
-      "Exit codes: 0 ok, 2 compile error, 3 trace or spec error, 4 crash / time-out / memory or output\n"
-      "limit, 105-109 a mistake on the command line (CLI11's codes), 1 anything else.\n\n"
-      "Example:\n  nndna ir examples/diffusion_denoiser.cpp -o denoiser.json");
+      "{}\n"
+      "Example:\n  nndna ir examples/diffusion_denoiser.cpp -o denoiser.json",
+      kSpecCommandExitCodes));
   cmd->add_option("spec", args->spec, "The model spec file (C++ with NNDNA_SPEC)")->required()->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", args->output,
                   "Write the IR JSON here (default: standard output); indented, or compact above 100,000 ops");

@@ -31,6 +31,12 @@ void addSpecRunOptions(CLI::App& cmd, SpecRunArgs& args);
 // The first four alone (for commands that compile specs they write themselves: `nndna design`).
 void addSpecLimitOptions(CLI::App& cmd, SpecRunArgs& args);
 
+// The exit codes of a command that may run a spec, as its help's footer says them (one line of
+// text, wrapped, ending in a newline).
+inline constexpr std::string_view kSpecCommandExitCodes =
+    "Exit codes: 0 ok, 2 compile error, 3 trace or spec error, 4 crash / time-out / memory or output\n"
+    "limit, 105-109 a mistake on the command line (CLI11's codes), 1 anything else.\n";
+
 // --time-limit's help, with the defaults it replaces (also `nndna serve`'s).
 std::string timeLimitHelp();
 

@@ -12,6 +12,7 @@
 #include "cli/diagram_output.hpp"
 #include "cli/files.hpp"
 #include "cli/model_source.hpp"
+#include "cli/spec_run_options.hpp"
 #include "diagram/metrics.hpp"
 #include "nndna/diagram.hpp"
 #include "nndna/ir_json.hpp"
@@ -68,6 +69,8 @@ void addTraceCommands(CLI::App& app) {
   CLI::App* trace = app.add_subcommand(
       "trace", "Trace a model spec (built-in NAME, a .cpp spec file or an IR .json) and print its "
                "summary (parameters, ops, shapes, metrics)");
+  trace->footer(fmt::format("{}\nExamples:\n  nndna trace gpt2_small\n  nndna trace model.cpp --json model.json",
+                            kSpecCommandExitCodes));
   auto* input = trace->add_option("model", args->model.input,
                                   "A built-in spec's name (see `nndna examples`), a spec file (.cpp) or an IR (.json)");
   // As diagram, summary and the others take a built-in spec.
