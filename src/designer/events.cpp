@@ -53,6 +53,8 @@ nlohmann::json toJson(const DesignEvent& event) {
       if (event.check) {
         nlohmann::json check = {{"ok", event.check->ok},
                                 {"seconds", event.check->seconds},
+                                {"compile_seconds", event.check->compileSeconds},
+                                {"run_seconds", event.check->runSeconds},
                                 {"cache_hit", event.check->cacheHit}};
         if (!event.check->ok) {
           check["error_kind"] = event.check->errorKind;

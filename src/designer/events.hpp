@@ -56,6 +56,8 @@ struct CheckOutcome {
   std::string error;      // the error as the user sees it (compiler diagnostics, trace message)
   int line = 0;           // the spec line the error points at; 0 when none
   double seconds = 0;     // compile + run, wall clock
+  double compileSeconds = 0;  // of which the compile (0 on a cache hit)
+  double runSeconds = 0;      // and the sandboxed run with reading its IR
   bool cacheHit = false;  // the compiled binary came from the cache
 };
 

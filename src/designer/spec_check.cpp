@@ -37,6 +37,8 @@ CheckedSpec checkSpec(std::string_view source, std::string_view displayName, con
     checked.outcome.line = errorLine(e.what(), displayName);
   }
   checked.outcome.cacheHit = report.cacheHit;
+  checked.outcome.compileSeconds = report.compileSeconds;
+  checked.outcome.runSeconds = report.runSeconds + report.readSeconds;
   checked.outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return checked;
 }

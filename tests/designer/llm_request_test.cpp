@@ -120,10 +120,16 @@ TEST(DesignEvents, AsJson) {
               "http_attempts": 1}})"));
   DesignEvent check;
   check.kind = EventKind::check_result;
-  check.check = CheckOutcome{.ok = false, .errorKind = "trace_error", .error = "e", .line = 7, .seconds = 1};
+  check.check = CheckOutcome{.ok = false,
+                             .errorKind = "trace_error",
+                             .error = "e",
+                             .line = 7,
+                             .seconds = 1,
+                             .compileSeconds = 0.75,
+                             .runSeconds = 0.25};
   EXPECT_EQ(toJson(check)["check"],
             json::parse(R"({"ok": false, "error_kind": "trace_error", "error": "e", "line": 7, "seconds": 1.0,
-                            "cache_hit": false})"));
+                            "compile_seconds": 0.75, "run_seconds": 0.25, "cache_hit": false})"));
 }
 
 }  // namespace

@@ -155,6 +155,12 @@ test('a description is designed, drawn and put in the editor; the key stays on t
   assert.match(lastUserMessage(fake.seen[0].body), /a tiny regression MLP/);
   assert.doesNotMatch(lastUserMessage(fake.seen[0].body), /current nndna spec/); // Diagram It sends no spec
   assert.ok(!(await page.content()).includes(KEY));
+  // The progress row shows every stage of the drawn spec with its time (compile and run are the
+  // working attempt's).
+  assert.deepEqual(await page.$$eval('#progress li.done', (ls) => ls.map((l) => l.dataset.stage)), ['compile', 'run', 'diagram', 'layout']);
+  for (const text of await page.$$eval('#progress li', (ls) => ls.map((l) => l.textContent))) {
+    assert.match(text, /^(compile|run|diagram|layout) \d/, `a stage without its time: ${text}`);
+  }
   await screenshot('designed');
 });
 

@@ -136,6 +136,13 @@ export class Designer {
 
   // One step of the design, as the designer's message says it (model text stays text).
   private event(e: DesignEvent): void {
+    // The attempt whose spec works is the one drawn: its compile and run are the progress row's
+    // first stages (the server then sends the diagram's and the layout's).
+    if (e.kind === 'check_result' && e.check?.ok) {
+      const { compile_seconds: compile = 0, run_seconds: run = 0, cache_hit: cached } = e.check;
+      this.handlers.onStage({ type: 'stage', stage: 'compile', state: 'done', seconds: compile, cache_hit: cached });
+      this.handlers.onStage({ type: 'stage', stage: 'run', state: 'done', seconds: run });
+    }
     const item = this.line(e.kind, e.message);
     if (e.attempt) item.dataset.attempt = String(e.attempt);
     if (e.check) item.dataset.ok = String(e.check.ok);

@@ -117,7 +117,16 @@ export interface DesignEvent {
   attempt?: number;
   model?: string;
   llm?: { model: string; prompt_tokens: number; completion_tokens: number; latency_seconds: number; cost_usd?: number };
-  check?: { ok: boolean; seconds: number; error_kind?: string; error?: string; line?: number };
+  check?: {
+    ok: boolean;
+    seconds: number;
+    compile_seconds?: number;
+    run_seconds?: number;
+    cache_hit?: boolean;
+    error_kind?: string;
+    error?: string;
+    line?: number;
+  };
   reason?: string;
   ok?: boolean;
 }
