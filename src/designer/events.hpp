@@ -52,13 +52,13 @@ struct RetryWait {
 // A compile and trace of a candidate spec.
 struct CheckOutcome {
   bool ok = false;
-  std::string errorKind;  // specrun's kind name ("compile_error", "trace_error", ...); "" when ok
-  std::string error;      // the error as the user sees it (compiler diagnostics, trace message)
-  int line = 0;           // the spec line the error points at; 0 when none
-  double seconds = 0;     // compile + run, wall clock
+  std::string errorKind;      // specrun's kind name ("compile_error", "trace_error", ...); "" when ok
+  std::string error;          // the error as the user sees it (compiler diagnostics, trace message)
+  int line = 0;               // the spec line the error points at; 0 when none
+  double seconds = 0;         // compile + run, wall clock
   double compileSeconds = 0;  // of which the compile (0 on a cache hit)
   double runSeconds = 0;      // and the sandboxed run with reading its IR
-  bool cacheHit = false;  // the compiled binary came from the cache
+  bool cacheHit = false;      // the compiled binary came from the cache
 };
 
 // What the offline designer chose and why.

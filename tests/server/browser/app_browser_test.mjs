@@ -760,7 +760,7 @@ test('a phone-wide screen: no sideways scrolling, tooltips inside, zoom buttons 
     assert.ok(controls <= diagram, `zoom buttons end at ${controls}, the diagram starts at ${diagram}`);
     await screenshot('phone-wide');
     // A diagram wider than the phone opens readable (half its natural 1.33 px a point or more) on
-    // its top, not shrunk to the width (GPT-2's labels were 5 px high).
+    // its top, not shrunk to the width (GPT-2 opened at 0.41 px a point).
     await page.goto(`${base}?example=gpt2_small`);
     await waitForState('done', 0);
     const svg = '#views .view:not([hidden]) svg';
